@@ -1,0 +1,240 @@
+"""The paper's objects on R_*^{n x p}: constraint, infeasibility, metric, projections, gradients.
+
+Goyens, Absil & Feppon, *Geometric design of the tangent term in landing algorithms for
+orthogonality constraints* (``shared/paper/landing-beta-metric.tex``).
+
+Every function takes float64 arrays ``X`` of shape ``(n, p)`` or stacks ``(..., n, p)`` and
+broadcasts over the leading axes; scalars such as ``beta`` may be arrays that broadcast against the
+stack's leading axes. No n x n matrix is ever formed: ``X M^{-1} X^T Z`` is computed as
+``X (M^{-1} (X^T Z))`` with the p x p Gram matrix ``M = X^T X`` factorized by Cholesky (``eigh``
+for the Lyapunov equation of the Frobenius projection), never inverted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import scipy.linalg
+
+Array = np.ndarray
+
+__all__ = [
+    "TANGENT_TERMS",
+    "beta_metric",
+    "grad_beta",
+    "gram",
+    "h",
+    "infeasibility",
+    "infeasibility_grad",
+    "landing_field",
+    "nabla_beta",
+    "proj_euclidean",
+    "proj_tangent",
+    "relative_gradient",
+    "riemannian_gradient_stiefel",
+    "skew",
+    "sym",
+    "tangent_term",
+]
+
+
+def _t(A: Array) -> Array:
+    """Transpose of the last two axes (works on stacks)."""
+    return np.swapaxes(A, -1, -2)
+
+
+def _scalar(beta: float | Array) -> Array:
+    """A scalar or per-run array, shaped to broadcast against stacks of matrices."""
+    return np.asarray(beta, dtype=float)[..., None, None]
+
+
+def sym(A: Array) -> Array:
+    """sym(A) = (A + A^T)/2 (paper, Notations)."""
+    return 0.5 * (A + _t(A))
+
+
+def skew(A: Array) -> Array:
+    """skew(A) = (A - A^T)/2 (paper, Notations)."""
+    return 0.5 * (A - _t(A))
+
+
+def _frob_inner(A: Array, B: Array) -> Array:
+    """<A, B> = tr(A^T B) over the last two axes."""
+    return np.einsum("...ij,...ij->...", A, B)
+
+
+def gram(X: Array) -> Array:
+    """M = X^T X, the p x p Gram matrix (symmetric positive definite for full-rank X)."""
+    return _t(X) @ X
+
+
+def _cholesky(M: Array) -> Array:
+    """Lower Cholesky factor of the Gram matrix; a clear error when X is rank-deficient."""
+    try:
+        return np.linalg.cholesky(M)
+    except np.linalg.LinAlgError as err:
+        raise np.linalg.LinAlgError(
+            "X^T X is not positive definite: X is rank-deficient (not in R_*^{n x p})"
+        ) from err
+
+
+def _gram_solve(M: Array, B: Array) -> Array:
+    """M^{-1} B through the Cholesky factor M = L L^T (never forms M^{-1}).
+
+    One matrix: LAPACK potrf/potrs via scipy. A stack: numpy's batched Cholesky, then the two
+    triangular systems L Y = B, L^T Z = Y solved batched in C (scipy's batched cho_solve loops
+    in Python, far too slow for sweeps).
+    """
+    L = _cholesky(M)
+    if M.ndim == 2:
+        return scipy.linalg.cho_solve((L, True), B)
+    return np.linalg.solve(_t(L), np.linalg.solve(L, B))
+
+
+def h(X: Array) -> Array:
+    """Constraint function h(X) = X^T X - I_p, eq. (h)."""
+    p = X.shape[-1]
+    return gram(X) - np.eye(p)
+
+
+def infeasibility(X: Array) -> Array:
+    """N(X) = 1/2 ||h(X)||_F^2, eq. (N)."""
+    H = h(X)
+    return 0.5 * _frob_inner(H, H)
+
+
+def infeasibility_grad(X: Array) -> Array:
+    """The normal field of Algorithm 1, X (X^T X - I_p), eq. (3lio6).
+
+    Mind the factor: the paper calls X(X^T X - I) the gradient of N = 1/2 ||h||^2, but that
+    gradient is 2 X (X^T X - I); X (X^T X - I) is the gradient of 1/4 ||h||^2 (the convention of
+    Ablin et al.). We keep the paper's *step*: the landing update uses omega * X (X^T X - I), so
+    the factor 2 is absorbed in omega.
+    """
+    return X @ h(X)
+
+
+def beta_metric(X: Array, xi: Array, zeta: Array, beta: float | Array) -> Array:
+    """The beta-metric extended to R_*^{n x p}, eq. (beta_metric).
+
+    g^beta_X(xi, zeta) = < xi, (I_n - (1 - beta) X M^{-1} X^T) zeta M^{-1} >,  M = X^T X.
+    """
+    M = gram(X)
+    zeta_Minv = _t(_gram_solve(M, _t(zeta)))  # zeta M^{-1} (M symmetric)
+    inner = _frob_inner(xi, zeta_Minv)
+    # <xi, X M^{-1} X^T zeta M^{-1}> = <X^T xi, M^{-1} (X^T zeta M^{-1})>
+    inner_proj = _frob_inner(_t(X) @ xi, _gram_solve(M, _t(X) @ zeta_Minv))
+    return inner - (1.0 - np.asarray(beta, dtype=float)) * inner_proj
+
+
+def proj_tangent(X: Array, Z: Array) -> Array:
+    """g^beta-orthogonal projection onto T_X St_{X^T X}, eq. (proj_beta); independent of beta.
+
+    Proj(Z) = X M^{-1} skew(X^T Z) + (I - X M^{-1} X^T) Z
+            = Z + X M^{-1} (skew(X^T Z) - X^T Z) = Z - X M^{-1} sym(X^T Z).
+    """
+    return Z - X @ _gram_solve(gram(X), sym(_t(X) @ Z))
+
+
+def nabla_beta(X: Array, G: Array, beta: float | Array) -> Array:
+    """Unconstrained Riemannian gradient in the beta-metric, eq. (nabla_beta).
+
+    nabla_beta f(X) = (I + (1 - beta)/beta X M^{-1} X^T) G M, with G the Euclidean gradient.
+    """
+    M = gram(X)
+    GM = G @ M
+    b = _scalar(beta)
+    return GM + ((1.0 - b) / b) * (X @ _gram_solve(M, _t(X) @ GM))
+
+
+def grad_beta(X: Array, G: Array, beta: float | Array) -> Array:
+    """Constrained Riemannian gradient on St_{X^T X} in the beta-metric, eq. (grad_beta).
+
+    grad_beta f(X) = G M - 1/(2 beta) X G^T X + (1/(2 beta) - 1) X M^{-1} X^T G M
+                   = G M + X K,  K = -1/(2 beta) A^T + (1/(2 beta) - 1) M^{-1} A M,  A = X^T G.
+    Four products of size n x p x p (X^T X, X^T G, G M, X K); the rest is p x p work.
+    """
+    return _grad_beta(X, G, gram(X), beta)
+
+
+def _grad_beta(X: Array, G: Array, M: Array, beta: float | Array) -> Array:
+    """grad_beta with the Gram matrix M = X^T X already computed."""
+    A = _t(X) @ G
+    c = 0.5 / _scalar(beta)
+    K = -c * _t(A) + (c - 1.0) * _gram_solve(M, A @ M)
+    return G @ M + X @ K
+
+
+def proj_euclidean(X: Array, Z: Array) -> Array:
+    """Frobenius-orthogonal projection onto T_X St_{X^T X}.
+
+    Proj^E(Z) = Z - X S, S symmetric solving the Lyapunov equation M S + S M = X^T Z + Z^T X.
+    Solved in the eigenbasis of M = V diag(lam) V^T: S = V [(V^T C V)_ij / (lam_i + lam_j)] V^T.
+    """
+    lam, V = np.linalg.eigh(gram(X))
+    if np.any(lam <= 0):
+        raise np.linalg.LinAlgError(
+            "X^T X is not positive definite: X is rank-deficient (not in R_*^{n x p})"
+        )
+    A = _t(X) @ Z
+    C = _t(V) @ (A + _t(A)) @ V
+    S = V @ (C / (lam[..., :, None] + lam[..., None, :])) @ _t(V)
+    return Z - X @ S
+
+
+def relative_gradient(X: Array, G: Array) -> Array:
+    """skew(G X^T) X = 1/2 (G M - X G^T X): the tangent term of Ablin & Peyre / Ablin et al.
+
+    Equals 1/2 grad_{1/2} f(X), without forming the n x n matrix G X^T.
+    """
+    return 0.5 * (G @ gram(X) - X @ (_t(G) @ X))
+
+
+def riemannian_gradient_stiefel(X: Array, G: Array) -> Array:
+    """Riemannian gradient on St(n, p) with the embedded (Euclidean) metric: G - X sym(X^T G).
+
+    Meaningful for X on St(n, p) (the retraction baselines); equals grad_1 there.
+    """
+    return G - X @ sym(_t(X) @ G)
+
+
+TANGENT_TERMS: dict[str, str] = {
+    "beta": "β-metric gradient grad_β f (Goyens, Absil & Feppon)",
+    "euclidean": "Frobenius projection of the Euclidean gradient",
+    "relative": "relative gradient skew(G Xᵀ) X (Ablin & Peyré)",
+}
+
+
+def tangent_term(name: str) -> Callable[[Array, Array, float | Array], Array]:
+    """The tangent term selected by name, as a function (X, G, beta) -> element of T_X St_{X^T X}.
+
+    ``"beta"``: grad_beta f(X); ``"euclidean"``: proj_euclidean(X, G); ``"relative"``:
+    skew(G X^T) X = 1/2 grad_{1/2} f(X). The last two ignore beta.
+    """
+    if name == "beta":
+        return grad_beta
+    if name == "euclidean":
+        return lambda X, G, beta=None: proj_euclidean(X, G)
+    if name == "relative":
+        return lambda X, G, beta=None: relative_gradient(X, G)
+    raise ValueError(f"unknown tangent term {name!r}; choose one of {sorted(TANGENT_TERMS)}")
+
+
+def landing_field(
+    X: Array,
+    G: Array,
+    beta: float | Array = 0.5,
+    omega: float | Array = 1.0,
+    tangent: str = "beta",
+) -> tuple[Array, Array, Array]:
+    """The landing field of Algorithm 1 and its parts: (T, V, H).
+
+    T is the tangent term (``tangent_term(tangent)``), H = h(X), and
+    V = T + omega X (X^T X - I_p), so that X_{k+1} = X_k - eta_k V. The Gram matrix is formed
+    once; for the beta-metric the whole field costs five n x p x p products.
+    """
+    M = gram(X)
+    H = M - np.eye(X.shape[-1])
+    T = _grad_beta(X, G, M, beta) if tangent == "beta" else tangent_term(tangent)(X, G, beta)
+    return T, T + _scalar(omega) * (X @ H), H

@@ -1,0 +1,220 @@
+"""Step-size rules for the landing iteration X_{k+1} = X_k - eta_k V_k (Algorithm 1, line 3).
+
+A rule is a small frozen dataclass (its parameters) whose ``__call__(ctx, state)`` returns eta_k.
+``ctx`` (:class:`StepContext`) carries what the solver already computed at X_k; ``state`` is a
+dict the solver keeps for one run, so the same rule object can drive many runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+Array = np.ndarray
+
+__all__ = [
+    "STEP_RULES",
+    "Armijo",
+    "BarzilaiBorwein",
+    "Constant",
+    "Safe",
+    "StepContext",
+    "StepRule",
+    "as_step_rule",
+    "safe_step_bound",
+]
+
+
+@dataclass
+class StepContext:
+    """What a rule may use at iterate X_k.
+
+    X: the iterate; V: the direction (X_{k+1} = move(eta), = X - eta V for landing);
+    G: the Euclidean gradient at X; d = ||h(X)||_F; omega: the normal term's weight;
+    cost: X -> f(X); move: eta -> X_{k+1}(eta); k: the iteration counter.
+    """
+
+    X: Array
+    V: Array
+    G: Array
+    d: float
+    omega: float
+    cost: Callable[[Array], Any]
+    move: Callable[[float], Array]
+    k: int
+
+
+class StepRule(Protocol):
+    def __call__(self, ctx: StepContext, state: dict) -> float: ...
+
+
+def _positive(name: str, value: float) -> None:
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+
+
+def safe_step_bound(
+    d: Array | float, g: Array | float, omega: Array | float, eps: Array | float = 0.5
+) -> Array:
+    """The safe step of Ablin et al. (2024), vectorized over runs.
+
+    eta <= min{ [omega d (1-d) + sqrt(omega^2 d^2 (1-d)^2 + g^2 (eps - d))] / g^2, 1/(2 omega) }
+    with d = ||X^T X - I||_F and g = ||tangent + omega X (X^T X - I)||_F. If d <= eps, the next
+    iterate again has ||X^T X - I||_F <= eps. This holds for every tangent term V_t with
+    X^T V_t + V_t^T X = 0. Where d > eps (a start outside the safe region) eps is replaced by d,
+    so the infeasibility does not grow; where d >= 1, outside the lemma's range, the first-order
+    normal-safe step 1/(2 omega (1 + d)) is used. omega = 0 (a retraction baseline) gives the
+    trust-region-like bound sqrt(eps)/g.
+    """
+    d, g, omega, eps = (np.asarray(v, dtype=float) for v in (d, g, omega, eps))
+    eps_k = np.maximum(eps, d)
+    a = omega * d * (1.0 - d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = (a + np.sqrt(a * a + g * g * (eps_k - d))) / (g * g)
+        cap = np.where(omega > 0, 0.5 / omega, np.inf)
+        bound = np.where(g > 0, bound, np.inf)
+        far = np.where(omega > 0, 0.5 / (omega * (1.0 + d)), np.sqrt(eps) / g)
+    return np.where(d < 1.0, np.minimum(bound, cap), far)
+
+
+@dataclass(frozen=True)
+class Constant:
+    """eta_k = eta for every k."""
+
+    eta: float = 0.1
+
+    def __post_init__(self) -> None:
+        _positive("step eta", self.eta)
+
+    def __call__(self, ctx: StepContext, state: dict) -> float:
+        return self.eta
+
+
+@dataclass(frozen=True)
+class Safe:
+    """eta_k = min(eta, safe_step_bound): the requested step, made safe (Ablin et al., 2024).
+
+    Keeps ||X_k^T X_k - I||_F <= eps on every iterate when X_0 starts there, however large eta.
+    """
+
+    eta: float = 1.0
+    eps: float = 0.5
+
+    def __post_init__(self) -> None:
+        _positive("step eta", self.eta)
+        _positive("safe-step eps", self.eps)
+
+    def __call__(self, ctx: StepContext, state: dict) -> float:
+        g = float(np.linalg.norm(ctx.V))
+        return float(min(self.eta, safe_step_bound(ctx.d, g, ctx.omega, self.eps)))
+
+
+@dataclass(frozen=True)
+class Armijo:
+    """Backtracking on the merit phi = f + mu N, N = 1/2 ||h||_F^2, so no eta needs tuning.
+
+    The first trial is twice the last accepted step (eta0 at k = 0); the step is halved until
+    phi(X - eta V) <= phi(X) - c eta Dphi(X)[V] + tol_f (1 + |phi(X)|), where the small slack
+    tol_f lets the test pass once decreases fall below the merit's rounding error. The penalty
+    weight mu grows when needed so that V is a descent direction of phi: with a = <G, V> and
+    b = DN(X)[V] = 2 <X h, V> (> 0 for the landing field), mu >= -2a/b gives
+    Dphi[V] = a + mu b >= |a|.
+    """
+
+    eta0: float = 1.0
+    mu0: float = 1.0
+    c: float = 1e-4
+    shrink: float = 0.5
+    max_backtracks: int = 40
+    tol_f: float = 1e-14
+
+    def __post_init__(self) -> None:
+        _positive("Armijo eta0", self.eta0)
+        _positive("Armijo mu0", self.mu0)
+        if not (0 < self.c < 1 and 0 < self.shrink < 1):
+            raise ValueError("Armijo needs 0 < c < 1 and 0 < shrink < 1")
+
+    def __call__(self, ctx: StepContext, state: dict) -> float:
+        X, V = ctx.X, ctx.V
+        p = X.shape[-1]
+        H = X.T @ X - np.eye(p)
+        a = float(np.vdot(ctx.G, V))
+        b = 2.0 * float(np.vdot(H, X.T @ V))
+        mu = max(state.get("mu", self.mu0), self.mu0)
+        if a <= 0 and b > 0:
+            mu = max(mu, -2.0 * a / b)
+        state["mu"] = mu
+        slope = a + mu * b
+
+        def merit(Y: Array) -> float:
+            HY = Y.T @ Y - np.eye(p)
+            return float(ctx.cost(Y)) + 0.5 * mu * float(np.vdot(HY, HY))
+
+        phi0 = merit(X)
+        slack = self.tol_f * (1.0 + abs(phi0))
+        eta = 2.0 * state["eta"] if "eta" in state else self.eta0
+        if slope <= 0:  # not a descent direction (a stationary point): take a cautious step
+            eta = min(eta, float(safe_step_bound(ctx.d, np.linalg.norm(V), ctx.omega)))
+        else:
+            for _ in range(self.max_backtracks):
+                phi = merit(ctx.move(eta))
+                if np.isfinite(phi) and phi <= phi0 - self.c * eta * slope + slack:
+                    break
+                eta *= self.shrink
+        state["eta"] = eta
+        return eta
+
+
+@dataclass(frozen=True)
+class BarzilaiBorwein:
+    """Barzilai-Borwein steps on the landing field, safeguarded by the safe step.
+
+    With s = X_k - X_{k-1} and y = V_k - V_{k-1}, alternates the long step <s,s>/<s,y> and the
+    short step <s,y>/<y,y> (keeps the previous step when <s,y> <= 0), then clips to
+    [eta_min, min(eta_max, safe_step_bound(eps))]. The first step is the safe step.
+    """
+
+    eta_max: float = 1e3
+    eta_min: float = 1e-10
+    eps: float = 0.5
+
+    def __post_init__(self) -> None:
+        _positive("BB eta_max", self.eta_max)
+        _positive("BB eta_min", self.eta_min)
+        _positive("safe-step eps", self.eps)
+
+    def __call__(self, ctx: StepContext, state: dict) -> float:
+        g = float(np.linalg.norm(ctx.V))
+        safe = float(safe_step_bound(ctx.d, g, ctx.omega, self.eps))
+        eta = state.get("eta", self.eta_max)
+        if "X" in state:
+            s = ctx.X - state["X"]
+            y = ctx.V - state["V"]
+            sy = float(np.vdot(s, y))
+            if sy > 0:
+                eta = float(np.vdot(s, s)) / sy if ctx.k % 2 else sy / float(np.vdot(y, y))
+        eta = min(max(eta, self.eta_min), self.eta_max, safe)
+        state.update(X=ctx.X, V=ctx.V, eta=eta)
+        return eta
+
+
+STEP_RULES: dict[str, type] = {
+    "constant": Constant,
+    "safe": Safe,
+    "armijo": Armijo,
+    "bb": BarzilaiBorwein,
+}
+
+
+def as_step_rule(step: float | StepRule | None) -> StepRule:
+    """A number is a constant step; None is the default rule (Barzilai-Borwein, safeguarded)."""
+    if step is None:
+        return BarzilaiBorwein()
+    if isinstance(step, int | float | np.floating | np.integer):
+        return Constant(float(step))
+    if callable(step):
+        return step
+    raise ValueError(f"step must be a positive number, a step rule or None, got {step!r}")
