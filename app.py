@@ -1,6 +1,14 @@
-"""Landing Explorer: placeholder entry point (the app is built in its own issue)."""
+"""Landing Explorer: the entry point. Shared sidebar configuration, then the chosen page."""
 
 import streamlit as st
 
-st.title("Landing Explorer")
-st.write("The numerical core is ready; the explorer is under construction.")
+from landing_core.ui import controls
+
+st.set_page_config(page_title="Landing Explorer", page_icon="🛬", layout="wide")
+
+page = st.navigation([
+    st.Page("pages/explorer.py", title="Explorer", icon=":material/flight_land:", default=True),
+    st.Page("pages/guide.py", title="Guide", icon=":material/menu_book:"),
+])
+controls.sidebar()
+page.run()

@@ -8,13 +8,14 @@ next record is asked for; the app streams from it. ``landing`` (and ``riemannian
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .geometry import landing_field, riemannian_gradient_stiefel
+from .geometry import h, landing_field, riemannian_gradient_stiefel
 from .problems import Problem, nearest_stiefel
 from .steps import StepContext, StepRule, as_step_rule
 
@@ -193,29 +194,43 @@ def _check_run(tol: float, max_iter: int) -> None:
 # ----------------------------------------------------------------------------- iteration
 
 
+def _norm(A: Array) -> float:
+    """||A||_F as a Python float (np.linalg.norm's value, with less per-call overhead)."""
+    return math.sqrt(np.vdot(A, A))
+
+
+def _broken(X: Array, what: str) -> _Diverged:
+    """The divergence to report when the evaluation at X broke: X itself, or what came of it."""
+    if not np.isfinite(X).all():
+        return _Diverged("the iterate has NaN or infinite entries")
+    return _Diverged(what)
+
+
 def _evaluate(
     problem: Problem, X: Array, config: Config
 ) -> tuple[float, Array, Array, float, float]:
-    """(f, G, V, ||h||_F, ||grad||) at X for the configured method; _Diverged if it breaks."""
-    if not np.all(np.isfinite(X)):
-        raise _Diverged("the iterate has NaN or infinite entries")
+    """(f, G, V, ||h||_F, ||grad||) at X for the configured method; _Diverged if it breaks.
+
+    Finiteness is checked on the scalars only: a finite ||h(X)||_F implies a finite X, and then
+    V = grad + omega X h(X) is finite with grad (an overflow would surface at the next iterate).
+    """
     try:
         G = problem.egrad(X)
         cost = float(problem.cost(X))
         if config.method == "landing":
             T, V, H = landing_field(X, G, config.beta, config.omega, config.tangent)
         else:
-            H = X.T @ X - np.eye(problem.p)
+            H = h(X)
             if config.method == "penalty":  # the gradient of f + omega/4 ||h||^2
                 T = V = G + config.omega * (X @ H)
             else:
                 T = V = riemannian_gradient_stiefel(X, G)
     except np.linalg.LinAlgError as err:
-        raise _Diverged(f"the Gram matrix XᵀX became singular ({err})") from err
-    d = float(np.linalg.norm(H))
-    gnorm = float(np.linalg.norm(T))
-    if not (np.isfinite(cost) and np.isfinite(gnorm) and np.all(np.isfinite(V))):
-        raise _Diverged("the cost or the gradient became NaN or infinite")
+        raise _broken(X, f"the Gram matrix XᵀX became singular ({err})") from err
+    d = _norm(H)
+    gnorm = _norm(T)
+    if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
+        raise _broken(X, "the cost or the gradient became NaN or infinite")
     if d > BLOWUP:
         raise _Diverged(f"‖XᵀX − I‖_F = {d:.3g} exceeded {BLOWUP:.0e}")
     return cost, G, V, d, gnorm
@@ -250,7 +265,7 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
 
         try:
             eta = float(rule(StepContext(X, V, G, d, omega, problem.cost, move, k), state))
-            if not (np.isfinite(eta) and eta > 0):
+            if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
             X_next = move(eta)
             cost, G, V, d, gnorm = _evaluate(problem, X_next, config)
@@ -392,3 +407,21 @@ def penalty(
     config = Config(omega=omega, step=step, method="penalty")
     return solve(problem, X0, config, tol=tol, max_iter=max_iter,
                  keep_iterates=keep_iterates, callback=callback)
+
+
+def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | None:
+    """Algorithm 1's stopping rule on one record: (status, message), or None to go on.
+
+    "converged" when ||grad|| + ||h|| <= tol, "max_iter" once record.k reaches max_iter,
+    "diverged" for a diverged record.
+    """
+    if record.status == "diverged":
+        return "diverged", record.message
+    total = record.grad_norm + record.infeasibility
+    if total <= tol:
+        return "converged", (f"Converged after {record.k} iterations: ‖grad‖ + ‖h‖ = "
+                             f"{total:.2e} ≤ tol = {tol:.0e}.")
+    if record.k >= max_iter:
+        return "max_iter", (f"Reached the iteration limit ({max_iter}): ‖grad‖ + ‖h‖ = "
+                            f"{total:.2e} > tol = {tol:.0e}.")
+    return None

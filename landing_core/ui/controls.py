@@ -1,0 +1,141 @@
+"""The sidebar: every control of the configuration, bound to the one AppConfig in session state
+and mirrored in the URL."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import streamlit as st
+
+from .state import (
+    BOUNDS,
+    ITER_MAX,
+    N_MAX,
+    P_MAX,
+    PROBLEM_LABELS,
+    SPEEDS,
+    STEP_LABELS,
+    TANGENT_LABELS,
+    AppConfig,
+    from_query,
+    to_query,
+    validate,
+)
+from .upload import MATRIX_ROLES, parse_matrix
+
+LOG_GRID = [round(float(v), 3 - int(np.floor(np.log10(v)))) for v in np.logspace(-2, 2, 41)]
+TOL_GRID = [10.0**e for e in range(-14, -1)]
+
+
+def get_config() -> AppConfig:
+    """The session's configuration; on a session's first run it is read from the URL."""
+    if "config" not in st.session_state:
+        config, warnings = from_query(st.query_params.to_dict())
+        st.session_state.config = config
+        st.session_state.url_warnings = warnings
+        _write_widgets(config)
+    return st.session_state.config
+
+
+def set_config(config: AppConfig) -> None:
+    """Replace the configuration (a preset, a sweep cell): widgets follow on the next draw."""
+    st.session_state.config = config
+    _write_widgets(config)
+
+
+def _write_widgets(config: AppConfig) -> None:
+    for name, value in config.__dict__.items():
+        st.session_state[f"w_{name}"] = value
+
+
+def _options(grid: list[float], value: float) -> list[float]:
+    return sorted(set(grid) | {value})
+
+
+def _fmt(v: float) -> str:
+    return f"{v:g}"
+
+
+def _matrix_upload(config: AppConfig) -> None:
+    """The 'your own matrix' expander: parse, validate, keep the last good matrix."""
+    role = MATRIX_ROLES.get(config.problem)
+    with st.expander("Your own matrix", expanded=False):
+        if role is None:
+            st.caption("This problem takes no matrix.")
+            return
+        st.caption(f"Upload the {role[1]} as .csv (comma-separated) or .npy.")
+        upload = st.file_uploader("Matrix file", type=["csv", "npy", "txt"], key="w_upload")
+        if upload is not None and st.session_state.get("matrix_name") != upload.name:
+            try:
+                st.session_state.matrix = parse_matrix(upload.name, upload.getvalue())
+                st.session_state.matrix_name = upload.name
+            except ValueError as err:
+                st.warning(f"Upload rejected: {err}")
+        if st.session_state.get("matrix") is not None:
+            A = st.session_state.matrix
+            st.caption(f"Using {st.session_state.matrix_name} ({A.shape[0]} × {A.shape[1]}).")
+            if st.button("Use the built-in matrix again"):
+                st.session_state.matrix = None
+                st.session_state.matrix_name = None
+
+
+def sidebar() -> AppConfig:
+    """Draw the controls; return the (validated) configuration and keep the URL in step."""
+    config = get_config()
+    for warning in st.session_state.pop("url_warnings", []):
+        st.warning(warning, icon="⚠️")
+    sb = st.sidebar
+    sb.header("Problem")
+    problem = sb.selectbox("Cost function", list(PROBLEM_LABELS), key="w_problem",
+                           format_func=PROBLEM_LABELS.get)
+    c1, c2 = sb.columns(2)
+    n = c1.number_input("n", 1, N_MAX, step=1, key="w_n")
+    p = c2.number_input("p", 1, P_MAX, step=1, key="w_p")
+    c1, c2 = sb.columns(2)
+    seed = c1.number_input("seed", 0, BOUNDS["seed"][2], step=1, key="w_seed")
+    distance = c2.number_input("X₀ distance", 0.0, 2.0, step=0.1, key="w_distance",
+                               help="Frobenius distance of X₀ from St(n, p): ‖s − 1‖ for its "
+                                    "singular values s.")
+    sb.header("Landing")
+    tangent = sb.selectbox("Tangent term", list(TANGENT_LABELS), key="w_tangent",
+                           format_func=TANGENT_LABELS.get)
+    beta_idle = tangent != "beta" or p == 1
+    beta = sb.select_slider("β (log scale)",
+                            _options(LOG_GRID, st.session_state.get("w_beta", config.beta)),
+                            key="w_beta", format_func=_fmt, disabled=beta_idle)
+    if tangent == "beta" and p == 1:
+        sb.caption("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0). "
+                   "Set p ≥ 2 to see β act.")
+    elif tangent != "beta":
+        sb.caption("β only enters the β-metric tangent term.")
+    omega = sb.select_slider("ω (normal term weight)",
+                             _options(LOG_GRID, st.session_state.get("w_omega", config.omega)),
+                             key="w_omega", format_func=_fmt)
+    step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get)
+    eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",
+                          min_value=1e-4, max_value=10.0, step=0.01, format="%.4g", key="w_eta",
+                          disabled=step == "bb")
+    c1, c2 = sb.columns(2)
+    tol = c1.select_slider("tolerance", _options(TOL_GRID, st.session_state.get("w_tol",
+                                                                               config.tol)),
+                           key="w_tol", format_func=lambda v: f"{v:.0e}")
+    max_iter = c2.number_input("max iterations", 1, ITER_MAX, step=100, key="w_max_iter")
+    speed = sb.radio("Animation speed", list(SPEEDS), key="w_speed", horizontal=True,
+                     help="Iterations per second while Run animates: slow 30, normal 250, "
+                          "instant as fast as the browser draws.")
+    new = replace(config, problem=problem, n=int(n), p=int(p), seed=int(seed),
+                  distance=float(distance), tangent=tangent, beta=float(beta),
+                  omega=float(omega), step=step, eta=float(eta), tol=float(tol),
+                  max_iter=int(max_iter), speed=speed)
+    new, messages = validate(new)
+    for message in messages:
+        st.warning(message, icon="⚠️")
+    with sb:
+        _matrix_upload(new)
+    st.session_state.config = new
+    query = to_query(new)
+    if st.query_params.to_dict() != query:
+        st.query_params.from_dict(query)
+    return new
+

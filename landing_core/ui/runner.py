@@ -1,0 +1,170 @@
+"""Build the run an AppConfig describes, compute it at once or stream it live.
+
+``Trace`` (pure) accumulates records and what the views need; ``compute`` runs a configuration
+to its end (cached per configuration); ``animate`` streams iterations from
+``landing_core.solvers.iterate`` into placeholders, redrawing about 15 times a second.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import streamlit as st
+
+from ..problems import Problem, initial_point, make_problem
+from ..solvers import Config, Record, iterate, stop_reason
+from ..steps import Armijo, BarzilaiBorwein, Constant, Safe, StepRule
+from .state import SPEEDS, AppConfig
+from .upload import MATRIX_ROLES
+
+Array = np.ndarray
+REDRAW_SECONDS = 1 / 15
+FULL_REDRAW_SECONDS = 1.0
+
+
+def step_rule(config: AppConfig) -> StepRule:
+    """The step rule of the sidebar's choice, with eta where it applies."""
+    return {
+        "constant": lambda: Constant(config.eta),
+        "safe": lambda: Safe(config.eta),
+        "armijo": lambda: Armijo(eta0=config.eta),
+        "bb": lambda: BarzilaiBorwein(),
+    }[config.step]()
+
+
+def build_problem(config: AppConfig, matrix: Array | None = None) -> Problem:
+    """The problem of ``config``, from the user's matrix when one is given (ValueError if bad)."""
+    if matrix is None or config.problem not in MATRIX_ROLES:
+        return make_problem(config.problem, config.n, config.p, config.seed)
+    key = MATRIX_ROLES[config.problem][0]
+    return make_problem(config.problem, config.n, config.p, config.seed, **{key: matrix})
+
+
+def solver_config(config: AppConfig) -> Config:
+    return Config(beta=config.beta, omega=config.omega, step=step_rule(config),
+                  tangent=config.tangent)
+
+
+@dataclass
+class Trace:
+    """A run's history as it grows: scalar histories, and per iterate what the views need
+    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2)."""
+
+    n: int
+    p: int
+    cost: list[float] = field(default_factory=list)
+    infeasibility: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)
+    step: list[float] = field(default_factory=list)
+    time: list[float] = field(default_factory=list)
+    X: list[Array] = field(default_factory=list)
+    sigma: list[Array] = field(default_factory=list)
+    gram: list[Array] = field(default_factory=list)
+    status: str = "ready"
+    message: str = "Ready: press Run to watch the iterations, or Step to take one."
+
+    @property
+    def k(self) -> int:
+        """The index of the last iterate (number of updates so far)."""
+        return len(self.cost) - 1
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("converged", "max_iter", "diverged")
+
+    def append(self, rec: Record) -> None:
+        self.cost.append(rec.cost)
+        self.infeasibility.append(rec.infeasibility)
+        self.grad_norm.append(rec.grad_norm)
+        self.step.append(rec.step)
+        self.time.append(rec.time)
+        M = rec.X.T @ rec.X
+        self.sigma.append(np.sqrt(np.clip(np.linalg.eigvalsh(M), 0.0, None))[::-1])
+        if self.n <= 3:
+            self.X.append(rec.X)
+        if self.p == 2:
+            self.gram.append(M)
+
+    def feed(self, rec: Record, tol: float, max_iter: int) -> bool:
+        """Take one record; True (with status and message set) when the run ends there."""
+        if rec.status != "diverged":
+            self.append(rec)
+        reason = stop_reason(rec, tol, max_iter)
+        if reason is None:
+            return False
+        self.status, self.message = reason
+        return True
+
+    def csv(self) -> str:
+        rows = ["k,cost,infeasibility,grad_norm,step,time"]
+        rows += [f"{k},{c!r},{h!r},{g!r},{s!r},{t!r}" for k, (c, h, g, s, t) in
+                 enumerate(zip(self.cost, self.infeasibility, self.grad_norm, self.step,
+                               self.time, strict=True))]
+        return "\n".join(rows) + "\n"
+
+
+def initial(config: AppConfig, problem: Problem) -> Array:
+    """X_0 of this configuration."""
+    return initial_point(problem.n, problem.p, config.distance, config.seed)
+
+
+def optimum(config: AppConfig, problem: Problem) -> float | None:
+    """f* reachable from X_0 (over X_0's component of O(n) when p = n), when known."""
+    return problem.optimum_from(initial(config, problem))
+
+
+def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
+    """A fresh trace holding X_0, and the generator of the following iterates."""
+    records = iterate(problem, initial(config, problem), solver_config(config))
+    trace = Trace(problem.n, problem.p)
+    trace.feed(next(records), config.tol, config.max_iter)
+    return trace, records
+
+
+def run_to_end(trace: Trace, records: Iterator[Record], config: AppConfig) -> Trace:
+    while not trace.finished:
+        trace.feed(next(records), config.tol, config.max_iter)
+    return trace
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def compute(config: AppConfig, matrix: Array | None = None) -> Trace:
+    """The whole run of ``config`` (cached per configuration; each caller gets a copy)."""
+    return run_to_end(*start(config, build_problem(config, matrix)), config)
+
+
+def animate(
+    trace: Trace,
+    records: Iterator[Record],
+    config: AppConfig,
+    draw: Callable[[Trace, bool], None],
+) -> None:
+    """Stream iterations into ``trace``, pacing to the chosen speed (iterations per second).
+
+    ``draw(trace, full)`` redraws at most ~15 times a second and never spends more than about
+    half the wall time drawing; ``full`` (the heavy geometry views too) at most once a second.
+    A widget click interrupts the loop at the next draw (Pause).
+    """
+    rate = SPEEDS[config.speed]
+    t0 = time.perf_counter()
+    done = trace.k
+    next_draw = next_full = 0.0
+    while not trace.finished:
+        trace.feed(next(records), config.tol, config.max_iter)
+        now = time.perf_counter()
+        if np.isfinite(rate):
+            ahead = (trace.k - done) / rate - (now - t0)
+            if ahead > 0:
+                time.sleep(ahead)
+                now = time.perf_counter()
+        if now >= next_draw:
+            full = now >= next_full
+            draw(trace, full)
+            end = time.perf_counter()
+            next_draw = end + max(REDRAW_SECONDS, end - now)
+            if full:
+                next_full = end + max(FULL_REDRAW_SECONDS, 2 * (end - now))
+    trace.message += f" Animated {trace.k - done} iterations in {time.perf_counter() - t0:.2f} s."

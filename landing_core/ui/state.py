@@ -1,0 +1,136 @@
+"""The app's configuration: one plain object, its bounds, and its mirror in the URL.
+
+Pure functions (no streamlit): ``from_query`` parses query parameters into an ``AppConfig`` and a
+list of warnings (an invalid or out-of-range value falls back to the default, with a warning);
+``to_query`` is its inverse.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields, replace
+
+from ..problems import PROBLEMS
+
+PROBLEM_LABELS = {
+    "brockett": "Brockett tr(XᵀAXN)",
+    "procrustes": "Procrustes ½‖AX − B‖²",
+    "pca": "PCA −½tr(XᵀCX) (β-invariant)",
+    "linear": "Linear tr(CᵀX)",
+    "quartic": "Quartic −¼ΣXᵢⱼ⁴ (wells at the axes)",
+}
+TANGENT_LABELS = {
+    "beta": "β-metric grad_β f",
+    "euclidean": "Frobenius projection",
+    "relative": "relative gradient skew(GXᵀ)X",
+}
+STEP_LABELS = {
+    "safe": "safe step (Ablin et al.)",
+    "constant": "constant η",
+    "armijo": "Armijo on f + μN",
+    "bb": "Barzilai–Borwein (safeguarded)",
+}
+SPEEDS = {"slow": 30.0, "normal": 250.0, "instant": float("inf")}  # iterations per second
+
+N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """Everything that defines the explorer's view (a run is reproducible from it)."""
+
+    problem: str = "brockett"
+    n: int = 3
+    p: int = 2
+    seed: int = 0
+    distance: float = 0.4
+    tangent: str = "beta"
+    beta: float = 0.5
+    omega: float = 1.0
+    step: str = "safe"
+    eta: float = 0.1
+    tol: float = 1e-8
+    max_iter: int = 500
+    speed: str = "normal"
+
+    def run_key(self) -> tuple:
+        """The fields that change the computed run (not the animation speed)."""
+        return tuple(v for k, v in asdict(self).items() if k != "speed")
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
+
+
+# name -> (type, low, high) for numbers; a tuple of choices for categories
+BOUNDS: dict[str, tuple] = {
+    "problem": tuple(PROBLEMS),
+    "n": (int, 1, N_MAX),
+    "p": (int, 1, P_MAX),
+    "seed": (int, 0, 10**6),
+    "distance": (float, 0.0, 2.0),
+    "tangent": tuple(TANGENT_LABELS),
+    "beta": (float, 0.01, 100.0),
+    "omega": (float, 0.01, 100.0),
+    "step": tuple(STEP_LABELS),
+    "eta": (float, 1e-4, 10.0),
+    "tol": (float, 1e-14, 1e-2),
+    "max_iter": (int, 1, ITER_MAX),
+    "speed": tuple(SPEEDS),
+}
+
+
+def _parse(name: str, raw: str) -> object:
+    """One query value, or a ValueError saying what is wrong with it."""
+    rule = BOUNDS[name]
+    if isinstance(rule[0], type):
+        kind, low, high = rule
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r} is not a number") from None
+        if kind is int:
+            if value != int(value):
+                raise ValueError(f"{name}={raw!r} is not an integer")
+            value = int(value)
+        if not (low <= value <= high):  # also rejects NaN
+            raise ValueError(f"{name}={raw!r} is outside [{low:g}, {high:g}]")
+        return value
+    if raw not in rule:
+        raise ValueError(f"{name}={raw!r} is not one of {', '.join(rule)}")
+    return raw
+
+
+def validate(config: AppConfig) -> tuple[AppConfig, list[str]]:
+    """Cross-field limits: p <= n (and the view sizes); returns the fixed config and messages."""
+    messages = []
+    if config.p > config.n:
+        messages.append(f"p = {config.p} > n = {config.n} is impossible (St(n, p) needs p ≤ n): "
+                        f"using p = {config.n}.")
+        config = replace(config, p=config.n)
+    return config, messages
+
+
+def from_query(params: dict[str, str | list[str]]) -> tuple[AppConfig, list[str]]:
+    """An AppConfig from URL query parameters; unknown, invalid or out-of-range values give a
+    warning and the default."""
+    defaults = AppConfig()
+    values, warnings = {}, []
+    known = {f.name for f in fields(AppConfig)}
+    for name, raw in params.items():
+        if isinstance(raw, list):
+            raw = raw[-1] if raw else ""
+        if name not in known:
+            warnings.append(f"Unknown URL parameter {name!r} ignored.")
+            continue
+        try:
+            values[name] = _parse(name, str(raw))
+        except ValueError as err:
+            warnings.append(f"URL parameter {err}; using the default "
+                            f"{getattr(defaults, name)!r}.")
+    config, messages = validate(replace(defaults, **values))
+    return config, warnings + messages
+
+
+def to_query(config: AppConfig) -> dict[str, str]:
+    """The query parameters that restore ``config`` exactly (repr keeps floats exact)."""
+    return {k: repr(v) if isinstance(v, float) else str(v) for k, v in asdict(config).items()}

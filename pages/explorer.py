@@ -1,0 +1,126 @@
+"""The explorer: one landing run, computed at once, animated on demand, replayable."""
+
+import streamlit as st
+
+from landing_core.ui import runner, views
+from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
+
+config = st.session_state.config
+matrix = st.session_state.get("matrix")
+try:
+    problem = runner.build_problem(config, matrix)
+except ValueError as err:
+    st.warning(f"Your matrix does not fit this problem ({err}); using the built-in one.")
+    matrix = None
+    problem = runner.build_problem(config)
+
+key = (config.run_key(), None if matrix is None else id(matrix))
+if st.session_state.get("trace_key") != key:
+    st.session_state.trace = runner.compute(config, matrix)
+    st.session_state.records = None
+    st.session_state.trace_key = key
+    st.session_state.playing = False
+trace: runner.Trace = st.session_state.trace
+
+st.title("Landing on St(n, p)")
+st.markdown(
+    f"**{PROBLEM_LABELS[config.problem]}** on St({problem.n}, {problem.p}) · "
+    f"tangent term: {TANGENT_LABELS[config.tangent]} · β = {config.beta:g} · "
+    f"ω = {config.omega:g} · {STEP_LABELS[config.step]}"
+    + ("" if config.step == "bb" else f", η = {config.eta:g}")
+)
+st.latex(r"X_{k+1} = X_k - \eta_k\left(\operatorname{grad} f(X_k)"
+         r" + \omega\, X_k (X_k^\top X_k - I_p)\right)")
+
+
+def restart() -> None:
+    st.session_state.trace, st.session_state.records = runner.start(config, problem)
+
+
+b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 3])
+if b1.button("Run", icon=":material/play_arrow:", type="primary", width="stretch", theme=None):
+    if trace.finished or st.session_state.records is None:
+        restart()
+    st.session_state.playing = True
+if b2.button("Pause", icon=":material/pause:", width="stretch",
+             disabled=st.session_state.trace.finished and not st.session_state.playing):
+    st.session_state.playing = False
+    trace.status = "paused"
+    trace.message = f"Paused at k = {trace.k}: Run resumes, Step advances one iteration."
+if b3.button("Step", icon=":material/skip_next:", width="stretch", theme=None):
+    if trace.finished or st.session_state.records is None:
+        restart()
+    else:
+        st.session_state.trace.feed(next(st.session_state.records), config.tol, config.max_iter)
+    trace = st.session_state.trace
+    if not trace.finished:
+        trace.status, trace.message = "paused", f"Stepped to k = {trace.k}."
+if b4.button("Reset", icon=":material/restart_alt:", width="stretch", theme=None):
+    restart()
+    st.session_state.playing = False
+trace = st.session_state.trace
+
+status_box = st.empty()
+current = trace.k
+if trace.k > 0 and not st.session_state.playing:
+    current = st.slider("Replay: iteration k", 0, trace.k, trace.k,
+                        help="Drag to go back to any iteration; the figures follow.")
+metrics_box = st.empty()
+progress_box = st.empty()
+convergence_box = st.empty()
+geometry_box = st.empty()
+
+
+def show_status(status: str, message: str) -> None:
+    kind = {"converged": status_box.success, "diverged": status_box.error,
+            "max_iter": status_box.warning}.get(status, status_box.info)
+    kind(message)
+
+
+def show_numbers(t: runner.Trace, k: int) -> None:
+    with metrics_box.container():
+        c = st.columns(4)
+        c[0].metric("iteration k", f"{k}")
+        c[1].metric("f(Xₖ)", f"{t.cost[k]:.10g}")
+        c[2].metric("‖XₖᵀXₖ − I‖_F", f"{t.infeasibility[k]:.3e}")
+        c[3].metric("‖grad‖", f"{t.grad_norm[k]:.3e}")
+    progress_box.progress(min(t.k / config.max_iter, 1.0),
+                          text=f"{t.k} / {config.max_iter} iterations")
+
+
+def show_figures(t: runner.Trace, current: int | None, geometry: bool = True) -> None:
+    convergence_box.plotly_chart(views.convergence(t, f_star, current), width="stretch", theme=None)
+    if not geometry:
+        return
+    with geometry_box.container():
+        for view in views.geometry_views(t, problem, config, current):
+            st.subheader(view.title)
+            st.plotly_chart(view.figure, width="stretch", theme=None)
+            st.caption(view.caption)
+
+
+f_star = runner.optimum(config, problem)
+
+if st.session_state.playing:
+    def draw(t: runner.Trace, full: bool) -> None:
+        if t.finished:
+            show_status(t.status, t.message)
+        else:
+            show_status("running", f"Running… k = {t.k}")
+        show_numbers(t, t.k)
+        show_figures(t, None, geometry=full)
+
+    runner.animate(trace, st.session_state.records, config, draw)
+    st.session_state.playing = False
+    st.rerun()
+
+show_status(trace.status, trace.message)
+show_numbers(trace, current)
+show_figures(trace, current if current != trace.k else None)
+
+st.subheader("Downloads")
+d1, d2 = st.columns(2)
+d1.download_button("History (CSV)", trace.csv(), file_name="landing_history.csv",
+                   mime="text/csv")
+d2.download_button("Configuration (JSON)", config.to_json(), file_name="landing_config.json",
+                   mime="application/json")

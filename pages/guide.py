@@ -1,0 +1,36 @@
+"""A short guide: how to use the app in a lecture and what each view means."""
+
+import streamlit as st
+
+st.title("Guide")
+st.markdown(r"""
+**The problem.** Minimize $f(X)$ over $X \in \mathbb{R}^{n\times p}$ subject to
+$X^\top X = I_p$ (the Stiefel manifold $\mathrm{St}(n,p)$).
+
+**Landing** (Algorithm 1 of Goyens, Absil & Feppon) never retracts onto the manifold. Each step is
+$X_{k+1} = X_k - \eta_k\big(\operatorname{grad}_g f(X_k) + \omega\, X_k(X_k^\top X_k - I_p)\big)$:
+a *tangent term* that lowers $f$ while keeping $X^\top X$ fixed to first order (it is tangent to
+the layer manifold $\mathrm{St}_{X^\top X} = \{Y : Y^\top Y = X^\top X\}$), and a *normal term*
+that pulls the iterate back to $X^\top X = I$.
+
+**The β-metric** chooses the tangent term:
+$\operatorname{grad}_\beta f(X) = GM - \tfrac{1}{2\beta} X G^\top X
++ \left(\tfrac{1}{2\beta} - 1\right) X M^{-1} X^\top G M$ with $G = \nabla f(X)$,
+$M = X^\top X$. β weighs rotations of the frame within its span (scaled by $1/\beta$) against
+motion out of the span; for $p = 1$ that rotation block vanishes and β changes nothing.
+
+**In a lecture.** Pick a problem and a size in the sidebar; the run is computed at once. Press
+**Run** to watch it unfold (choose *slow* speed for a class), **Pause** to talk, **Step** to go one
+iteration at a time, **Reset** to start over. After a run, drag **Replay** to return to any
+iteration. Every setting is in the URL: copy it to reopen exactly this view.
+
+**The views.**
+- *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the tangent term's
+  norm and the step $\eta_k$, on log axes.
+- $n = 2, p = 1$: the plane, the unit circle, the layer circles through the iterates, the cost as
+  contours and the landing field as arrows.
+- $n = 3, p = 1$: the unit sphere coloured by the cost, with layer spheres and the trajectory.
+- $n = 3, p = 2$: the two columns of $X_k$ as arrows, their tips tracing paths on the sphere.
+- $p \ge 2$: the singular values of $X_k$ (all tend to 1); $p = 2$: the Gram matrix moving
+  through the cone of positive definite $2\times 2$ matrices to $I$.
+""")

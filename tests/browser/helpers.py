@@ -1,0 +1,24 @@
+"""Small waits shared by the browser tests."""
+
+from __future__ import annotations
+
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+
+
+def wait_idle(page, timeout: float = 60_000) -> None:
+    """Wait until the script has finished and at least one chart has rendered."""
+    page.wait_for_selector(IDLE, timeout=timeout)
+    page.wait_for_selector(CHART, timeout=timeout)
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def points_js(index: int = 0, trace: int = 0) -> str:
+    """JS for the number of points plotted in a trace (``_fullData``: plotly.py sends numpy
+    arrays base64-encoded, so ``data[t].x`` is not an array)."""
+    return f"document.querySelectorAll({CHART!r})[{index}]._fullData[{trace}].x.length"
+
+
+def chart_points(page, index: int = 0, trace: int = 0) -> int:
+    """The number of points in trace ``trace`` of the ``index``-th plotly chart."""
+    return page.evaluate(points_js(index, trace))
