@@ -1,0 +1,318 @@
+"""Test problems (landing_core.problems): gradients, batching, optimal values, input checks.
+
+Optimal values are recomputed here from the problem's matrices with scipy (eigh, svd,
+orthogonal_procrustes, polar) or by brute force over O(2) / O(3); gradients by finite differences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+import scipy.optimize
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.transform import Rotation
+
+from landing_core import problems
+from landing_core.problems import initial_point, make_problem
+
+NAMES = ["brockett", "procrustes", "pca", "linear", "quartic"]
+SHAPES = [(6, 3), (4, 4), (5, 1), (3, 3), (1, 1)]
+
+
+def fd_gradient(cost, X, t=1e-5):
+    G = np.zeros_like(X)
+    for idx in np.ndindex(*X.shape):
+        E = np.zeros_like(X)
+        E[idx] = t
+        G[idx] = (float(cost(X + E)) - float(cost(X - E))) / (2 * t)
+    return G
+
+
+def random_stiefel(rng, n, p):
+    Q, _ = np.linalg.qr(rng.standard_normal((n, p)))
+    return Q
+
+
+# ----------------------------------------------------------------------------- gradients, batches
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_egrad_matches_finite_differences(name, shape):
+    n, p = shape
+    prob = make_problem(name, n, p, seed=7)
+    rng = np.random.default_rng(1)
+    for X in (initial_point(n, p, 0.3, seed=2), rng.standard_normal((n, p))):
+        G = prob.egrad(X)
+        assert G.shape == (n, p)
+        fd = fd_gradient(prob.cost, X)
+        assert np.linalg.norm(G - fd) <= 1e-8 * (1 + np.linalg.norm(G)), name
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("lead", [(3,), (2, 3)])
+def test_cost_and_egrad_are_batched(name, lead):
+    n, p = 5, 2
+    prob = make_problem(name, n, p, seed=4)
+    X = np.random.default_rng(0).standard_normal((*lead, n, p))
+    cost, grad = prob.cost(X), prob.egrad(X)
+    assert np.shape(cost) == lead and grad.shape == X.shape
+    for idx in np.ndindex(*lead):
+        np.testing.assert_allclose(cost[idx], prob.cost(X[idx]), rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(grad[idx], prob.egrad(X[idx]), rtol=1e-13, atol=1e-13)
+
+
+# ----------------------------------------------------------------------------- optimal values
+
+
+def _assert_is_lower_bound_on_stiefel(prob, f_star, rng, trials=200):
+    vals = [float(prob.cost(random_stiefel(rng, prob.n, prob.p))) for _ in range(trials)]
+    assert min(vals) >= f_star - 1e-10 * (1 + abs(f_star))
+
+
+@pytest.mark.parametrize("shape", [(8, 3), (5, 5), (20, 4), (4, 1)])
+def test_brockett_f_star_from_scipy_eigh(shape):
+    n, p = shape
+    rng = np.random.default_rng(n * 10 + p)
+    B = rng.standard_normal((n, n))
+    A = B + B.T
+    prob = make_problem("brockett", n, p, A=A)
+    lam, vecs = scipy.linalg.eigh(A)
+    w = np.arange(p, 0, -1)  # N = diag(p, ..., 1): the largest weight on the smallest eigenvalue
+    expected = float(np.sum(w * lam[:p]))
+    assert prob.f_star == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert float(prob.cost(vecs[:, :p])) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    _assert_is_lower_bound_on_stiefel(prob, expected, rng)
+
+
+def test_default_brockett_f_star_from_its_own_matrix():
+    """The default (seeded) Brockett problem: recover A through the gradient oracle
+    (egrad(e_i e_1^T) = 2 p A e_i e_1^T) and recompute f* with scipy."""
+    n, p = 20, 4
+    prob = make_problem("brockett", n, p, seed=0)
+    A = np.zeros((n, n))
+    for i in range(n):
+        E = np.zeros((n, p))
+        E[i, 0] = 1.0
+        A[:, i] = prob.egrad(E)[:, 0] / (2 * p)
+    np.testing.assert_allclose(A, A.T, atol=1e-14)
+    lam = scipy.linalg.eigh(A, eigvals_only=True)
+    assert prob.f_star == pytest.approx(float(np.arange(p, 0, -1) @ lam[:p]), rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_procrustes_square_f_star_from_scipy(n):
+    rng = np.random.default_rng(n)
+    A, B = rng.standard_normal((2 * n, n)), rng.standard_normal((2 * n, n))
+    prob = make_problem("procrustes", n, n, A=A, B=B)
+    R, _ = scipy.linalg.orthogonal_procrustes(A, B)
+    expected = 0.5 * np.linalg.norm(A @ R - B) ** 2
+    assert prob.f_star == pytest.approx(expected, rel=1e-12)
+    sign = 1 if np.linalg.det(R) > 0 else -1
+    assert prob.f_star_by_det[sign] == pytest.approx(expected, rel=1e-12)
+    assert prob.f_star_by_det[-sign] >= expected - 1e-12
+    _assert_is_lower_bound_on_stiefel(prob, expected, rng)
+
+
+def test_procrustes_rectangular_has_no_f_star():
+    prob = make_problem("procrustes", 6, 3, seed=0)
+    assert prob.f_star is None and prob.f_star_by_det == {}
+    assert prob.optimum_from(initial_point(6, 3)) is None
+
+
+@pytest.mark.parametrize("shape", [(8, 3), (5, 5), (4, 1)])
+def test_pca_f_star_from_scipy_eigh(shape):
+    n, p = shape
+    rng = np.random.default_rng(n + p)
+    data = rng.standard_normal((3 * n, n)) * np.linspace(2, 0.5, n)
+    prob = make_problem("pca", n, p, data=data)
+    C = data.T @ data / data.shape[0]
+    lam, vecs = scipy.linalg.eigh(C)
+    expected = -0.5 * float(lam[-p:].sum())
+    assert prob.f_star == pytest.approx(expected, rel=1e-12)
+    assert float(prob.cost(vecs[:, -p:])) == pytest.approx(expected, rel=1e-12)
+    _assert_is_lower_bound_on_stiefel(prob, expected, rng)
+
+
+@pytest.mark.parametrize("shape", [(8, 3), (5, 5), (4, 1)])
+def test_linear_f_star_is_minus_the_nuclear_norm(shape):
+    n, p = shape
+    rng = np.random.default_rng(n * p)
+    C = rng.standard_normal((n, p))
+    prob = make_problem("linear", n, p, C=C)
+    expected = -float(scipy.linalg.svdvals(C).sum())
+    assert prob.f_star == pytest.approx(expected, rel=1e-12)
+    U = scipy.linalg.polar(C)[0]
+    assert float(prob.cost(-U)) == pytest.approx(expected, rel=1e-12)
+    _assert_is_lower_bound_on_stiefel(prob, expected, rng)
+
+
+@pytest.mark.parametrize("shape", [(8, 3), (5, 5), (4, 1)])
+def test_quartic_f_star_is_minus_p_over_four(shape):
+    n, p = shape
+    prob = make_problem("quartic", n, p)
+    assert prob.f_star == -p / 4
+    assert float(prob.cost(np.eye(n)[:, :p])) == -p / 4
+    _assert_is_lower_bound_on_stiefel(prob, -p / 4, np.random.default_rng(0))
+
+
+# ----------------------------------------------------------------------------- O(n) components
+
+
+def _rot2(theta):
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s], [s, c]])
+
+
+def _brute_force_o2(cost):
+    """min of cost over SO(2) and over the det = -1 component, by a fine grid and refinement."""
+    out = {}
+    for sign, D in ((1, np.eye(2)), (-1, np.diag([1.0, -1.0]))):
+        def f(t, D=D):
+            return float(cost(_rot2(t) @ D))
+        grid = np.linspace(0, 2 * np.pi, 4001)
+        t0 = grid[np.argmin([f(t) for t in grid])]
+        res = scipy.optimize.minimize_scalar(f, bounds=(t0 - 0.01, t0 + 0.01), method="bounded",
+                                             options={"xatol": 1e-12})
+        out[sign] = float(res.fun)
+    return out
+
+
+def _brute_force_o3(cost, starts=30, seed=0):
+    """min of cost over SO(3) and over R diag(1, 1, -1), multistart BFGS on rotation vectors."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for sign, D in ((1, np.eye(3)), (-1, np.diag([1.0, 1.0, -1.0]))):
+        def f(r, D=D):
+            return float(cost(Rotation.from_rotvec(r).as_matrix() @ D))
+        out[sign] = min(scipy.optimize.minimize(f, rng.uniform(-np.pi, np.pi, 3), method="BFGS",
+                                                options={"gtol": 1e-10}).fun
+                        for _ in range(starts))
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_f_star_by_det_brute_force_on_O2(name, seed):
+    prob = make_problem(name, 2, 2, seed=seed)
+    brute = _brute_force_o2(prob.cost)
+    for sign in (1, -1):
+        assert prob.f_star_by_det[sign] == pytest.approx(brute[sign], rel=1e-8, abs=1e-10)
+    assert prob.f_star == pytest.approx(min(brute.values()), rel=1e-8, abs=1e-10)
+
+
+@pytest.mark.parametrize("name", ["procrustes", "linear", "brockett"])
+def test_f_star_by_det_brute_force_on_O3(name):
+    prob = make_problem(name, 3, 3, seed=5)
+    brute = _brute_force_o3(prob.cost)
+    for sign in (1, -1):
+        assert prob.f_star_by_det[sign] == pytest.approx(brute[sign], rel=1e-7, abs=1e-9)
+
+
+def test_optimum_from_picks_the_component_of_X0():
+    prob = make_problem("procrustes", 3, 3, seed=5)
+    assert prob.f_star_by_det[1] != pytest.approx(prob.f_star_by_det[-1])
+    X0 = initial_point(3, 3, 0.3, seed=0)
+    X0m = X0 * np.array([-1.0, 1.0, 1.0])  # flip a column: the other component
+    s = 1 if np.linalg.det(X0) > 0 else -1
+    assert prob.optimum_from(X0) == prob.f_star_by_det[s]
+    assert prob.optimum_from(X0m) == prob.f_star_by_det[-s]
+    assert min(prob.f_star_by_det.values()) == pytest.approx(prob.f_star)
+    rect = make_problem("brockett", 5, 2)
+    assert rect.optimum_from(initial_point(5, 2)) == rect.f_star
+
+
+# ----------------------------------------------------------------------------- input checks
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "match"),
+    [
+        ("brockett", {"A": np.ones((4, 5))}, r"A must have shape \(5, 5\)"),
+        ("brockett", {"A": np.ones((4, 4))}, r"A must have shape \(5, 5\)"),
+        ("brockett", {"A": np.full((5, 5), np.nan)}, "A contains NaN"),
+        ("brockett", {"A": np.triu(np.ones((5, 5)))}, "A must be symmetric"),
+        ("brockett", {"A": np.ones((2, 5, 5))}, "A must be a 2-D matrix"),
+        ("procrustes", {"A": np.ones((7, 4))}, r"A must have shape \(.*, 5\), got \(7, 4\)"),
+        ("procrustes", {"A": np.ones((7, 5)), "B": np.ones((7, 3))}, r"B must have shape \(7, 2\)"),
+        ("procrustes", {"B": np.full((5, 2), np.inf)}, "B contains NaN or infinite"),
+        ("pca", {"data": np.ones((9, 4))}, r"data must have shape \(.*, 5\), got \(9, 4\)"),
+        ("pca", {"data": np.full((9, 5), np.nan)}, "data contains NaN"),
+        ("linear", {"C": np.ones((5, 3))}, r"C must have shape \(5, 2\)"),
+        ("linear", {"C": np.full((5, 2), np.nan)}, "C contains NaN"),
+    ],
+)
+def test_bad_user_matrices_raise_value_error(name, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        make_problem(name, 5, 2, **kwargs)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: problems._check_matrix prints the wildcard shape as "
+                   "('*', 5) (a tuple repr with quotes) instead of (*, 5)")
+def test_wildcard_shape_in_message_is_printed_plainly():
+    with pytest.raises(ValueError, match=r"A must have shape \(\*, 5\)"):
+        make_problem("procrustes", 5, 2, A=np.ones((7, 4)))
+
+
+def test_user_matrices_are_copied():
+    A = np.diag([1.0, 2.0, 3.0])
+    prob = make_problem("brockett", 3, 1, A=A)
+    A[:] = 0.0
+    assert prob.f_star == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_p_greater_than_n_raises(name):
+    with pytest.raises(ValueError, match=r"p = 4 > n = 3"):
+        make_problem(name, 3, 4)
+    with pytest.raises(ValueError, match=r"p = 4 > n = 3"):
+        getattr(problems, name)(3, 4)
+
+
+def test_bad_sizes_and_unknown_problem_raise():
+    with pytest.raises(ValueError, match=r"p = 4 > n = 3"):
+        initial_point(3, 4)
+    with pytest.raises(ValueError, match="positive integers"):
+        make_problem("brockett", 0, 0)
+    with pytest.raises(ValueError, match="positive integers"):
+        initial_point(3, 1.5)
+    with pytest.raises(ValueError, match=r"unknown problem 'nope'.*brockett"):
+        make_problem("nope", 3, 2)
+
+
+# ----------------------------------------------------------------------------- initial point
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 30), st.floats(0.0, 5.0), st.integers(0, 2**31))
+def test_initial_point_distance_to_its_polar_factor(n, p, distance, seed):
+    n, p = max(n, p), min(n, p)
+    X0 = initial_point(n, p, distance, seed)
+    assert X0.shape == (n, p) and np.all(np.isfinite(X0))
+    U = scipy.linalg.polar(X0)[0]  # the nearest point of St(n, p)
+    np.testing.assert_allclose(U.T @ U, np.eye(p), atol=1e-12)
+    assert np.linalg.norm(X0 - U) == pytest.approx(distance, rel=1e-9, abs=1e-12)
+    s = scipy.linalg.svdvals(X0)
+    assert s.min() >= 0.1 - 1e-12  # full rank, well away from rank deficiency
+    np.testing.assert_array_equal(X0, initial_point(n, p, distance, seed))  # reproducible
+
+
+def test_initial_point_with_prescribed_singular_values_and_bad_inputs():
+    s = np.array([0.3, 3.0, 1.0])
+    X0 = initial_point(7, 3, seed=4, singular_values=s)
+    np.testing.assert_allclose(scipy.linalg.svdvals(X0), np.sort(s)[::-1], rtol=1e-12)
+    with pytest.raises(ValueError, match="singular_values must be 3 positive"):
+        initial_point(7, 3, singular_values=[1.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="singular_values must be 3 positive"):
+        initial_point(7, 3, singular_values=[1.0, 1.0])
+    with pytest.raises(ValueError, match="distance must be finite"):
+        initial_point(7, 3, distance=-0.1)
+    with pytest.raises(ValueError, match="distance must be finite"):
+        initial_point(7, 3, distance=np.nan)
+
+
+def test_nearest_stiefel_is_the_polar_factor():
+    X = initial_point(9, 4, 0.8, seed=3)
+    np.testing.assert_allclose(problems.nearest_stiefel(X), scipy.linalg.polar(X)[0], atol=1e-12)

@@ -1,0 +1,127 @@
+"""Sweeps (landing_core.sweep): every cell of a vectorized grid equals the single run of
+landing_core.solvers.landing with the same parameters and X0."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from landing_core import initial_point, landing, make_problem
+from landing_core.steps import Safe
+from landing_core.sweep import grid, run_batch, sweep
+
+BETAS = (0.25, 0.5, 1.0, 4.0)
+SEEDS = (0, 1)
+MAX_ITER = 800
+
+
+def _single(problem, params, i, step, eps, tangent="beta", distance=0.3):
+    beta, omega, eta, seed = (params[k][i] for k in ("beta", "omega", "eta", "seed"))
+    X0 = initial_point(problem.n, problem.p, distance, int(seed))
+    rule = float(eta) if step == "constant" else Safe(eta=float(eta), eps=eps)
+    return landing(problem, X0, beta=float(beta), omega=float(omega), step=rule, tol=1e-8,
+                   max_iter=MAX_ITER, tangent=tangent)
+
+
+def _assert_cells_match_single_runs(problem, res, step, eps=0.5, tangent="beta"):
+    for i in range(res.status.size):
+        single = _single(problem, res.params, i, step, eps, tangent)
+        assert res.status[i] == single.status, i
+        assert res.iterations[i] == single.iterations, i
+        for got, ref in ((res.final_cost[i], single.cost[-1]),
+                         (res.final_infeasibility[i], single.infeasibility[-1]),
+                         (res.final_grad_norm[i], single.grad_norm[-1])):
+            assert np.isfinite(got)
+            assert abs(got - ref) <= 1e-10 * max(1.0, abs(ref)), (i, got, ref)
+
+
+@pytest.fixture(scope="module")
+def brockett_5_2():
+    return make_problem("brockett", 5, 2, seed=0)
+
+
+def test_sweep_constant_step_cells_match_single_runs(brockett_5_2):
+    res = sweep(brockett_5_2, beta=BETAS, eta=(0.1, 0.15, 0.5), seed=SEEDS, step="constant",
+                max_iter=MAX_ITER)
+    assert res.shape == (4, 1, 3, 2) and res.status.shape == (24,)
+    status = res.status.reshape(res.shape)
+    assert np.all(status[:, :, :2] == "converged")  # a mix of outcomes is being compared
+    assert np.all(status[:, :, 2] == "diverged")
+    _assert_cells_match_single_runs(brockett_5_2, res, "constant")
+    # diverged cells report their last valid iterate: finite values, infeasible
+    div = res.status == "diverged"
+    assert np.all(np.isfinite(res.final_cost[div]) & np.isfinite(res.final_infeasibility[div]))
+    assert np.all(res.iterations[div] < MAX_ITER)
+
+
+def test_sweep_safe_step_cells_match_single_runs(brockett_5_2):
+    res = sweep(brockett_5_2, beta=BETAS, eta=(0.1, 0.15, 0.2), seed=SEEDS, step="safe",
+                eps=0.5, max_iter=MAX_ITER)
+    assert np.all(res.status == "converged")
+    _assert_cells_match_single_runs(brockett_5_2, res, "safe")
+    np.testing.assert_allclose(res.final_gap, res.final_cost - brockett_5_2.f_star)
+    assert np.all(np.abs(res.final_gap) <= 1e-6 * abs(brockett_5_2.f_star))
+
+
+@pytest.mark.parametrize("tangent", ["euclidean", "relative"])
+def test_sweep_other_tangent_terms_match_single_runs(brockett_5_2, tangent):
+    res = sweep(brockett_5_2, beta=(1.0,), omega=(0.5, 2.0), eta=(0.15, 0.6), seed=(3,),
+                tangent=tangent, max_iter=MAX_ITER)
+    assert set(res.status) <= {"converged", "diverged", "max_iter"}
+    _assert_cells_match_single_runs(brockett_5_2, res, "constant", tangent=tangent)
+
+
+def test_sweep_max_iter_cells(brockett_5_2):
+    res = sweep(brockett_5_2, beta=(0.5, 2.0), eta=(0.05,), seed=(0,), max_iter=30)
+    assert np.all(res.status == "max_iter") and np.all(res.iterations == 30)
+    for i in range(2):
+        single = landing(brockett_5_2, initial_point(5, 2, 0.3, 0), beta=res.params["beta"][i],
+                         step=0.05, max_iter=30)
+        assert single.status == "max_iter"
+        assert res.final_cost[i] == pytest.approx(single.cost[-1], rel=1e-12)
+
+
+def test_grid_order_is_c_order_over_the_axes():
+    params, shape = grid(beta=[1, 2], omega=[3], eta=[4, 5, 6], seed=[7, 8])
+    assert shape == (2, 1, 3, 2)
+    combos = list(zip(*(params[k] for k in ("beta", "omega", "eta", "seed")), strict=True))
+    expected = [(b, o, e, s) for b in (1, 2) for o in (3,) for e in (4, 5, 6) for s in (7, 8)]
+    assert combos == expected
+
+
+def test_progress_is_reported(brockett_5_2):
+    calls = []
+    sweep(brockett_5_2, eta=(0.1,), max_iter=25, progress=lambda k, m: calls.append((k, m)))
+    assert calls[0] == (0, 25) and calls[-1] == (25, 25)
+
+
+def test_run_batch_rejects_bad_parameters(brockett_5_2):
+    X0 = np.stack([initial_point(5, 2, 0.3, s) for s in range(2)])
+    with pytest.raises(ValueError, match="every beta must be a finite number > 0"):
+        run_batch(brockett_5_2, X0, beta=np.array([0.5, -1.0]), omega=1.0, eta=0.1)
+    with pytest.raises(ValueError, match="every omega must be a finite number > 0"):
+        run_batch(brockett_5_2, X0, beta=0.5, omega=0.0, eta=0.1)
+    with pytest.raises(ValueError, match="every eta must be a finite number > 0"):
+        run_batch(brockett_5_2, X0, beta=0.5, omega=1.0, eta=np.nan)
+    with pytest.raises(ValueError, match="sweep step rule must be 'constant' or 'safe'"):
+        run_batch(brockett_5_2, X0, beta=0.5, omega=1.0, eta=0.1, step="armijo")
+
+
+@pytest.mark.xfail(strict=True, raises=np.linalg.LinAlgError, reason=(
+    "BUG: sweep.run_batch only checks the rank of runs whose PREVIOUS iterate had "
+    "||h|| >= 0.9; a step from ||h|| < 0.9 can land on a rank-deficient X_k, and the batched "
+    "Cholesky in landing_field then raises LinAlgError for the whole batch instead of marking "
+    "that run 'diverged' (the single run reports 'diverged')"))
+def test_run_batch_reports_a_rank_deficient_iterate_as_diverged():
+    """x0 = 1.25 e1 is an eigenvector of A (tangent term exactly 0) with ||h|| = 0.5625 < 0.9;
+    with omega = 1 and eta = 1 / (x0^2 - 1), x1 = x0 - eta x0 (x0^2 - 1) is exactly 0."""
+    problem = make_problem("brockett", 2, 1, A=np.diag([1.0, 2.0]))
+    a = 1.25
+    eta = a / (a * (a * a - 1.0))
+    x0 = np.array([[a], [0.0]])
+    single = landing(problem, x0, beta=0.5, omega=1.0, step=eta)
+    assert single.status == "diverged" and single.iterations == 0  # the reference behaviour
+    good = initial_point(2, 1, 0.3, seed=0)
+    iterations, status, *_ = run_batch(problem, np.stack([x0, good]), beta=0.5, omega=1.0,
+                                       eta=np.array([eta, 0.1]))
+    assert status[0] == "diverged" and iterations[0] == 0
