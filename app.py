@@ -1,8 +1,7 @@
-"""Landing Explorer: the entry point. Shared sidebar configuration, then the chosen page."""
+"""Landing Explorer: the entry point. Each page draws the shared sidebar (controls.sidebar), whose
+configuration lives in one object in session state, so every page sees the same settings."""
 
 import streamlit as st
-
-from landing_core.ui import controls
 
 st.set_page_config(page_title="Landing Explorer", page_icon="🛬", layout="wide")
 
@@ -10,5 +9,4 @@ page = st.navigation([
     st.Page("pages/explorer.py", title="Explorer", icon=":material/flight_land:", default=True),
     st.Page("pages/guide.py", title="Guide", icon=":material/menu_book:"),
 ])
-controls.sidebar()
 page.run()

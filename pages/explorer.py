@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from landing_core.ui import runner, views
+from landing_core.ui import controls, runner, views
 from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
-config = st.session_state.config
+config = controls.sidebar()
 matrix = st.session_state.get("matrix")
 try:
     problem = runner.build_problem(config, matrix)
@@ -38,7 +38,7 @@ def restart() -> None:
 
 
 b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 3])
-if b1.button("Run", icon=":material/play_arrow:", type="primary", width="stretch", theme=None):
+if b1.button("Run", icon=":material/play_arrow:", type="primary", width="stretch"):
     if trace.finished or st.session_state.records is None:
         restart()
     st.session_state.playing = True
@@ -47,7 +47,7 @@ if b2.button("Pause", icon=":material/pause:", width="stretch",
     st.session_state.playing = False
     trace.status = "paused"
     trace.message = f"Paused at k = {trace.k}: Run resumes, Step advances one iteration."
-if b3.button("Step", icon=":material/skip_next:", width="stretch", theme=None):
+if b3.button("Step", icon=":material/skip_next:", width="stretch"):
     if trace.finished or st.session_state.records is None:
         restart()
     else:
@@ -55,7 +55,7 @@ if b3.button("Step", icon=":material/skip_next:", width="stretch", theme=None):
     trace = st.session_state.trace
     if not trace.finished:
         trace.status, trace.message = "paused", f"Stepped to k = {trace.k}."
-if b4.button("Reset", icon=":material/restart_alt:", width="stretch", theme=None):
+if b4.button("Reset", icon=":material/restart_alt:", width="stretch"):
     restart()
     st.session_state.playing = False
 trace = st.session_state.trace
@@ -89,7 +89,8 @@ def show_numbers(t: runner.Trace, k: int) -> None:
 
 
 def show_figures(t: runner.Trace, current: int | None, geometry: bool = True) -> None:
-    convergence_box.plotly_chart(views.convergence(t, f_star, current), width="stretch", theme=None)
+    convergence_box.plotly_chart(views.convergence(t, f_star, current), width="stretch",
+                                 theme=None)
     if not geometry:
         return
     with geometry_box.container():

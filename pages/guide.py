@@ -2,6 +2,10 @@
 
 import streamlit as st
 
+from landing_core.ui import controls
+
+controls.sidebar()
+
 st.title("Guide")
 st.markdown(r"""
 **The problem.** Minimize $f(X)$ over $X \in \mathbb{R}^{n\times p}$ subject to

@@ -133,4 +133,5 @@ def from_query(params: dict[str, str | list[str]]) -> tuple[AppConfig, list[str]
 
 def to_query(config: AppConfig) -> dict[str, str]:
     """The query parameters that restore ``config`` exactly (repr keeps floats exact)."""
-    return {k: repr(v) if isinstance(v, float) else str(v) for k, v in asdict(config).items()}
+    return {k: repr(float(v)) if isinstance(v, float) else str(v)
+            for k, v in asdict(config).items()}

@@ -1,0 +1,169 @@
+"""The app driven with streamlit.testing.v1.AppTest: every page, controls, URL state, uploads."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from landing_core.ui.controls import LOG_GRID
+
+APP = "../app.py"
+TIMEOUT = 60
+
+
+def _app(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_default_load_shows_a_computed_run():
+    at = _app()
+    assert at.success and at.success[0].value.startswith("Converged after")
+    k = int(_metric(at, "iteration k"))
+    assert k > 0
+    charts = _charts(at)
+    assert len(charts) == 4  # convergence, frame, singular values, SPD(2) cone
+    assert len(charts[0]["data"][1]["y"]["bdata"]) > 0 or len(charts[0]["data"][1]["y"]) > 0
+    assert float(_metric(at, "‖XₖᵀXₖ − I‖_F")) < 1e-8
+
+
+@pytest.mark.parametrize(
+    ("widget", "value"),
+    [
+        ("w_beta", LOG_GRID[30]),   # beta = 10
+        ("w_omega", LOG_GRID[28]),  # omega ~ 5
+        ("w_eta", 0.03),
+        ("w_n", 5),
+        ("w_p", 1),
+    ],
+)
+def test_changing_a_parameter_changes_the_result(widget, value):
+    at = _app()
+    before = (_metric(at, "iteration k"), _metric(at, "f(Xₖ)"), _metric(at, "‖grad‖"))
+    element = at.select_slider(key=widget) if widget in ("w_beta", "w_omega") else \
+        at.number_input(key=widget)
+    element.set_value(value).run()
+    assert not at.exception
+    after = (_metric(at, "iteration k"), _metric(at, "f(Xₖ)"), _metric(at, "‖grad‖"))
+    assert after != before
+    assert float(at.query_params[widget.removeprefix("w_")]) == value  # the URL follows
+
+
+def test_run_to_completion_reports_the_status():
+    at = _app({"max_iter": "30", "speed": "instant"})
+    assert at.warning[0].value.startswith("Reached the iteration limit (30)")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception
+    status = at.warning[0].value
+    assert status.startswith("Reached the iteration limit (30)") and "Animated 30 iterations" in \
+        status
+    at = _app({"speed": "instant", "tol": "1e-06"})
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert at.success[0].value.startswith("Converged after") and "Animated" in at.success[0].value
+
+
+def test_step_pause_and_reset():
+    at = _app()
+    next(b for b in at.button if b.label == "Reset").click().run()
+    assert _metric(at, "iteration k") == "0"
+    for expected in ("1", "2"):
+        next(b for b in at.button if b.label == "Step").click().run()
+        assert _metric(at, "iteration k") == expected
+    assert "Stepped to k = 2" in at.info[0].value
+
+
+def test_a_diverging_step_is_reported_not_raised():
+    at = _app({"step": "constant", "eta": "5.0", "problem": "brockett", "n": "20", "p": "4"})
+    assert at.error and at.error[0].value.startswith("Diverged after")
+
+
+@pytest.mark.parametrize(
+    ("n", "p", "titles"),
+    [
+        (2, 1, ["The plane"]),
+        (3, 1, ["The sphere"]),
+        (3, 2, ["The frame", "Singular values", "The Gram matrix"]),
+        (2, 2, ["Singular values", "The Gram matrix"]),
+        (10, 4, ["Singular values"]),
+        (10, 1, ["Singular values"]),
+    ],
+)
+def test_every_view_appears_for_its_size(n, p, titles):
+    at = _app({"n": str(n), "p": str(p)})
+    shown = [h.value.split(":")[0] for h in at.subheader if h.value != "Downloads"]
+    assert [s.split(" of ")[0].split(" XₖᵀXₖ")[0] for s in shown] == titles
+    assert len(_charts(at)) == 1 + len(titles)
+
+
+def test_p_equal_one_disables_beta_and_says_why():
+    at = _app({"n": "2", "p": "1"})
+    assert at.select_slider(key="w_beta").disabled
+    assert any("every β gives the same tangent term" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("query", [{"beta": "-3"}, {"n": "abc"}, {"problem": "nope"},
+                                   {"tol": "1e9"}, {"p": "9", "n": "3"}])
+def test_invalid_query_parameters_warn_not_raise(query):
+    at = _app(query)
+    assert at.warning
+    assert at.success or at.warning  # a run is still shown
+
+
+def test_url_restores_the_exact_view():
+    query = {"problem": "pca", "n": "6", "p": "2", "beta": "0.3", "omega": "2.0", "eta": "0.05",
+             "seed": "4", "max_iter": "123"}
+    at = _app(query)
+    assert at.select_slider(key="w_beta").value == 0.3
+    assert at.number_input(key="w_n").value == 6
+    assert at.number_input(key="w_max_iter").value == 123
+    assert at.query_params["beta"] == "0.3"
+
+
+def test_malformed_upload_warns_and_keeps_the_built_in_problem():
+    at = _app()
+    before = _metric(at, "f(Xₖ)")
+    at.file_uploader[0].set_value(("bad.csv", b"1,2\n3,oops\n", "text/csv")).run()
+    assert not at.exception
+    assert any("Upload rejected" in w.value for w in at.warning)
+    assert _metric(at, "f(Xₖ)") == before
+
+
+def test_an_uploaded_matrix_defines_the_problem():
+    A = np.diag([3.0, 1.0, -2.0])
+    buf = io.BytesIO()
+    np.save(buf, A)
+    at = _app({"step": "bb"})
+    at.file_uploader[0].set_value(("A.npy", buf.getvalue(), "application/octet-stream")).run()
+    assert not at.exception
+    # Brockett with A = diag(3, 1, -2), N = diag(2, 1): f* = 2(-2) + 1(1) = -3
+    assert float(_metric(at, "f(Xₖ)")) == pytest.approx(-3.0, abs=1e-7)
+
+
+def test_wrong_shape_upload_warns():
+    at = _app()
+    at.file_uploader[0].set_value(("A.csv", b"1,2,3\n4,5,6\n", "text/csv")).run()
+    assert not at.exception
+    assert any("does not fit" in w.value for w in at.warning)
+
+
+def test_guide_page_renders():
+    at = _app()
+    at.switch_page("pages/guide.py").run()
+    assert not at.exception
+    assert at.title[0].value == "Guide"

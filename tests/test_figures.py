@@ -1,0 +1,113 @@
+"""Figure builders on their data: what is drawn is what was computed."""
+
+import numpy as np
+import pytest
+
+from landing_core import figures
+from landing_core.geometry import landing_field
+from landing_core.problems import brockett, quartic
+from landing_core.solvers import landing
+from landing_core.ui import runner, views
+from landing_core.ui.state import AppConfig
+
+
+def _trace(**kw) -> tuple[runner.Trace, object, AppConfig]:
+    config = AppConfig(**kw)
+    problem = runner.build_problem(config)
+    return runner.run_to_end(*runner.start(config, problem), config), problem, config
+
+
+def test_convergence_figure_has_one_point_per_iterate_and_the_gap():
+    trace, problem, config = _trace(n=5, p=2, max_iter=40, tol=1e-14)
+    f_star = runner.optimum(config, problem)
+    fig = views.convergence(trace, f_star)
+    assert trace.k == 40
+    gap, infeas, grad, step = (fig.data[i] for i in range(4))
+    assert len(gap.y) == len(infeas.y) == len(grad.y) == len(step.y) == 41
+    np.testing.assert_allclose(gap.y, np.abs(np.array(trace.cost) - f_star))
+    np.testing.assert_allclose(infeas.y, trace.infeasibility)
+    assert np.isnan(step.y[0]) and step.y[1] == pytest.approx(trace.step[1])
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
+
+
+def test_convergence_figure_without_f_star_plots_the_cost_itself():
+    fig = figures.convergence_figure([3.0, 2.0, 1.5], [1, 0.5, 0.1], [1, 0.1, 0.01],
+                                     [np.nan, 0.1, 0.1])
+    np.testing.assert_array_equal(fig.data[0].y, [3.0, 2.0, 1.5])
+    assert fig.layout.yaxis.type != "log"
+
+
+def test_trajectory_and_layer_circles_in_the_plane():
+    problem = quartic(2, 1)
+    x0 = np.array([[1.3], [0.4]])
+    result = landing(problem, x0, step=0.1, max_iter=30, tol=1e-14, keep_iterates=100)
+    X = result.iterates
+    fig = figures.plane_figure(X, problem.cost, problem.egrad, beta=0.5, omega=1.0,
+                               tangent="beta")
+    traj = next(t for t in fig.data if t.name == "trajectory")
+    assert len(traj.x) == result.iterations + 1 == 31
+    np.testing.assert_allclose(traj.x, X[:, 0, 0])
+    radii = figures.layer_radii(X)
+    norms = np.linalg.norm(X[:, :, 0], axis=1)
+    assert radii[0] == pytest.approx(norms[0])
+    assert np.min(np.abs(radii - norms[-1])) <= 1e-3  # the last layer, up to merged duplicates
+    assert all(np.min(np.abs(norms - r)) < 1e-12 for r in radii)
+    circles = [t for t in fig.data if t.legendgroup == "layers"]
+    assert len(circles) == len(radii)
+    for circle, r in zip(circles, radii, strict=True):
+        np.testing.assert_allclose(np.hypot(circle.x, circle.y), r)
+    unit = next(t for t in fig.data if t.name.startswith("St(2, 1)"))
+    np.testing.assert_allclose(np.hypot(unit.x, unit.y), 1.0)
+    start = next(t for t in fig.data if t.name == "X₀")
+    assert (start.x[0], start.y[0]) == (1.3, 0.4)
+
+
+def test_plane_arrows_follow_minus_the_landing_field():
+    problem = brockett(2, 1, seed=3)
+    X = np.array([[[0.9], [0.8]]])
+    pts = np.array([[0.7, -1.1]])
+    V = figures._field_on_points(pts, problem.egrad, 0.5, 2.0, "beta")
+    _, V_ref, _ = landing_field(pts.reshape(1, 2, 1), problem.egrad(pts.reshape(1, 2, 1)),
+                                0.5, 2.0, "beta")
+    np.testing.assert_allclose(V, V_ref[:, :, 0])
+    fig = figures.plane_figure(X, problem.cost, problem.egrad, beta=0.5, omega=2.0,
+                               tangent="beta")
+    assert any(t.name == "landing field −V" for t in fig.data)
+
+
+def test_sphere_and_frame_views_draw_every_iterate():
+    trace, problem, config = _trace(n=3, p=1, max_iter=25, tol=1e-14)
+    shown = views.geometry_views(trace, problem, config)
+    assert [v.title.split(":")[0] for v in shown] == ["The sphere", "Singular values of Xₖ"][:1]
+    traj = next(t for t in shown[0].figure.data if t.name == "trajectory")
+    assert len(traj.x) == 26
+    trace, problem, config = _trace(n=3, p=2, max_iter=25, tol=1e-14)
+    shown = {v.title.split(":")[0]: v.figure for v in views.geometry_views(trace, problem,
+                                                                            config)}
+    assert set(shown) == {"The frame", "Singular values of Xₖ",
+                          "The Gram matrix XₖᵀXₖ in the cone SPD(2)"}
+    paths = [t for t in shown["The frame"].data if (t.name or "").startswith("path")]
+    X = np.array(trace.X)
+    for j, path in enumerate(paths):
+        np.testing.assert_allclose(path.x, X[:, 0, j])
+    cone = shown["The Gram matrix XₖᵀXₖ in the cone SPD(2)"]
+    point = next(t for t in cone.data if t.name == "XₖᵀXₖ")
+    M = np.einsum("kij,kil->kjl", X, X)
+    np.testing.assert_allclose(point.x, M[:, 0, 0])
+    np.testing.assert_allclose(point.z, M[:, 0, 1])
+
+
+def test_singular_values_are_those_of_the_iterates():
+    trace, problem, config = _trace(problem="procrustes", n=12, p=3, max_iter=10, tol=1e-14)
+    fig = figures.singular_values_figure(np.array(trace.sigma))
+    assert len(fig.data) == 3
+    assert fig.data[0].y[0] == pytest.approx(np.linalg.svd(
+        runner.initial(config, problem), compute_uv=False)[0])
+
+
+def test_replay_views_stop_at_the_chosen_iteration():
+    trace, problem, config = _trace(n=2, p=1, max_iter=20, tol=1e-14)
+    shown = views.geometry_views(trace, problem, config, current=7)
+    traj = next(t for t in shown[0].figure.data if t.name == "trajectory")
+    assert len(traj.x) == 8
+    np.testing.assert_allclose(traj.x[-1], trace.X[7][0, 0])

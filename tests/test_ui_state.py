@@ -1,0 +1,84 @@
+"""The app's configuration state, URL round trip and upload parsing (pure functions)."""
+
+import io
+
+import numpy as np
+import pytest
+
+from landing_core.ui.state import AppConfig, from_query, to_query, validate
+from landing_core.ui.upload import parse_matrix
+
+
+def test_url_round_trip_restores_the_exact_config():
+    config = AppConfig(problem="procrustes", n=7, p=3, seed=11, distance=0.37, tangent="relative",
+                       beta=0.3, omega=2.5, step="armijo", eta=0.0123, tol=1e-10,
+                       max_iter=777, speed="slow")
+    restored, warnings = from_query(to_query(config))
+    assert restored == config
+    assert warnings == []
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "fragment"),
+    [
+        ({"beta": "abc"}, "beta", "not a number"),
+        ({"beta": "0"}, "beta", "outside"),
+        ({"beta": "nan"}, "beta", "outside"),
+        ({"n": "2.5"}, "n", "not an integer"),
+        ({"n": "100000"}, "n", "outside"),
+        ({"problem": "nope"}, "problem", "not one of"),
+        ({"step": "huge"}, "step", "not one of"),
+    ],
+)
+def test_invalid_url_values_warn_and_fall_back_to_the_default(params, field, fragment):
+    config, warnings = from_query(params)
+    assert getattr(config, field) == getattr(AppConfig(), field)
+    assert len(warnings) == 1 and fragment in warnings[0]
+
+
+def test_unknown_url_parameter_is_ignored_with_a_warning():
+    config, warnings = from_query({"colour": "red", "n": "5"})
+    assert config.n == 5 and "colour" in warnings[0]
+
+
+def test_p_larger_than_n_is_fixed_with_a_message():
+    config, messages = validate(AppConfig(n=3, p=5))
+    assert config.p == 3
+    assert "p = 5 > n = 3" in messages[0]
+
+
+def test_run_key_ignores_only_the_animation_speed():
+    assert AppConfig(speed="slow").run_key() == AppConfig(speed="instant").run_key()
+    assert AppConfig(beta=0.3).run_key() != AppConfig().run_key()
+
+
+def test_parse_matrix_reads_csv_and_npy():
+    A = np.arange(6.0).reshape(2, 3) / 7
+    buf = io.BytesIO()
+    np.save(buf, A)
+    np.testing.assert_array_equal(parse_matrix("a.npy", buf.getvalue()), A)
+    text = "\n".join(",".join(repr(float(v)) for v in row) for row in A).encode()
+    np.testing.assert_array_equal(parse_matrix("a.csv", text), A)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "fragment"),
+    [
+        ("a.csv", b"1,2\n3,x\n", "could not be read"),
+        ("a.csv", b"1,2\n3\n", "could not be read"),
+        ("a.csv", b"1,nan\n3,4\n", "NaN or infinite"),
+        ("a.npy", b"not a numpy file", "could not be read"),
+        ("a.xlsx", b"1,2", "upload a .csv or .npy"),
+        ("a.csv", b"\xff\xfe\x00", "could not be read"),
+    ],
+)
+def test_malformed_uploads_raise_a_clear_value_error(name, data, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        parse_matrix(name, data)
+
+
+def test_npy_of_wrong_dimension_is_rejected():
+    buf = io.BytesIO()
+    np.save(buf, np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="2-D matrix"):
+        parse_matrix("a.npy", buf.getvalue())
