@@ -1,9 +1,107 @@
-"""Placeholder: the compare page is being built."""
+"""Compare: up to six configurations on the same problem from the same X₀, overlaid."""
 
+import pandas as pd
 import streamlit as st
 
-from landing_core.ui import controls
+from landing_core import figures
+from landing_core.solvers import METHODS
+from landing_core.ui import compare, controls
+from landing_core.ui.state import STEP_LABELS, TANGENT_LABELS
 
-controls.sidebar()
-st.title("compare")
-st.info("This page is under construction.")
+config = controls.sidebar()
+st.title("Compare configurations")
+st.markdown(
+    f"Every row runs on **the same problem** ({config.problem}, St({config.n}, {config.p}), "
+    f"seed {config.seed}) **from the same X₀** (distance {config.distance:g} from the "
+    f"manifold), with the sidebar's tolerance {config.tol:.0e} and at most {config.max_iter} "
+    "iterations. Edit, add or remove rows (up to six)."
+)
+
+if "compare_rows" not in st.session_state:
+    st.session_state.compare_rows = compare.default_rows(config)
+    st.session_state.compare_version = 0
+
+edited = st.data_editor(
+    pd.DataFrame(st.session_state.compare_rows, columns=compare.COLUMNS),
+    num_rows="dynamic",
+    width="stretch",
+    key=f"compare_editor_{st.session_state.compare_version}",
+    column_config={
+        "label": st.column_config.TextColumn("label", required=True),
+        "method": st.column_config.SelectboxColumn("method", options=list(METHODS),
+                                                   required=True),
+        "tangent": st.column_config.SelectboxColumn("tangent term", options=list(TANGENT_LABELS),
+                                                    required=True),
+        "beta": st.column_config.NumberColumn("β", min_value=0.001, max_value=1000.0,
+                                              format="%.3g"),
+        "omega": st.column_config.NumberColumn("ω", min_value=0.001, max_value=1000.0,
+                                               format="%.3g"),
+        "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
+                                                 required=True),
+        "eta": st.column_config.NumberColumn("η", min_value=1e-5, max_value=100.0,
+                                             format="%.3g"),
+    },
+)
+rows = edited.to_dict("records")
+if not edited.equals(pd.DataFrame(st.session_state.compare_rows, columns=compare.COLUMNS)):
+    # keep edits across pages: the edited table becomes the base of a fresh editor
+    st.session_state.compare_rows = rows
+    st.session_state.compare_version += 1
+    st.rerun()
+
+if len(rows) > compare.MAX_ROWS:
+    st.warning(f"Only the first {compare.MAX_ROWS} rows are compared.")
+    rows = rows[:compare.MAX_ROWS]
+valid = []
+for r in rows:
+    problem_with_row = compare.check_row(r)
+    if problem_with_row:
+        st.warning(f"Row {r.get('label')!r} skipped: {problem_with_row}.")
+    else:
+        valid.append(r)
+if not valid:
+    st.info("Add a row to compare.")
+    st.stop()
+
+fair_label = st.radio("Steps", list(compare.FAIRNESS), horizontal=True, key="compare_fairness",
+                      help="Metrics compared at one fixed η can mislead: the rotation block of "
+                           "grad_β scales with 1/β, so one η suits one β and not another.")
+if compare.FAIRNESS[fair_label] is None and any(r["step"] == "constant" for r in valid):
+    st.info("A constant η favours whichever tangent term happens to be scaled for it. For a "
+            "fair comparison choose “each at its safe step” or “each with Armijo” above.",
+            icon=":material/balance:")
+
+
+@st.cache_data(max_entries=32, show_spinner="Running the configurations…")
+def _run(cfg, rows_, fairness, matrix):
+    return compare.run_rows(cfg, rows_, fairness, matrix)
+
+
+matrix = st.session_state.get("matrix")
+try:
+    problem = compare.build_problem(config, matrix)
+except ValueError as err:
+    st.warning(f"Your matrix does not fit this problem ({err}); using the built-in one.")
+    matrix = None
+    problem = compare.build_problem(config)
+runs, f_star = _run(config, valid, compare.FAIRNESS[fair_label], matrix)
+
+against = st.radio("Against", ["iteration", "time"], horizontal=True, key="compare_against",
+                   format_func={"iteration": "iterations", "time": "wall time"}.get)
+st.plotly_chart(figures.comparison_figure(runs, f_star=f_star, against=against),
+                width="stretch", theme=None)
+st.subheader("Summary")
+st.dataframe(pd.DataFrame(compare.summary(runs, f_star)), width="stretch", hide_index=True,
+             column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
+                            "final ‖XᵀX − I‖_F": st.column_config.NumberColumn(format="%.3e"),
+                            "time to tol (ms)": st.column_config.NumberColumn(format="%.1f")})
+for run in runs:
+    if run["status"] == "diverged":
+        st.error(f"{run['label']}: {run['message']}")
+
+if (config.n, config.p) in ((2, 1), (3, 1), (3, 2)):
+    st.subheader("Trajectories from the same X₀")
+    st.plotly_chart(figures.trajectories_figure(runs, problem.cost, config.n, config.p),
+                    width="stretch", theme=None)
+else:
+    st.caption("Trajectories are drawn for (n, p) = (2, 1), (3, 1) and (3, 2).")

@@ -1,9 +1,24 @@
-"""Placeholder: the presets page is being built."""
+"""Lecture presets: one click loads a configuration and shows it."""
 
 import streamlit as st
 
 from landing_core.ui import controls
+from landing_core.ui.presets import PRESETS
 
 controls.sidebar()
-st.title("presets")
-st.info("This page is under construction.")
+st.title("Lecture presets")
+st.markdown("Each preset loads a configuration into the sidebar and opens the page that shows "
+            "it. Everything stays editable afterwards.")
+
+for i, preset in enumerate(PRESETS):
+    with st.container(border=True):
+        st.subheader(preset.title)
+        st.markdown(preset.look_at)
+        if st.button("Show me", key=f"preset_{i}", icon=":material/play_circle:"):
+            controls.set_config(preset.config)
+            if preset.page == "compare":
+                st.session_state.compare_rows = list(preset.rows)
+                st.session_state.compare_version = st.session_state.get("compare_version",
+                                                                        0) + 1
+                st.session_state.compare_fairness = preset.fairness
+            st.switch_page(f"pages/{preset.page}.py")

@@ -39,14 +39,27 @@ def get_config() -> AppConfig:
 
 
 def set_config(config: AppConfig) -> None:
-    """Replace the configuration (a preset, a sweep cell): widgets follow on the next draw."""
+    """Replace the configuration (a preset, a sweep cell): the widgets take it at the next
+    ``sidebar()``, before they are drawn (a drawn widget's key cannot be changed in its run)."""
     st.session_state.config = config
-    _write_widgets(config)
+    st.session_state.pending_config = True
 
 
 def _write_widgets(config: AppConfig) -> None:
     for name, value in config.__dict__.items():
         st.session_state[f"w_{name}"] = value
+
+
+def _keep_widgets(config: AppConfig) -> None:
+    """Carry the sidebar's values over page switches.
+
+    Each page draws its own copy of the sidebar; streamlit resets a widget that is new to the page
+    unless its key holds a value set through the Session State API. Re-assigning each key its own
+    current value (which already includes this run's user change) makes it such a value; keys
+    streamlit dropped are restored from the configuration.
+    """
+    for name, value in config.__dict__.items():
+        st.session_state[f"w_{name}"] = st.session_state.get(f"w_{name}", value)
 
 
 def _options(grid: list[float], value: float) -> list[float]:
@@ -83,6 +96,10 @@ def _matrix_upload(config: AppConfig) -> None:
 def sidebar() -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step."""
     config = get_config()
+    if st.session_state.pop("pending_config", False):
+        _write_widgets(config)
+    else:
+        _keep_widgets(config)
     for warning in st.session_state.pop("url_warnings", []):
         st.warning(warning, icon="⚠️")
     sb = st.sidebar

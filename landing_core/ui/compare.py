@@ -1,0 +1,99 @@
+"""The compare page's model: rows of configurations run on one problem from one X_0 (pure).
+
+A row is a dict with "label", "method", "tangent", "beta", "omega", "step", "eta". ``run_rows``
+validates them, applies the fairness choice and runs each with ``landing_core.solvers.solve``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from ..solvers import METHODS, Config, solve
+from .runner import build_problem, initial, step_rule
+from .state import AppConfig
+
+MAX_ROWS = 6
+COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta")
+FAIRNESS = {
+    "as set in each row": None,
+    "each at its safe step (η as the cap)": "safe",
+    "each with Armijo (no η to tune)": "armijo",
+}
+
+
+def default_rows(config: AppConfig) -> list[dict]:
+    """Four β-metric landing runs, β in {0.1, 0.5, 1, 5}, with the sidebar's ω and step."""
+    return [row(f"β = {b:g}", beta=b, omega=config.omega, step=config.step, eta=config.eta)
+            for b in (0.1, 0.5, 1.0, 5.0)]
+
+
+def row(label: str, *, method: str = "landing", tangent: str = "beta", beta: float = 0.5,
+        omega: float = 1.0, step: str = "safe", eta: float = 0.1) -> dict:
+    return dict(label=label, method=method, tangent=tangent, beta=beta, omega=omega, step=step,
+                eta=eta)
+
+
+def check_row(r: dict) -> str | None:
+    """Why a row cannot run (a message), or None when it is valid."""
+    if r.get("method") not in METHODS:
+        return f"unknown method {r.get('method')!r}"
+    if r.get("tangent") not in ("beta", "euclidean", "relative"):
+        return f"unknown tangent term {r.get('tangent')!r}"
+    if r.get("step") not in ("safe", "constant", "armijo", "bb"):
+        return f"unknown step rule {r.get('step')!r}"
+    for name in ("beta", "omega", "eta"):
+        value = r.get(name)
+        try:
+            ok = value is not None and math.isfinite(float(value)) and float(value) > 0
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            return f"{name} must be a number > 0, got {value!r}"
+    return None
+
+
+def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
+    cfg = replace(config, beta=float(r["beta"]), omega=float(r["omega"]),
+                  step=fairness or r["step"], eta=float(r["eta"]))
+    return Config(beta=cfg.beta, omega=cfg.omega, step=step_rule(cfg), tangent=r["tangent"],
+                  method=r["method"])
+
+
+def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
+             matrix: np.ndarray | None = None) -> tuple[list[dict], float | None]:
+    """Run every row on the configured problem from the configured X_0.
+
+    Returns one dict per row (label, histories, iterates for n <= 3, status, message,
+    iterations) and f* (over X_0's component when p = n).
+    """
+    problem = build_problem(config, matrix)
+    X0 = initial(config, problem)
+    keep = config.max_iter + 1 if problem.n <= 3 else 0
+    runs = []
+    for r in rows:
+        result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
+                       max_iter=config.max_iter, keep_iterates=keep)
+        runs.append(dict(label=str(r["label"]), cost=result.cost,
+                         infeasibility=result.infeasibility, grad_norm=result.grad_norm,
+                         time=result.time, X=result.iterates, status=result.status,
+                         message=result.message, iterations=result.iterations))
+    return runs, problem.optimum_from(X0)
+
+
+def summary(runs: list[dict], f_star: float | None) -> list[dict]:
+    """The summary table: iterations and time to tolerance, final f - f*, final ||h||, status."""
+    table = []
+    for run in runs:
+        done = run["status"] == "converged"
+        table.append({
+            "configuration": run["label"],
+            "status": run["status"],
+            "iterations to tol": run["iterations"] if done else None,
+            "time to tol (ms)": 1e3 * float(run["time"][-1]) if done else None,
+            "final f − f*": None if f_star is None else float(run["cost"][-1] - f_star),
+            "final ‖XᵀX − I‖_F": float(run["infeasibility"][-1]),
+        })
+    return table

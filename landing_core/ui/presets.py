@@ -1,0 +1,83 @@
+"""Lecture presets: one click loads a configuration (and the rows to compare) and shows it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .compare import row
+from .state import AppConfig
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named configuration with two lines of what to look at, shown on ``page``."""
+
+    title: str
+    look_at: str
+    page: str  # "explorer" or "compare"
+    config: AppConfig
+    rows: list[dict] = field(default_factory=list)
+    fairness: str = "as set in each row"
+
+
+PRESETS: list[Preset] = [
+    Preset(
+        "The circle: landing, penalty and retraction from the same X₀",
+        "Landing glides in from off the circle and lands exactly on it; the penalty method "
+        "settles off the circle (its bias: ‖h‖ stays > 0). Riemannian GD starts at the nearest "
+        "point of the circle and never leaves it.",
+        "compare",
+        AppConfig(problem="quartic", n=2, p=1, seed=3, distance=0.5, step="safe", eta=0.1,
+                  max_iter=400),
+        [row("landing", step="safe", eta=0.1),
+         row("penalty f + ω/4‖h‖²", method="penalty", step="safe", eta=0.1),
+         row("Riemannian GD (QR)", method="rgd-qr", step="safe", eta=0.1)],
+    ),
+    Preset(
+        "The frame on the sphere: β = 0.1 against β = 10",
+        "Small β magnifies the rotation of the frame within its own span (the 1/β block): the "
+        "two columns swirl around each other. Large β moves the span first. Both land.",
+        "compare",
+        AppConfig(problem="brockett", n=3, p=2, seed=2, distance=0.3, step="bb", max_iter=3000),
+        [row("β = 0.1", beta=0.1, step="bb"), row("β = 10", beta=10.0, step="bb")],
+    ),
+    Preset(
+        "Too large a step diverges; the safe step does not",
+        "With η = 0.08 the constant step blows up within a few iterations (status diverged). "
+        "The safe step shortens the first steps so that ‖XᵀX − I‖_F stays bounded, and converges.",
+        "compare",
+        AppConfig(problem="brockett", n=20, p=4, seed=0, distance=0.3, step="safe", eta=0.08,
+                  max_iter=1500),
+        [row("constant η = 0.08", step="constant", eta=0.08),
+         row("safe step, η ≤ 0.08", step="safe", eta=0.08)],
+    ),
+    Preset(
+        "The Gram matrix flows to I whatever the cost",
+        "Follow the point (m₁₁, m₂₂, m₁₂) of XₖᵀXₖ through the cone of SPD(2) to I = (1, 1, 0). "
+        "Change the cost function in the sidebar: the Gram matrix still ends at I.",
+        "explorer",
+        AppConfig(problem="linear", n=3, p=2, seed=1, distance=1.0, step="safe", eta=0.1,
+                  max_iter=500),
+    ),
+    Preset(
+        "Brockett: β changes the path, not the limit",
+        "The convergence curves of β = 0.1, 1 and 5 differ, yet every final f − f* is at "
+        "rounding level: the runs reach the same minimizer by different paths.",
+        "compare",
+        AppConfig(problem="brockett", n=3, p=2, seed=4, distance=0.4, step="bb", max_iter=3000),
+        [row("β = 0.1", beta=0.1, step="bb"), row("β = 1", beta=1.0, step="bb"),
+         row("β = 5", beta=5.0, step="bb")],
+    ),
+    Preset(
+        "PCA: β (almost) changes nothing",
+        "The PCA cost is invariant under X → XQ: on the manifold XᵀG is symmetric and the "
+        "rotation block that β scales vanishes. The curves nearly coincide; what differs comes "
+        "from the iterates leaving the manifold by O(η²).",
+        "compare",
+        AppConfig(problem="pca", n=5, p=2, seed=0, distance=0.0, step="safe", eta=0.1,
+                  max_iter=300),
+        [row("β = 0.1", beta=0.1, step="safe", eta=0.1),
+         row("β = 1", beta=1.0, step="safe", eta=0.1),
+         row("β = 10", beta=10.0, step="safe", eta=0.1)],
+    ),
+]

@@ -1,0 +1,151 @@
+"""The compare page, its model, and every lecture preset (AppTest and pure)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from landing_core.problems import initial_point, make_problem
+from landing_core.solvers import Config, solve
+from landing_core.steps import BarzilaiBorwein, Safe
+from landing_core.ui import compare
+from landing_core.ui.presets import PRESETS
+from landing_core.ui.state import AppConfig
+
+TIMEOUT = 60
+
+
+def _at(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _decode(values) -> np.ndarray:
+    """Plotly sends numpy arrays base64-encoded ({"dtype", "bdata"})."""
+    if isinstance(values, dict):
+        import base64
+
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+    return np.asarray(values, dtype=float)
+
+
+def test_rows_match_independent_solver_runs():
+    config = AppConfig(problem="brockett", n=6, p=2, seed=1, distance=0.3, max_iter=300)
+    rows = [compare.row("a", beta=0.2, step="safe", eta=0.05),
+            compare.row("b", tangent="relative", step="bb"),
+            compare.row("c", method="rgd-polar", step="bb")]
+    runs, f_star = compare.run_rows(config, rows, None)
+    problem = make_problem("brockett", 6, 2, 1)
+    X0 = initial_point(6, 2, 0.3, 1)
+    assert f_star == problem.f_star
+    for run, cfg in zip(runs, [Config(beta=0.2, step=Safe(0.05)),
+                               Config(tangent="relative", step=BarzilaiBorwein()),
+                               Config(method="rgd-polar", step=BarzilaiBorwein())], strict=True):
+        ref = solve(problem, X0, cfg, tol=config.tol, max_iter=300)
+        assert run["status"] == ref.status and run["iterations"] == ref.iterations
+        np.testing.assert_array_equal(run["cost"], ref.cost)
+
+
+def test_fairness_overrides_every_rows_step_rule():
+    config = AppConfig(problem="brockett", n=6, p=2, max_iter=200)
+    rows = [compare.row("const", step="constant", eta=5.0)]
+    (diverged,), _ = compare.run_rows(config, rows, None)
+    (safe,), _ = compare.run_rows(config, rows, "safe")
+    assert diverged["status"] == "diverged"
+    assert safe["status"] != "diverged" and safe["infeasibility"].max() <= 0.5 + 1e-12 or \
+        safe["infeasibility"][0] > 0.5
+
+
+@pytest.mark.parametrize(("bad", "fragment"), [
+    (dict(beta=-1.0), "beta must be a number > 0"),
+    (dict(eta=float("nan")), "eta must be a number > 0"),
+    (dict(method="newton"), "unknown method"),
+    (dict(step=None), "unknown step rule"),
+])
+def test_bad_rows_are_explained(bad, fragment):
+    assert fragment in compare.check_row({**compare.row("x"), **bad})
+
+
+def test_summary_reports_time_and_iterations_only_for_converged_runs():
+    runs = [dict(label="a", status="converged", iterations=7, time=np.array([0, 0.002]),
+                 cost=np.array([2.0, 1.0]), infeasibility=np.array([1.0, 1e-12])),
+            dict(label="b", status="max_iter", iterations=9, time=np.array([0, 0.001]),
+                 cost=np.array([2.0, 1.5]), infeasibility=np.array([1.0, 0.1]))]
+    table = compare.summary(runs, f_star=1.0)
+    assert table[0]["iterations to tol"] == 7 and table[0]["time to tol (ms)"] == 2.0
+    assert table[1]["iterations to tol"] is None and table[1]["final f − f*"] == 0.5
+
+
+def test_compare_page_overlays_the_default_rows():
+    at = _at({"n": "3", "p": "2"})
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(charts) == 2  # convergence overlay and trajectories
+    names = {t["name"] for t in charts[0]["data"]}
+    assert names == {"β = 0.1", "β = 0.5", "β = 1", "β = 5"}
+    summary = at.dataframe[-1].value
+    assert list(summary["configuration"]) == ["β = 0.1", "β = 0.5", "β = 1", "β = 5"]
+    # the sidebar's settings survive the page switch
+    assert at.session_state.config.omega == 1.0 and at.session_state.config.eta == 0.1
+
+
+def test_compare_against_wall_time():
+    at = _at()
+    at.switch_page("pages/compare.py").run()
+    at.radio(key="compare_against").set_value("time").run()
+    assert not at.exception
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert chart["layout"]["xaxis"]["title"]["text"] == "wall time (s)"
+
+
+@pytest.mark.parametrize("index", range(len(PRESETS)))
+def test_every_preset_loads_and_shows(index):
+    preset = PRESETS[index]
+    at = _at()
+    at.switch_page("pages/presets.py").run()
+    assert not at.exception
+    at.button(key=f"preset_{index}").click().run()
+    assert not at.exception
+    assert at.session_state.config.run_key() == preset.config.run_key()
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert charts, "the preset's page shows its figures"
+    if preset.page == "compare":
+        names = [t["name"] for t in charts[0]["data"] if t.get("showlegend", True)]
+        assert names == [r["label"] for r in preset.rows]
+        table = at.dataframe[-1].value
+        assert list(table["configuration"]) == [r["label"] for r in preset.rows]
+    else:
+        assert at.title[0].value.startswith("Landing on St(n, p)")
+
+
+def test_preset_claims_hold():
+    """What each preset tells the audience to look at is what the runs do."""
+    by_title = {p.title.split(":")[0]: p for p in PRESETS}
+    circle = by_title["The circle"]
+    runs, _ = compare.run_rows(circle.config, circle.rows, None)
+    landing_run, penalty_run, rgd_run = runs
+    assert landing_run["status"] == "converged" and landing_run["infeasibility"][-1] < 1e-8
+    assert penalty_run["infeasibility"][-1] > 1e-3
+    assert rgd_run["infeasibility"].max() < 1e-12
+    step = by_title["Too large a step diverges; the safe step does not"]
+    (const, safe), _ = compare.run_rows(step.config, step.rows, None)
+    assert const["status"] == "diverged" and safe["status"] == "converged"
+    brockett = by_title["Brockett"]
+    runs, f_star = compare.run_rows(brockett.config, brockett.rows, None)
+    assert all(r["status"] == "converged" and abs(r["cost"][-1] - f_star) < 1e-9 for r in runs)
+    assert len({len(r["cost"]) for r in runs}) > 1  # different paths
+    pca = by_title["PCA"]
+    runs, _ = compare.run_rows(pca.config, pca.rows, None)
+    for r in runs[1:]:  # β = 0.1 against β = 10: within 1e-3 relative, while for Brockett ...
+        np.testing.assert_allclose(r["cost"][:50], runs[0]["cost"][:50], rtol=1e-3)
+    b_runs, _ = compare.run_rows(brockett.config, brockett.rows, None)
+    spread = np.abs(b_runs[0]["cost"][:20] - b_runs[2]["cost"][:20]).max()
+    assert spread > 1e-2  # ... β changes the path visibly
