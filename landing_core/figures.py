@@ -308,3 +308,204 @@ def gram_cone_figure(gram: Array, *, current: int | None = None) -> go.Figure:
                  zaxis=dict(title_text="m₁₂", range=[-top, top]), aspectmode="cube")
     fig.update_layout(**LAYOUT, height=620, scene=scene)
     return fig
+
+
+# ----------------------------------------------------------------------------- comparisons
+
+
+def comparison_figure(
+    runs: list[dict],
+    *,
+    f_star: float | None = None,
+    against: str = "iteration",
+) -> go.Figure:
+    """Overlaid convergence of several runs: |f - f*| (or f), ||h||_F and ||grad|| against the
+    iteration k or the wall time; one colour per run, one legend.
+
+    Each run is a dict with "label", "cost", "infeasibility", "grad_norm" and "time" arrays.
+    """
+    if against not in ("iteration", "time"):
+        raise ValueError("against must be 'iteration' or 'time'")
+    gap_title = "|f(Xₖ) − f*|" if f_star is not None else "f(Xₖ)"
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
+                        subplot_titles=(gap_title, "‖XₖᵀXₖ − I‖_F", "‖grad‖"))
+    for i, run in enumerate(runs):
+        colour = PALETTE[i % len(PALETTE)]
+        x = np.asarray(run["time"]) if against == "time" else np.arange(len(run["cost"]))
+        cost = np.asarray(run["cost"], dtype=float)
+        series = (_positive(cost - f_star) if f_star is not None else cost,
+                  _positive(run["infeasibility"]), _positive(run["grad_norm"]))
+        for col, y in enumerate(series, start=1):
+            fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=run["label"],
+                                     legendgroup=run["label"], showlegend=col == 1,
+                                     line=dict(color=colour, width=3)), 1, col)
+    for col in (1, 2, 3):
+        if col > 1 or f_star is not None:
+            fig.update_yaxes(type="log", exponentformat="power", row=1, col=col)
+    fig.update_xaxes(title_text="iteration k" if against == "iteration" else "wall time (s)")
+    fig.update_layout(**LAYOUT, height=440)
+    fig.update_layout(legend=dict(y=-0.2))
+    return fig
+
+
+def trajectories_figure(
+    runs: list[dict],
+    cost: Callable[[Array], Array],
+    n: int,
+    p: int,
+) -> go.Figure:
+    """Overlaid trajectories of several runs from the same X_0 (one colour each): in the plane
+    with the unit circle and the cost's contours (n = 2, p = 1); on the sphere coloured by cost
+    (n = 3, p = 1); the tips of both columns on the unit sphere (n = 3, p = 2).
+
+    Each run is a dict with "label" and "X", the iterates of shape (K, n, p).
+    """
+    if (n, p) == (2, 1):
+        pts = np.concatenate([np.asarray(r["X"]).reshape(-1, 2) for r in runs])
+        R = max(1.6, 1.15 * float(np.max(np.linalg.norm(pts, axis=1))))
+        g = np.linspace(-R, R, 100)
+        gx, gy = np.meshgrid(g, g)
+        Z = cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None]).reshape(100, 100)
+        fig = go.Figure(go.Contour(x=g, y=g, z=Z, colorscale="Greys", ncontours=25, opacity=0.5,
+                                   showscale=False, contours=dict(showlines=False),
+                                   hoverinfo="skip", name="cost"))
+        t = np.linspace(0, 2 * np.pi, 241)
+        fig.add_trace(go.Scatter(x=np.cos(t), y=np.sin(t), mode="lines", name="‖x‖ = 1",
+                                 line=dict(color="black", width=3)))
+        for i, run in enumerate(runs):
+            X = np.asarray(run["X"]).reshape(-1, 2)
+            fig.add_trace(go.Scatter(x=X[:, 0], y=X[:, 1], mode="lines+markers",
+                                     name=run["label"], marker=dict(size=4),
+                                     line=dict(color=PALETTE[i % len(PALETTE)], width=3)))
+        fig.add_trace(go.Scatter(x=pts[:1, 0], y=pts[:1, 1], mode="markers", name="X₀",
+                                 marker=dict(size=14, color="white",
+                                             line=dict(color="black", width=2))))
+        fig.update_xaxes(title_text="x₁", range=[-R, R], constrain="domain")
+        fig.update_yaxes(title_text="x₂", range=[-R, R], scaleanchor="x", scaleratio=1)
+        fig.update_layout(**LAYOUT, height=620)
+        return fig
+    if n != 3 or p not in (1, 2):
+        raise ValueError("trajectories are drawn for (n, p) = (2, 1), (3, 1) and (3, 2)")
+    fig = go.Figure()
+    sx, sy, sz = _sphere(1.0, 50)
+    colour = cost(np.stack([sx.ravel(), sy.ravel(), sz.ravel()], axis=1)[:, :, None]) \
+        if p == 1 else None
+    fig.add_trace(go.Surface(x=sx, y=sy, z=sz, opacity=0.35 if p == 2 else 0.8,
+                             surfacecolor=None if colour is None else colour.reshape(sx.shape),
+                             colorscale="Greys", showscale=False, hoverinfo="skip",
+                             name="unit sphere"))
+    R = 1.3
+    for i, run in enumerate(runs):
+        X = np.asarray(run["X"]).reshape(-1, 3, p)
+        R = max(R, 1.1 * float(np.max(np.linalg.norm(X, axis=1))))
+        for j in range(p):
+            fig.add_trace(go.Scatter3d(
+                x=X[:, 0, j], y=X[:, 1, j], z=X[:, 2, j], mode="lines",
+                line=dict(color=PALETTE[i % len(PALETTE)], width=7, dash="solid" if j == 0
+                          else "dash"),
+                name=run["label"] + ("" if p == 1 else f" (column {j + 1})"),
+                legendgroup=run["label"]))
+    fig.update_layout(**LAYOUT, height=650, scene=_scene(R))
+    return fig
+
+
+# ----------------------------------------------------------------------------- sweep heatmaps
+
+LOG_FLOOR = 1e-16  # log-coloured sweep values below this (exact zeros) are drawn at the floor
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def sweep_hover_text(
+    beta: Array,
+    omega: Array,
+    eta: Array,
+    iterations: Array,
+    status: Array,
+    gap: Array,
+    infeasibility: Array,
+    *,
+    gap_label: str = "f − f*",
+) -> Array:
+    """Hover text of each sweep cell: its beta, omega, eta and outcome (iterations, status,
+    ``gap_label`` = gap, ||h||). Arguments broadcast to one shape; returns strings of that shape."""
+    cols = np.broadcast_arrays(*(np.asarray(a, dtype=object) for a in
+                                 (beta, omega, eta, iterations, status, gap, infeasibility)))
+    text = [
+        f"β = {b:.4g}<br>ω = {o:.4g}<br>η = {e:.4g}<br>iterations: {int(k)}<br>"
+        f"status: {s}<br>{gap_label} = {float(g):.3e}<br>‖h‖ = {float(d):.3e}"
+        for b, o, e, k, s, g, d in zip(*(c.ravel() for c in cols), strict=True)
+    ]
+    return np.array(text, dtype=object).reshape(cols[0].shape)
+
+
+def _log_edges(centers: Array) -> Array:
+    """Cell edges for log-spaced centres: geometric midpoints, the ends mirrored outwards."""
+    logc = np.log10(np.asarray(centers, dtype=float))
+    half = np.diff(logc) / 2 if logc.size > 1 else np.array([0.5])
+    inner = logc[:-1] + half[: logc.size - 1]
+    return 10.0 ** np.concatenate([[logc[0] - half[0]], inner, [logc[-1] + half[-1]]])
+
+
+def _log_colorbar(z: Array, title: str) -> dict:
+    """A colour bar for log10 values, ticked at the integer powers of ten as 10ⁿ."""
+    finite = z[np.isfinite(z)]
+    lo, hi = (np.floor(finite.min()), np.ceil(finite.max())) if finite.size else (0.0, 0.0)
+    ticks = np.arange(lo, hi + 1, max(1, int(np.ceil((hi - lo + 1) / 8))))
+    return dict(title=dict(text=title), tickvals=ticks.tolist(),
+                ticktext=["10" + str(int(t)).translate(_SUPERSCRIPT) if t else "1" for t in ticks])
+
+
+def sweep_heatmap(
+    eta: Array,
+    param: Array,
+    values: Array,
+    status: Array,
+    hover: Array,
+    *,
+    param_label: str,
+    title: str,
+    colour_title: str,
+    log_colour: bool = False,
+    colorscale: str = "Viridis",
+    selected: tuple[int, int] | None = None,
+) -> go.Figure:
+    """One sweep outcome over the (eta, param) plane: eta on the x axis, param (beta or omega) on
+    the y axis, both log-scaled; ``values``, ``status`` and ``hover`` have shape
+    (len(param), len(eta)).
+
+    The heatmap's z is ``values`` (``log10(max(|values|, LOG_FLOOR))`` with ``log_colour``, the
+    colour bar ticked in powers of ten), NaN where status == "diverged": those cells show the
+    grey background under a black × (a legend entry says so). ``selected`` = (row, column)
+    outlines the chosen cell.
+    """
+    eta, param = np.asarray(eta, dtype=float), np.asarray(param, dtype=float)
+    values = np.asarray(values, dtype=float)
+    diverged = np.asarray(status) == "diverged"
+    z = np.log10(np.maximum(np.abs(values), LOG_FLOOR)) if log_colour else values.copy()
+    z[diverged] = np.nan
+    colorbar = _log_colorbar(z, colour_title) if log_colour else dict(title=dict(text=colour_title))
+    xe, ye = _log_edges(eta), _log_edges(param)
+    fig = go.Figure(go.Heatmap(x=xe, y=ye, z=z, text=hover, colorscale=colorscale,
+                               colorbar=colorbar, hoverongaps=False, name=title,
+                               hovertemplate="%{text}<extra></extra>"))
+    size = float(np.clip(330 / max(len(eta), len(param)), 5, 16))
+    rows, cols = np.nonzero(diverged)
+    if rows.size:
+        fig.add_trace(go.Scatter(x=eta[cols], y=param[rows], mode="markers",
+                                 name="diverged (×, grey)", hovertext=hover[rows, cols],
+                                 hovertemplate="%{hovertext}<extra></extra>",
+                                 marker=dict(symbol="x", size=size, color="black")))
+    if selected is not None:
+        i, j = selected
+        fig.add_trace(go.Scatter(x=[eta[j]], y=[param[i]], mode="markers", name="chosen cell",
+                                 hoverinfo="skip",
+                                 marker=dict(symbol="square-open", size=size * 1.6,
+                                             color=PALETTE[1], line=dict(width=3))))
+    fig.update_xaxes(type="log", title_text="step η", exponentformat="power",
+                     range=np.log10(xe[[0, -1]]).tolist(), showgrid=False)
+    fig.update_yaxes(type="log", title_text=param_label, exponentformat="power",
+                     range=np.log10(ye[[0, -1]]).tolist(), showgrid=False)
+    fig.update_layout(**LAYOUT, height=520, title=dict(text=title, font=dict(size=20)),
+                      plot_bgcolor="#D0D0D0")
+    fig.update_layout(margin=dict(t=60), legend=dict(y=-0.2))
+    return fig
