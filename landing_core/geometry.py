@@ -12,6 +12,7 @@ for the Lyapunov equation of the Frobenius projection), never inverted.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -41,11 +42,25 @@ __all__ = [
 
 def _t(A: Array) -> Array:
     """Transpose of the last two axes (works on stacks)."""
-    return np.swapaxes(A, -1, -2)
+    return np.asarray(A).mT
 
 
-def _scalar(beta: float | Array) -> Array:
-    """A scalar or per-run array, shaped to broadcast against stacks of matrices."""
+@functools.cache
+def _identity(p: int) -> Array:
+    """I_p, built once per size (read-only: it is shared)."""
+    eye = np.eye(p)
+    eye.flags.writeable = False
+    return eye
+
+
+def _scalar(beta: float | Array) -> float | Array:
+    """A scalar or per-run array, shaped to broadcast against stacks of matrices.
+
+    A plain number stays a Python float: numpy's arithmetic on 0-d arrays costs microseconds per
+    operation, which adds up in the solver's loop on small problems.
+    """
+    if isinstance(beta, float | int):
+        return float(beta)
     return np.asarray(beta, dtype=float)[..., None, None]
 
 
@@ -69,33 +84,44 @@ def gram(X: Array) -> Array:
     return _t(X) @ X
 
 
+_RANK_DEFICIENT = "X^T X is not positive definite: X is rank-deficient (not in R_*^{n x p})"
+
+
 def _cholesky(M: Array) -> Array:
     """Lower Cholesky factor of the Gram matrix; a clear error when X is rank-deficient."""
     try:
         return np.linalg.cholesky(M)
     except np.linalg.LinAlgError as err:
-        raise np.linalg.LinAlgError(
-            "X^T X is not positive definite: X is rank-deficient (not in R_*^{n x p})"
-        ) from err
+        raise np.linalg.LinAlgError(_RANK_DEFICIENT) from err
+
+
+_potrf, _potrs = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
+_SMALL_P = 16  # up to this size, one Gram matrix is solved by LAPACK called directly
 
 
 def _gram_solve(M: Array, B: Array) -> Array:
     """M^{-1} B through the Cholesky factor M = L L^T (never forms M^{-1}).
 
-    One matrix: LAPACK potrf/potrs via scipy. A stack: numpy's batched Cholesky, then the two
-    triangular systems L Y = B, L^T Z = Y solved batched in C (scipy's batched cho_solve loops
-    in Python, far too slow for sweeps).
+    One small matrix (p <= 16, the app's problems): LAPACK potrf/potrs called directly, since
+    numpy.linalg's per-call overhead (~10 us) would dominate the iteration. Larger matrices and
+    stacks: numpy's Cholesky, then the two triangular systems L Y = B, L^T Z = Y by
+    np.linalg.solve (numpy has no triangular solver; batched in C, where scipy's batched
+    cho_solve loops in Python). This keeps every threaded BLAS call in numpy's OpenBLAS: scipy
+    ships its own, whose idle threads spin after a call and slowed numpy's next products 2-10x
+    on a 2-core machine.
     """
+    if M.ndim == 2 and B.ndim == 2 and M.shape[0] <= _SMALL_P:
+        L, info = _potrf(M, lower=1)
+        if info > 0:
+            raise np.linalg.LinAlgError(_RANK_DEFICIENT)
+        return _potrs(L, B, lower=1)[0]
     L = _cholesky(M)
-    if M.ndim == 2:
-        return scipy.linalg.cho_solve((L, True), B)
     return np.linalg.solve(_t(L), np.linalg.solve(L, B))
 
 
 def h(X: Array) -> Array:
     """Constraint function h(X) = X^T X - I_p, eq. (h)."""
-    p = X.shape[-1]
-    return gram(X) - np.eye(p)
+    return gram(X) - _identity(X.shape[-1])
 
 
 def infeasibility(X: Array) -> Array:
@@ -162,7 +188,7 @@ def _grad_beta(X: Array, G: Array, M: Array, beta: float | Array) -> Array:
     """grad_beta with the Gram matrix M = X^T X already computed."""
     A = _t(X) @ G
     c = 0.5 / _scalar(beta)
-    K = -c * _t(A) + (c - 1.0) * _gram_solve(M, A @ M)
+    K = (c - 1.0) * _gram_solve(M, A @ M) - c * _t(A)
     return G @ M + X @ K
 
 
@@ -174,9 +200,7 @@ def proj_euclidean(X: Array, Z: Array) -> Array:
     """
     lam, V = np.linalg.eigh(gram(X))
     if np.any(lam <= 0):
-        raise np.linalg.LinAlgError(
-            "X^T X is not positive definite: X is rank-deficient (not in R_*^{n x p})"
-        )
+        raise np.linalg.LinAlgError(_RANK_DEFICIENT)
     A = _t(X) @ Z
     C = _t(V) @ (A + _t(A)) @ V
     S = V @ (C / (lam[..., :, None] + lam[..., None, :])) @ _t(V)
@@ -235,6 +259,6 @@ def landing_field(
     once; for the beta-metric the whole field costs five n x p x p products.
     """
     M = gram(X)
-    H = M - np.eye(X.shape[-1])
+    H = M - _identity(X.shape[-1])
     T = _grad_beta(X, G, M, beta) if tangent == "beta" else tangent_term(tangent)(X, G, beta)
-    return T, T + _scalar(omega) * (X @ H), H
+    return T, T + X @ (_scalar(omega) * H), H

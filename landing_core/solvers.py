@@ -261,7 +261,8 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
         yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0)
 
         def move(step: float, X: Array = X, V: Array = V) -> Array:
-            return retraction(X, -step * V) if retraction else X - step * V
+            # X - step V, written so that numpy reuses the temporary -step V for the result
+            return retraction(X, -step * V) if retraction else -step * V + X
 
         try:
             eta = float(rule(StepContext(X, V, G, d, omega, problem.cost, move, k), state))

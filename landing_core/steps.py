@@ -7,6 +7,7 @@ dict the solver keeps for one run, so the same rule object can drive many runs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -51,6 +52,11 @@ class StepRule(Protocol):
     def __call__(self, ctx: StepContext, state: dict) -> float: ...
 
 
+def _norm(A: Array) -> float:
+    """||A||_F as a Python float (np.linalg.norm's result, with less per-call overhead)."""
+    return math.sqrt(np.vdot(A, A))
+
+
 def _positive(name: str, value: float) -> None:
     if not (np.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value}")
@@ -69,6 +75,8 @@ def safe_step_bound(
     normal-safe step 1/(2 omega (1 + d)) is used. omega = 0 (a retraction baseline) gives the
     trust-region-like bound sqrt(eps)/g.
     """
+    if all(isinstance(v, float | int) for v in (d, g, omega, eps)):
+        return np.float64(_safe_step(d, g, omega, eps))
     d, g, omega, eps = (np.asarray(v, dtype=float) for v in (d, g, omega, eps))
     eps_k = np.maximum(eps, d)
     a = omega * d * (1.0 - d)
@@ -78,6 +86,19 @@ def safe_step_bound(
         bound = np.where(g > 0, bound, np.inf)
         far = np.where(omega > 0, 0.5 / (omega * (1.0 + d)), np.sqrt(eps) / g)
     return np.where(d < 1.0, np.minimum(bound, cap), far)
+
+
+def _safe_step(d: float, g: float, omega: float, eps: float) -> float:
+    """safe_step_bound for one run, in Python floats: the same formula and cases, without
+    numpy's per-call overhead (about 20 us on 0-d arrays), for the solver's loop."""
+    if not d < 1.0:  # outside the lemma's range (or NaN, which propagates)
+        if omega > 0:
+            return 0.5 / (omega * (1.0 + d))
+        return math.sqrt(eps) / g if g > 0 else math.inf
+    a = omega * d * (1.0 - d)
+    g2 = g * g
+    bound = (a + math.sqrt(a * a + g2 * (max(eps, d) - d))) / g2 if g2 > 0 else math.inf
+    return min(bound, 0.5 / omega) if omega > 0 else bound
 
 
 @dataclass(frozen=True)
@@ -108,8 +129,7 @@ class Safe:
         _positive("safe-step eps", self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
-        g = float(np.linalg.norm(ctx.V))
-        return float(min(self.eta, safe_step_bound(ctx.d, g, ctx.omega, self.eps)))
+        return min(self.eta, _safe_step(ctx.d, _norm(ctx.V), ctx.omega, self.eps))
 
 
 @dataclass(frozen=True)
@@ -157,7 +177,7 @@ class Armijo:
         slack = self.tol_f * (1.0 + abs(phi0))
         eta = 2.0 * state["eta"] if "eta" in state else self.eta0
         if slope <= 0:  # not a descent direction (a stationary point): take a cautious step
-            eta = min(eta, float(safe_step_bound(ctx.d, np.linalg.norm(V), ctx.omega)))
+            eta = min(eta, _safe_step(ctx.d, _norm(V), ctx.omega, 0.5))
         else:
             for _ in range(self.max_backtracks):
                 phi = merit(ctx.move(eta))
@@ -187,8 +207,7 @@ class BarzilaiBorwein:
         _positive("safe-step eps", self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
-        g = float(np.linalg.norm(ctx.V))
-        safe = float(safe_step_bound(ctx.d, g, ctx.omega, self.eps))
+        safe = _safe_step(ctx.d, _norm(ctx.V), ctx.omega, self.eps)
         eta = state.get("eta", self.eta_max)
         if "X" in state:
             s = ctx.X - state["X"]
