@@ -1,0 +1,52 @@
+"""The compare and presets pages end to end in headless Chromium."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import CHART, points_js, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def _open(page, server, link: str, charts: bool = True) -> None:
+    """Load the app and go to a page through the sidebar navigation (a direct page URL makes
+    the frontend request /<page>/_stcore/... first and log 404s)."""
+    page.goto(server)
+    wait_idle(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text(link, exact=True).click()
+    wait_idle(page, charts=charts)
+
+
+def test_compare_page_overlays_runs_and_switches_to_wall_time(server, page, shots):
+    _open(page, server, "Compare")
+    page.get_by_text("Compare configurations").wait_for()
+    page.wait_for_function(f"document.querySelectorAll({CHART!r}).length === 2")
+    # one trace per row in each of the three panels, plus the trajectories
+    names = page.evaluate(
+        f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
+    assert sorted(set(names)) == ["β = 0.1", "β = 0.5", "β = 1", "β = 5"]
+    page.get_by_text("wall time", exact=True).click()
+    page.wait_for_function(
+        f"document.querySelectorAll({CHART!r})[0]._fullLayout.xaxis.title.text === "
+        "'wall time (s)'", timeout=30_000)
+    wait_idle(page)
+    assert page.evaluate(points_js(0, 0)) > 1
+    page.screenshot(path=shots / "compare.png")
+    assert page.console_errors == []
+
+
+def test_a_preset_opens_its_comparison(server, page, shots):
+    _open(page, server, "Lecture presets", charts=False)
+    page.get_by_text("Too large a step diverges").first.wait_for()
+    page.get_by_role("button", name="Show me").nth(2).click()
+    page.get_by_text("Compare configurations").wait_for(timeout=30_000)
+    wait_idle(page)
+    page.get_by_text("constant η = 0.08: Diverged after").wait_for(timeout=30_000)
+    names = page.evaluate(
+        f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
+    assert sorted(set(names)) == ["constant η = 0.08", "safe step, η ≤ 0.08"]
+    # the preset's configuration reached the sidebar
+    assert page.get_by_label("n", exact=True).input_value() == "20"
+    page.screenshot(path=shots / "preset_safe_step.png")
+    assert page.console_errors == []
