@@ -33,14 +33,12 @@ FONT = dict(size=17)
 LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=40, b=60),
               legend=dict(font=dict(size=15), orientation="h", yanchor="top", y=-0.08,
                           xanchor="left", x=0))
-TINY = 1e-300  # log axes cannot show 0
-
-
 def _positive(values: Array) -> Array:
-    """Values for a log axis: |v|, zeros floored at TINY, non-finite dropped to NaN."""
+    """Values for a log axis: |v|, with zeros and non-finite values as gaps (NaN): a log axis
+    cannot show 0, and a floor such as 1e-300 would squash the whole plot."""
     v = np.abs(np.asarray(values, dtype=float))
-    v[~np.isfinite(v)] = np.nan
-    return np.maximum(v, TINY)
+    v[~np.isfinite(v) | (v == 0)] = np.nan
+    return v
 
 
 def convergence_figure(
@@ -508,4 +506,46 @@ def sweep_heatmap(
     fig.update_layout(**LAYOUT, height=520, title=dict(text=title, font=dict(size=20)),
                       plot_bgcolor="#D0D0D0")
     fig.update_layout(margin=dict(t=60), legend=dict(y=-0.2))
+    return fig
+
+
+def beta_blocks_figure(
+    betas: Array, rotation: Array, normal: Array, total: Array, *, beta: float
+) -> go.Figure:
+    """What beta does to grad_beta f(X) = (1/beta) R + N (theory page), on log-log axes against
+    beta: ||R|| / beta (the rotation block, in span(X)), ||N|| (orthogonal to span(X), flat) and
+    ||grad_beta f(X)||. The grid point nearest ``beta`` is marked. A block that vanishes (below
+    1e-12 of the total: R for p = 1, N for p = n) is left out and named in an annotation.
+    """
+    betas, rotation = np.asarray(betas, dtype=float), np.asarray(rotation, dtype=float)
+    normal, total = np.asarray(normal, dtype=float), np.asarray(total, dtype=float)
+    at = int(np.argmin(np.abs(np.log(betas) - np.log(beta))))
+    zero = 1e-12 * float(np.max(total))
+    curves = [("‖R‖ / β: rotation in span(X)", rotation, PALETTE[1], "solid",
+               "R = 0 (p = 1): β changes nothing"),
+              ("‖N‖: out of span(X), β-free", normal, PALETTE[0], "solid",
+               "N = 0 (p = n: span(X) is all of ℝⁿ)"),
+              ("‖grad_β f‖ (total)", total, PALETTE[6], "dot", "grad_β f = 0")]
+    fig = go.Figure()
+    notes = []
+    for name, y, colour, dash, note in curves:
+        if not np.max(y) > zero:
+            notes.append(note)
+            continue
+        fig.add_trace(go.Scatter(x=betas, y=_positive(y), mode="lines", name=name,
+                                 line=dict(color=colour, width=4, dash=dash)))
+        fig.add_trace(go.Scatter(x=betas[at:at + 1], y=_positive(y[at:at + 1]), mode="markers",
+                                 name=f"{name} at β = {beta:g}", showlegend=False,
+                                 marker=dict(size=16, color=colour,
+                                             line=dict(color="black", width=1.5))))
+    fig.add_vline(x=betas[at], line=dict(color="grey", width=2, dash="dash"),
+                  annotation_text=f"β = {beta:g}", annotation_position="top right",
+                  annotation_font_size=17)
+    for i, note in enumerate(notes):
+        fig.add_annotation(text=note, xref="paper", yref="paper", x=0.5, y=0.95 - 0.1 * i,
+                           showarrow=False, font=dict(size=19, color=PALETTE[3]))
+    fig.update_xaxes(title_text="β (log scale)", type="log", exponentformat="power", dtick=1)
+    fig.update_yaxes(title_text="Frobenius norm", type="log", exponentformat="power", dtick=1)
+    fig.update_layout(**LAYOUT, height=480)
+    fig.update_layout(legend=dict(y=-0.2))
     return fig

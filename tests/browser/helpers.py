@@ -6,11 +6,12 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
 
 
-def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until the script has finished and at least one chart has rendered."""
+def wait_idle(page, timeout: float = 60_000, charts: bool = True) -> None:
+    """Wait until the script has finished and (``charts``) at least one chart has rendered."""
     page.wait_for_selector(IDLE, timeout=timeout)
-    page.wait_for_selector(CHART, timeout=timeout)
-    page.wait_for_selector(IDLE, timeout=timeout)
+    if charts:
+        page.wait_for_selector(CHART, timeout=timeout)
+        page.wait_for_selector(IDLE, timeout=timeout)
 
 
 def points_js(index: int = 0, trace: int = 0) -> str:
