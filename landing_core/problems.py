@@ -54,7 +54,7 @@ class Problem:
     def optimum_from(self, X0: Array) -> float | None:
         """The optimal value reachable from X0: over X0's component of O(n) when p = n."""
         if self.p == self.n and self.f_star_by_det:
-            sign = 1 if np.linalg.det(X0) > 0 else -1
+            sign = 1 if np.linalg.det(np.reshape(X0, (self.n, self.p))) > 0 else -1
             return self.f_star_by_det[sign]
         return self.f_star
 
@@ -71,10 +71,8 @@ def _check_matrix(name: str, A: Array, shape: tuple[int | None, int | None]) -> 
         raise ValueError(f"{name} must be a 2-D matrix, got an array with {A.ndim} dimensions")
     for axis, (want, got) in enumerate(zip(shape, A.shape, strict=True)):
         if want is not None and want != got:
-            raise ValueError(
-                f"{name} must have shape {tuple('*' if s is None else s for s in shape)}, "
-                f"got {A.shape} (axis {axis})"
-            )
+            wanted = ", ".join("*" if s is None else str(s) for s in shape)
+            raise ValueError(f"{name} must have shape ({wanted}), got {A.shape} (axis {axis})")
     if not np.all(np.isfinite(A)):
         raise ValueError(f"{name} contains NaN or infinite entries")
     return A

@@ -9,6 +9,7 @@ next record is asked for; the app streams from it. ``landing`` (and ``riemannian
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -109,8 +110,9 @@ class Config:
             )
         for name in ("beta", "omega"):
             value = getattr(self, name)
-            if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
+            if not (isinstance(value, numbers.Real) and np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+            object.__setattr__(self, name, float(value))  # numpy scalars become floats
         as_step_rule(self.step)  # validates a numeric step
 
 

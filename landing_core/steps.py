@@ -137,11 +137,11 @@ class Armijo:
     """Backtracking on the merit phi = f + mu N, N = 1/2 ||h||_F^2, so no eta needs tuning.
 
     The first trial is twice the last accepted step (eta0 at k = 0); the step is halved until
-    phi(X - eta V) <= phi(X) - c eta Dphi(X)[V] + tol_f (1 + |phi(X)|), where the small slack
-    tol_f lets the test pass once decreases fall below the merit's rounding error. The penalty
-    weight mu grows when needed so that V is a descent direction of phi: with a = <G, V> and
-    b = DN(X)[V] = 2 <X h, V> (> 0 for the landing field), mu >= -2a/b gives
-    Dphi[V] = a + mu b >= |a|.
+    phi(X - eta V) <= phi(X) - c eta Dphi(X)[V]. The penalty weight mu grows when needed so that
+    V is a descent direction of phi: with a = <G, V> and b = DN(X)[V] = 2 <X h, V> (> 0 for the
+    landing field), mu >= -2a/b gives Dphi[V] = a + mu b >= |a|. Once the predicted decrease
+    c eta Dphi[V] falls below the rounding error of phi (near a solution, where differences of
+    merit values no longer tell anything), the last accepted step is kept as it is.
     """
 
     eta0: float = 1.0
@@ -149,7 +149,6 @@ class Armijo:
     c: float = 1e-4
     shrink: float = 0.5
     max_backtracks: int = 40
-    tol_f: float = 1e-14
 
     def __post_init__(self) -> None:
         _positive("Armijo eta0", self.eta0)
@@ -174,14 +173,17 @@ class Armijo:
             return float(ctx.cost(Y)) + 0.5 * mu * float(np.vdot(HY, HY))
 
         phi0 = merit(X)
-        slack = self.tol_f * (1.0 + abs(phi0))
-        eta = 2.0 * state["eta"] if "eta" in state else self.eta0
+        rounding = 64 * np.finfo(float).eps * (1.0 + abs(phi0))
+        last = state.get("eta")
         if slope <= 0:  # not a descent direction (a stationary point): take a cautious step
-            eta = min(eta, _safe_step(ctx.d, _norm(V), ctx.omega, 0.5))
+            eta = min(last or self.eta0, _safe_step(ctx.d, _norm(V), ctx.omega, 0.5))
+        elif last is not None and self.c * last * slope < rounding:
+            eta = last  # decreases are no longer measurable: keep the last accepted step
         else:
+            eta = self.eta0 if last is None else 2.0 * last
             for _ in range(self.max_backtracks):
                 phi = merit(ctx.move(eta))
-                if np.isfinite(phi) and phi <= phi0 - self.c * eta * slope + slack:
+                if np.isfinite(phi) and phi <= phi0 - self.c * eta * slope:
                     break
                 eta *= self.shrink
         state["eta"] = eta

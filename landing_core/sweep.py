@@ -59,13 +59,16 @@ def grid(**axes: Sequence[float]) -> tuple[dict[str, Array], tuple[int, ...]]:
     return {name: rows[:, i] for i, name in enumerate(names)}, shape
 
 
-def _full_rank(X: Array) -> Array:
-    """Per run: True where X is finite and X^T X numerically positive definite."""
-    ok = np.all(np.isfinite(X), axis=(-2, -1))
-    if np.any(ok):
-        lam = np.linalg.eigvalsh(np.swapaxes(X[ok], -1, -2) @ X[ok])
-        ok[ok] = lam[..., 0] > 1e-14 * np.maximum(lam[..., -1], 1.0)
-    return ok
+def _cholesky_fails(X: Array) -> Array:
+    """Per run: True where the Cholesky factorization of X^T X fails, the test a single run
+    applies (it then stops as diverged). Only called when the batched factorization failed."""
+    fails = np.zeros(X.shape[0], dtype=bool)
+    for i, M in enumerate(np.swapaxes(X, -1, -2) @ X):
+        try:
+            np.linalg.cholesky(M)
+        except np.linalg.LinAlgError:
+            fails[i] = True
+    return fails
 
 
 def run_batch(
@@ -102,30 +105,33 @@ def run_batch(
     infeas = np.full(B, np.nan)
     gnorm = np.full(B, np.nan)
     active = np.arange(B)
-    d_prev = np.full(B, np.inf)  # X^T X is positive definite wherever ||h||_F < 1
     for k in range(max_iter + 1):
         if active.size == 0:
             break
         if progress is not None and k % 10 == 0:
             progress(k, max_iter)
         Xa = X[active]
-        risky = ~(np.all(np.isfinite(Xa), axis=(-2, -1)) & (d_prev[active] < 0.9))
-        if np.any(risky):
-            fine = np.ones(active.size, dtype=bool)
-            fine[risky] = _full_rank(Xa[risky])
-            bad = active[~fine]
-            status[bad], iterations[bad] = DIVERGED, k - 1
+        finite = np.all(np.isfinite(Xa), axis=(-2, -1))
+        try:
+            if not np.all(finite):
+                raise np.linalg.LinAlgError("non-finite iterates")
+            G = problem.egrad(Xa)
+            T, V, H = landing_field(Xa, G, beta[active], omega[active], tangent)
+        except np.linalg.LinAlgError:  # rare: drop the runs whose X^T X is singular, go on
+            fine = finite.copy()
+            fine[finite] = ~_cholesky_fails(Xa[finite])
+            status[active[~fine]], iterations[active[~fine]] = DIVERGED, k - 1
             active, Xa = active[fine], Xa[fine]
             if active.size == 0:
                 break
-        G = problem.egrad(Xa)
-        T, V, H = landing_field(Xa, G, beta[active], omega[active], tangent)
+            G = problem.egrad(Xa)
+            T, V, H = landing_field(Xa, G, beta[active], omega[active], tangent)
         d = np.linalg.norm(H, axis=(-2, -1))
         g = np.linalg.norm(T, axis=(-2, -1))
         f = problem.cost(Xa)
         blown = ~(np.isfinite(f) & np.isfinite(g) & (d <= BLOWUP))
         ok = active[~blown]  # diverged runs keep their last valid values
-        cost[ok], infeas[ok], gnorm[ok], d_prev[ok] = f[~blown], d[~blown], g[~blown], d[~blown]
+        cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]
         done = ~blown & (g + d <= tol)
         status[active[done]], iterations[active[done]] = CONVERGED, k
         status[active[blown]], iterations[active[blown]] = DIVERGED, k - 1

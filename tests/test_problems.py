@@ -249,8 +249,6 @@ def test_bad_user_matrices_raise_value_error(name, kwargs, match):
         make_problem(name, 5, 2, **kwargs)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: problems._check_matrix prints the wildcard shape as "
-                   "('*', 5) (a tuple repr with quotes) instead of (*, 5)")
 def test_wildcard_shape_in_message_is_printed_plainly():
     with pytest.raises(ValueError, match=r"A must have shape \(\*, 5\)"):
         make_problem("procrustes", 5, 2, A=np.ones((7, 4)))

@@ -401,18 +401,12 @@ def test_one_dimensional_start_for_p_equal_one():
     np.testing.assert_array_equal(res.X, ref.X)
 
 
-@pytest.mark.xfail(strict=True, raises=np.linalg.LinAlgError, reason=(
-    "BUG: solvers.solve passes the raw X0 to problem.optimum_from, which calls np.linalg.det: "
-    "a 1-D X0 (accepted for p = 1 by _check_start) crashes when n = p = 1"))
 def test_one_dimensional_start_on_St_1_1():
     problem = make_problem("brockett", 1, 1, A=np.array([[2.0]]))
     res = landing(problem, np.array([1.3]), max_iter=500)
     assert res.status == "converged" and res.f_star == 2.0
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "BUG: solvers.Config checks isinstance(value, int | float): numpy scalars that are not "
-    "Python floats (np.float32, np.int64) are rejected with 'beta must be a finite number > 0'"))
 def test_numpy_scalar_parameters_are_accepted(small):
     problem, X0 = small
     res = landing(problem, X0, beta=np.float32(0.5), omega=np.int64(1), max_iter=5)

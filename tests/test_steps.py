@@ -150,10 +150,6 @@ def test_armijo_reaches_the_optimum_on_brockett(brockett_20_4):
     np.testing.assert_allclose(k, np.round(k), atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: steps.Armijo stalls at ||grad|| ~ 1e-6 and never meets the default tol = 1e-8: the "
-    "slack tol_f (1 + |phi|) ~ 1e-13 accepts trial steps (twice the last) whose merit change is "
-    "at rounding level, so unstable steps keep being accepted"))
 def test_armijo_meets_the_default_tolerance_on_brockett(brockett_20_4):
     problem, f_star, X0 = brockett_20_4
     res = landing(problem, X0, step=Armijo(), max_iter=3000)

@@ -107,11 +107,6 @@ def test_run_batch_rejects_bad_parameters(brockett_5_2):
         run_batch(brockett_5_2, X0, beta=0.5, omega=1.0, eta=0.1, step="armijo")
 
 
-@pytest.mark.xfail(strict=True, raises=np.linalg.LinAlgError, reason=(
-    "BUG: sweep.run_batch only checks the rank of runs whose PREVIOUS iterate had "
-    "||h|| >= 0.9; a step from ||h|| < 0.9 can land on a rank-deficient X_k, and the batched "
-    "Cholesky in landing_field then raises LinAlgError for the whole batch instead of marking "
-    "that run 'diverged' (the single run reports 'diverged')"))
 def test_run_batch_reports_a_rank_deficient_iterate_as_diverged():
     """x0 = 1.25 e1 is an eigenvector of A (tangent term exactly 0) with ||h|| = 0.5625 < 0.9;
     with omega = 1 and eta = 1 / (x0^2 - 1), x1 = x0 - eta x0 (x0^2 - 1) is exactly 0."""
