@@ -306,29 +306,25 @@ def solve(
     stride = 1
     status, message, last = "max_iter", "", None
     for rec in iterate(problem, X0, config):
-        if rec.status == "diverged":
-            status, message = "diverged", rec.message
-            break
-        last = rec
-        for key in hist:
-            hist[key].append(getattr(rec, key))
-        if keep_iterates and rec.k % stride == 0:
-            index.append(rec.k)
-            frames.append(rec.X)
-            if len(frames) > keep_iterates:
-                index, frames = index[::2], frames[::2]
-                stride *= 2
-        if rec.grad_norm + rec.infeasibility <= tol:
-            status = "converged"
-            message = (f"Converged after {rec.k} iterations: ‖grad‖ + ‖h‖ = "
-                       f"{rec.grad_norm + rec.infeasibility:.2e} ≤ tol = {tol:.0e}.")
+        reason = stop_reason(rec, tol, max_iter)
+        if rec.status != "diverged":
+            last = rec
+            for key in hist:
+                hist[key].append(getattr(rec, key))
+            if keep_iterates and rec.k % stride == 0:
+                index.append(rec.k)
+                frames.append(rec.X)
+                if len(frames) > keep_iterates:
+                    index, frames = index[::2], frames[::2]
+                    stride *= 2
+        if reason is not None and reason[0] != "max_iter":
+            status, message = reason
             break
         if callback is not None and callback(rec):
             status, message = "stopped", f"Stopped by the callback after {rec.k} iterations."
             break
-        if rec.k >= max_iter:
-            message = (f"Reached the iteration limit ({max_iter}): ‖grad‖ + ‖h‖ = "
-                       f"{rec.grad_norm + rec.infeasibility:.2e} > tol = {tol:.0e}.")
+        if reason is not None:
+            status, message = reason
             break
     assert last is not None
     if keep_iterates and (not index or index[-1] != last.k):
