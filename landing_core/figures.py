@@ -534,16 +534,22 @@ def beta_blocks_figure(
             continue
         fig.add_trace(go.Scatter(x=betas, y=_positive(y), mode="lines", name=name,
                                  line=dict(color=colour, width=4, dash=dash)))
+        solid = dash == "solid"  # the total's marker is an open ring, so a block's shows inside
         fig.add_trace(go.Scatter(x=betas[at:at + 1], y=_positive(y[at:at + 1]), mode="markers",
                                  name=f"{name} at β = {beta:g}", showlegend=False,
-                                 marker=dict(size=16, color=colour,
-                                             line=dict(color="black", width=1.5))))
-    fig.add_vline(x=betas[at], line=dict(color="grey", width=2, dash="dash"),
-                  annotation_text=f"β = {beta:g}", annotation_position="top right",
-                  annotation_font_size=17)
+                                 marker=dict(size=16 if solid else 26, color=colour,
+                                             symbol="circle" if solid else "circle-open",
+                                             line=dict(color="black" if solid else colour,
+                                                       width=1.5 if solid else 3))))
+    fig.add_vline(x=betas[at], line=dict(color="grey", width=2, dash="dash"))
+    # annotations on a log axis take log10(x) (add_vline's own annotation gets this wrong)
+    fig.add_annotation(text=f"β = {beta:g}", x=float(np.log10(betas[at])), xref="x",
+                       y=1.0, yref="paper", xanchor="left", yanchor="bottom", showarrow=False,
+                       font=dict(size=18))
     for i, note in enumerate(notes):
-        fig.add_annotation(text=note, xref="paper", yref="paper", x=0.5, y=0.95 - 0.1 * i,
-                           showarrow=False, font=dict(size=19, color=PALETTE[3]))
+        fig.add_annotation(text=note, xref="paper", yref="paper", x=0.5, y=0.08 + 0.1 * i,
+                           showarrow=False, font=dict(size=19, color=PALETTE[3]),
+                           bgcolor="rgba(255,255,255,0.85)")
     fig.update_xaxes(title_text="β (log scale)", type="log", exponentformat="power", dtick=1)
     fig.update_yaxes(title_text="Frobenius norm", type="log", exponentformat="power", dtick=1)
     fig.update_layout(**LAYOUT, height=480)
