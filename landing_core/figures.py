@@ -448,9 +448,21 @@ def _log_colorbar(z: Array, title: str) -> dict:
     """A colour bar for log10 values, ticked at the integer powers of ten as 10ⁿ."""
     finite = z[np.isfinite(z)]
     lo, hi = (np.floor(finite.min()), np.ceil(finite.max())) if finite.size else (0.0, 0.0)
-    ticks = np.arange(lo, hi + 1, max(1, int(np.ceil((hi - lo + 1) / 8))))
+    ticks = np.arange(hi, lo - 1, -max(1, int(np.ceil((hi - lo + 1) / 8))))[::-1]  # top ticked
     return dict(title=dict(text=title), tickvals=ticks.tolist(),
                 ticktext=["10" + str(int(t)).translate(_SUPERSCRIPT) if t else "1" for t in ticks])
+
+
+def _sweep_cells(eta: Array, param: Array, hover: Array, size: float) -> go.Scatter:
+    """Invisible markers at the cell centres, in C order over (param, eta): they carry the hover
+    text and make cells clickable (a heatmap cannot be point-selected)."""
+    x, y = np.meshgrid(eta, param)
+    hidden = dict(marker=dict(opacity=0))
+    return go.Scatter(x=x.ravel(), y=y.ravel(), mode="markers", name="cells", showlegend=False,
+                      hovertext=np.asarray(hover).ravel(),
+                      hovertemplate="%{hovertext}<extra></extra>",
+                      marker=dict(symbol="square", size=size, opacity=0),
+                      selected=hidden, unselected=hidden)
 
 
 def sweep_heatmap(
@@ -474,7 +486,8 @@ def sweep_heatmap(
     The heatmap's z is ``values`` (``log10(max(|values|, LOG_FLOOR))`` with ``log_colour``, the
     colour bar ticked in powers of ten), NaN where status == "diverged": those cells show the
     grey background under a black × (a legend entry says so). ``selected`` = (row, column)
-    outlines the chosen cell.
+    outlines the chosen cell. Traces: the heatmap, then invisible markers at the cell centres
+    holding ``hover`` (row by row), then the × markers and the chosen cell when present.
     """
     eta, param = np.asarray(eta, dtype=float), np.asarray(param, dtype=float)
     values = np.asarray(values, dtype=float)
@@ -483,20 +496,21 @@ def sweep_heatmap(
     z[diverged] = np.nan
     colorbar = _log_colorbar(z, colour_title) if log_colour else dict(title=dict(text=colour_title))
     xe, ye = _log_edges(eta), _log_edges(param)
-    fig = go.Figure(go.Heatmap(x=xe, y=ye, z=z, text=hover, colorscale=colorscale,
-                               colorbar=colorbar, hoverongaps=False, name=title,
-                               hovertemplate="%{text}<extra></extra>"))
+    fig = go.Figure(go.Heatmap(x=xe, y=ye, z=z, colorscale=colorscale, colorbar=colorbar,
+                               name=title, hoverinfo="skip"))
     size = float(np.clip(330 / max(len(eta), len(param)), 5, 16))
+    fig.add_trace(_sweep_cells(eta, param, hover, size))
     rows, cols = np.nonzero(diverged)
     if rows.size:
         fig.add_trace(go.Scatter(x=eta[cols], y=param[rows], mode="markers",
-                                 name="diverged (×, grey)", hovertext=hover[rows, cols],
-                                 hovertemplate="%{hovertext}<extra></extra>",
-                                 marker=dict(symbol="x", size=size, color="black")))
+                                 name="diverged (×, grey)", hoverinfo="skip",
+                                 marker=dict(symbol="x-thin", size=0.7 * size,
+                                             line=dict(width=1.5, color="black")),
+                                 unselected=dict(marker=dict(opacity=1))))
     if selected is not None:
         i, j = selected
         fig.add_trace(go.Scatter(x=[eta[j]], y=[param[i]], mode="markers", name="chosen cell",
-                                 hoverinfo="skip",
+                                 hoverinfo="skip", unselected=dict(marker=dict(opacity=1)),
                                  marker=dict(symbol="square-open", size=size * 1.6,
                                              color=PALETTE[1], line=dict(width=3))))
     fig.update_xaxes(type="log", title_text="step η", exponentformat="power",
@@ -504,7 +518,7 @@ def sweep_heatmap(
     fig.update_yaxes(type="log", title_text=param_label, exponentformat="power",
                      range=np.log10(ye[[0, -1]]).tolist(), showgrid=False)
     fig.update_layout(**LAYOUT, height=520, title=dict(text=title, font=dict(size=20)),
-                      plot_bgcolor="#D0D0D0")
+                      plot_bgcolor="#D0D0D0", hoverdistance=-1)
     fig.update_layout(margin=dict(t=60), legend=dict(y=-0.2))
     return fig
 

@@ -1,0 +1,243 @@
+"""The Sweep page: heatmap builders on their data, the page's sweep against single runs, and the
+page driven with AppTest (heatmaps drawn, a cell opened in the explorer, failures reported)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from landing_core import figures, initial_point, landing
+from landing_core import sweep as batch
+from landing_core.steps import Safe
+from landing_core.ui.state import AppConfig
+from pages import sweep as page
+
+APP = "../app.py"
+TIMEOUT = 60
+CONFIG = AppConfig()  # brockett on St(3, 2), X₀ at distance 0.4, 500 iterations
+
+
+def _decode(value: object) -> np.ndarray:
+    """A plotly array from JSON: a list, or numpy's base64 {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict):
+        data = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = [int(s) for s in shape.split(",")]
+        return data.reshape(shape) if shape else data
+    return np.array(value, dtype=float)
+
+
+@pytest.fixture(scope="module")
+def constant_sweep() -> tuple[page.SweepSpec, page.SweepOutcome]:
+    """A 7 x 7 constant-step sweep with converged, max_iter and diverged cells."""
+    spec = page.make_spec(CONFIG, plane="beta", step="constant", param_range=(0.1, 10.0),
+                          eta_range=(0.02, 2.0), size=7)
+    return spec, page.run_sweep(spec)
+
+
+def test_the_sweep_has_every_outcome(constant_sweep):
+    spec, outcome = constant_sweep
+    assert outcome.result.shape == (7, 1, 7, 1)
+    assert set(outcome.result.status) == {"converged", "max_iter", "diverged"}
+    assert outcome.f_star is not None and 0 < outcome.seconds < 5
+
+
+def test_heatmap_z_is_the_sweep_result_reshaped(constant_sweep):
+    spec, outcome = constant_sweep
+    res = outcome.result
+    figs = page.heatmaps(spec, outcome)
+    diverged = res.status.reshape(7, 7) == "diverged"
+    expected = {
+        "iterations": res.iterations.reshape(7, 7).astype(float),
+        "gap": np.log10(np.maximum(np.abs(res.final_cost - outcome.f_star), figures.LOG_FLOOR))
+        .reshape(7, 7),
+        "infeasibility": np.log10(np.maximum(res.final_infeasibility, figures.LOG_FLOOR))
+        .reshape(7, 7),
+    }
+    params, etas = spec.axes()
+    for name, fig in figs.items():
+        heat = fig.data[0]
+        z = np.asarray(heat.z, dtype=float)
+        np.testing.assert_array_equal(z[~diverged], expected[name][~diverged])
+        assert np.all(np.isnan(z[diverged])), name
+        # the edges are the geometric midpoints: each centre lies in its own cell
+        assert len(heat.x) == len(etas) + 1 and len(heat.y) == len(params) + 1
+        assert np.all((heat.x[:-1] < etas) & (etas < heat.x[1:]))
+        assert np.all((heat.y[:-1] < params) & (params < heat.y[1:]))
+        assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+
+
+def test_diverged_cells_are_marked_exactly(constant_sweep):
+    spec, outcome = constant_sweep
+    params, etas = spec.axes()
+    fig = page.heatmaps(spec, outcome)["iterations"]
+    marks = next(t for t in fig.data if t.name.startswith("diverged"))
+    got = set(zip(np.asarray(marks.x), np.asarray(marks.y), strict=True))
+    rows, cols = np.nonzero(outcome.result.status.reshape(7, 7) == "diverged")
+    assert got == {(etas[j], params[i]) for i, j in zip(rows, cols, strict=True)}
+    assert marks.marker.symbol == "x-thin"
+
+
+def test_no_diverged_marks_without_diverged_cells():
+    z = np.arange(6.0).reshape(2, 3)
+    status = np.full((2, 3), "converged", dtype=object)
+    fig = figures.sweep_heatmap([0.1, 0.2, 0.4], [1.0, 2.0], z, status,
+                                np.full((2, 3), "t", dtype=object), param_label="β",
+                                title="t", colour_title="c", selected=(1, 2))
+    assert [t.name for t in fig.data[1:]] == ["cells", "chosen cell"]
+    np.testing.assert_array_equal(fig.data[0].z, z)
+    chosen = fig.data[2]
+    assert (chosen.x[0], chosen.y[0]) == (0.4, 2.0)
+
+
+def test_hover_text_holds_the_numbers(constant_sweep):
+    spec, outcome = constant_sweep
+    res = outcome.result
+    cells = page.heatmaps(spec, outcome)["gap"].data[1]
+    assert cells.name == "cells" and len(cells.hovertext) == 49
+    for k in (0, 17, 48):
+        text = cells.hovertext[k]
+        assert (cells.x[k], cells.y[k]) == (res.params["eta"][k], res.params["beta"][k])
+        for part in (f"β = {res.params['beta'][k]:.4g}", f"ω = {res.params['omega'][k]:.4g}",
+                     f"η = {res.params['eta'][k]:.4g}", f"iterations: {res.iterations[k]}",
+                     f"status: {res.status[k]}",
+                     f"f − f* = {res.final_cost[k] - outcome.f_star:.3e}",
+                     f"‖h‖ = {res.final_infeasibility[k]:.3e}"):
+            assert part in text, (k, part, text)
+
+
+def test_log_colour_bar_is_ticked_in_powers_of_ten():
+    z = np.array([[1e-12, 1e-3], [0.5, 0.0]])
+    fig = figures.sweep_heatmap([0.1, 1.0], [1.0, 10.0], z, np.full((2, 2), "converged"),
+                                np.full((2, 2), "", dtype=object), param_label="ω",
+                                title="t", colour_title="|f − f*|", log_colour=True)
+    bar = fig.data[0].colorbar
+    assert np.asarray(fig.data[0].z)[1, 1] == np.log10(figures.LOG_FLOOR)  # zero at the floor
+    assert bar.ticktext[-1] == "1" and bar.tickvals[0] >= -16 and len(bar.tickvals) <= 9
+    assert bar.ticktext[-2] == "10" + str(int(bar.tickvals[-2])).translate(figures._SUPERSCRIPT)
+    assert list(bar.tickvals) == sorted(bar.tickvals)
+
+
+@pytest.mark.parametrize("step", ["constant", "safe"])
+def test_page_sweep_cells_match_single_runs(constant_sweep, step):
+    spec = replace(constant_sweep[0], step=step)
+    res = page.run_sweep(spec).result if step == "safe" else constant_sweep[1].result
+    X0 = initial_point(CONFIG.n, CONFIG.p, CONFIG.distance, CONFIG.seed)
+    problem = page.runner.build_problem(spec.base)
+    picks = {s: np.flatnonzero(res.status == s)[:2] for s in set(res.status)}
+    assert step == "safe" or len(picks) == 3
+    for i in np.concatenate(list(picks.values())):
+        eta = float(res.params["eta"][i])
+        single = landing(problem, X0, beta=float(res.params["beta"][i]),
+                         omega=float(res.params["omega"][i]), tangent=CONFIG.tangent,
+                         step=eta if step == "constant" else Safe(eta), tol=CONFIG.tol,
+                         max_iter=CONFIG.max_iter)
+        assert (res.status[i], res.iterations[i]) == (single.status, single.iterations), i
+        assert abs(res.final_cost[i] - single.cost[-1]) <= 1e-10 * max(1, abs(single.cost[-1]))
+
+
+def test_cell_config_and_click_snapping(constant_sweep):
+    spec = constant_sweep[0]
+    params, etas = spec.axes()
+    assert len(params) == 7 and params[0] == 0.1 and params[-1] == 10.0
+    cell = spec.cell_config(replace(CONFIG, step="armijo", omega=2.0), 3, 5)
+    assert (cell.beta, cell.eta, cell.omega, cell.step) == (params[3], etas[5], 2.0, "constant")
+    assert page.nearest_index(etas, etas[4] * 1.05) == 4
+    assert page.nearest_index(params, params[-1] * 3) == 6
+
+
+def test_the_cache_key_ignores_what_the_sweep_does_not_read():
+    a = page.make_spec(CONFIG, plane="beta")
+    b = page.make_spec(replace(CONFIG, beta=4.0, eta=0.3, step="bb", speed="slow"), plane="beta")
+    c = page.make_spec(replace(CONFIG, omega=4.0), plane="beta")
+    assert a == b and a != c
+    assert page.make_spec(replace(CONFIG, beta=4.0), plane="omega").base.beta == 4.0
+
+
+# ----------------------------------------------------------------------------- AppTest
+
+
+def _sweep_page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("pages/sweep.py").run()
+    assert not at.exception
+    return at
+
+
+def _charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_page_draws_the_three_heatmaps_of_its_sweep():
+    at = _sweep_page({"distance": "0.3"})
+    at.slider(key="sw_size").set_value(8)
+    at.radio(key="sw_step").set_value("constant").run()
+    assert not at.exception
+    config = at.session_state.config
+    spec = page.make_spec(config, plane="beta", step="constant", param_range=(0.01, 100.0),
+                          eta_range=(0.01, 10.0), size=8)
+    res = page.run_sweep(spec).result
+    charts = _charts(at)
+    assert len(charts) == 3
+    z = _decode(charts[0]["data"][0]["z"])
+    diverged = res.status.reshape(8, 8) == "diverged"
+    assert diverged.any() and not diverged.all()
+    np.testing.assert_array_equal(z[~diverged], res.iterations.reshape(8, 8)[~diverged])
+    assert np.all(np.isnan(z[diverged]))
+    assert config.distance == 0.3 and "64 runs (8 × 8)" in at.caption[0].value
+
+
+def test_choosing_a_cell_opens_it_in_the_explorer():
+    at = _sweep_page()
+    at.slider(key="sw_size").set_value(10)
+    at.radio(key="sw_plane").set_value("omega").run()
+    at.selectbox(key="sw_row").set_value(2)
+    at.selectbox(key="sw_col").set_value(7).run()
+    spec = page.make_spec(at.session_state.config, plane="omega", step="safe", size=10)
+    params, etas = spec.axes()
+    next(b for b in at.button if b.label == "Open in explorer").click().run()
+    assert not at.exception
+    config = at.session_state.config
+    assert (config.omega, config.eta, config.step) == (params[2], etas[7], "safe")
+    assert config.beta == AppConfig().beta
+    assert at.title[0].value == "Landing on St(n, p)"  # the explorer
+    at.switch_page("pages/sweep.py").run()  # the page's settings survive the round trip
+    assert at.slider(key="sw_size").value == 10 and at.radio(key="sw_plane").value == "omega"
+    assert (at.selectbox(key="sw_row").value, at.selectbox(key="sw_col").value) == (2, 7)
+
+
+def test_armijo_in_the_sidebar_is_explained():
+    at = _sweep_page({"step": "armijo"})
+    assert any("safe or constant step only" in i.value for i in at.info)
+    assert at.radio(key="sw_step").value == "safe"
+
+
+def test_a_rank_deficient_batch_is_reported_not_raised(monkeypatch):
+    def fail(*args, **kwargs):
+        raise np.linalg.LinAlgError("X^T X is singular")
+
+    monkeypatch.setattr(batch, "run_batch", fail)
+    at = _sweep_page({"seed": "4242"})  # a configuration no other test has cached
+    assert at.error and "rank-deficient" in at.error[0].value
+    assert not at.get("plotly_chart")
+
+
+def test_unknown_optimum_colours_f_itself():
+    config = AppConfig(problem="procrustes", n=4, p=2)  # p < n: no closed-form f*
+    spec = page.make_spec(config, plane="omega", size=5)
+    outcome = page.run_sweep(spec)
+    assert outcome.f_star is None
+    fig = page.heatmaps(spec, outcome)["gap"]
+    ok = outcome.result.status.reshape(5, 5) != "diverged"
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z)[ok],
+                                  outcome.result.final_cost.reshape(5, 5)[ok])
+    assert fig.layout.title.text == "Final f" and "f = " in fig.data[1].hovertext[0]
