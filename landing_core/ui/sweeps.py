@@ -1,0 +1,169 @@
+"""The sweep page's model: a sweep's specification (its cache key), the batch run, the heatmaps.
+
+A sweep runs landing over a log grid of (beta or omega) x eta as one vectorized batch
+(``landing_core.sweep``); the problem, X0, tangent term, tolerance and iteration limit come from
+the shared sidebar configuration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from .. import figures
+from .. import sweep as batch
+from . import runner
+from .state import AppConfig
+
+Array = np.ndarray
+
+PLANES = {"beta": "β × η", "omega": "ω × η"}
+SYMBOLS = {"beta": "β", "omega": "ω"}
+SWEEP_STEPS = ("safe", "constant")
+RUN_FIELDS = ("problem", "n", "p", "seed", "distance", "tangent", "tol", "max_iter")
+# range choices (1-2-5 per decade) within the sidebar's bounds, so every cell can be opened
+PARAM_CHOICES = [round(m * 10.0**e, 6) for e in range(-2, 3) for m in (1, 2, 5)][:-2]
+ETA_CHOICES = [round(m * 10.0**e, 6) for e in range(-4, 2) for m in (1, 2, 5)][:-2]
+SIZES = (5, 40)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """Everything a sweep's result depends on (its cache key).
+
+    ``base`` is the sidebar configuration with the fields the sweep does not read (the swept
+    parameter, eta, step, speed) reset to their defaults, so changing those does not recompute.
+    """
+
+    base: AppConfig
+    plane: str = "beta"
+    step: str = "safe"
+    param_range: tuple[float, float] = (0.01, 100.0)
+    eta_range: tuple[float, float] = (0.01, 10.0)
+    size: int = 30
+
+    def axes(self) -> tuple[Array, Array]:
+        """(param values, eta values): ``size`` log-spaced points each, 3 significant digits."""
+        return _log_axis(*self.param_range, self.size), _log_axis(*self.eta_range, self.size)
+
+    def cell_config(self, config: AppConfig, row: int, col: int) -> AppConfig:
+        """``config`` with cell (row, col)'s parameter and eta and the sweep's step rule."""
+        params, etas = self.axes()
+        return replace(config, **{self.plane: float(params[row])}, eta=float(etas[col]),
+                       step=self.step)
+
+
+@dataclass
+class SweepOutcome:
+    """A sweep's result, f* reachable from X₀ (None when unknown) and its computing time."""
+
+    result: batch.SweepResult
+    f_star: float | None
+    seconds: float
+
+    def grid(self, values: Array) -> Array:
+        """Per-run values as a (param, eta) matrix (the grid is param x 1 x eta x 1, or
+        1 x param x eta x 1)."""
+        return np.asarray(values).reshape(-1, self.result.shape[2])
+
+    @property
+    def gap(self) -> Array:
+        """f - f* per run (f itself when f* is unknown)."""
+        cost = self.result.final_cost
+        return cost if self.f_star is None else cost - self.f_star
+
+
+def _log_axis(low: float, high: float, count: int) -> Array:
+    """``count`` log-spaced values from low to high, rounded to 3 significant digits."""
+    return np.array([float(f"{v:.3g}") for v in np.geomspace(low, high, count)])
+
+
+def make_spec(config: AppConfig, **settings: object) -> SweepSpec:
+    """The sweep of the sidebar's ``config`` with the page's settings (plane, step, ranges,
+    size); the parameter not swept (omega or beta) keeps the sidebar's value."""
+    plane = str(settings.get("plane", "beta"))
+    fixed = "omega" if plane == "beta" else "beta"
+    base = replace(AppConfig(), **{f: getattr(config, f) for f in (*RUN_FIELDS, fixed)})
+    return SweepSpec(base=base, **settings)
+
+
+def run_sweep(
+    spec: SweepSpec,
+    matrix: Array | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SweepOutcome:
+    """Run the sweep of ``spec`` as one batch (uncached)."""
+    start = time.perf_counter()
+    problem = runner.build_problem(spec.base, matrix)
+    params, etas = spec.axes()
+    fixed = "omega" if spec.plane == "beta" else "beta"
+    result = batch.sweep(
+        problem, **{spec.plane: params, fixed: (getattr(spec.base, fixed),)}, eta=etas,
+        seed=(spec.base.seed,), distance=spec.base.distance, tangent=spec.base.tangent,
+        step=spec.step, tol=spec.base.tol, max_iter=spec.base.max_iter, progress=progress,
+    )
+    return SweepOutcome(result, runner.optimum(spec.base, problem), time.perf_counter() - start)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def cached_sweep(spec: SweepSpec, matrix: Array | None = None) -> SweepOutcome:
+    """``run_sweep`` cached per (spec, matrix). A cache miss shows a progress bar while it runs;
+    a hit replays it in no time (cached functions record their elements)."""
+    bar = st.progress(0.0, text=f"Running {spec.size * spec.size} landing runs…")
+    shown = [-1]
+
+    def progress(k: int, total: int) -> None:
+        tick = int(20 * k / max(total, 1))  # at most ~20 redraws
+        if tick > shown[0]:
+            shown[0] = tick
+            bar.progress(min(k / max(total, 1), 1.0),
+                         text=f"Running {spec.size * spec.size} landing runs… iteration {k} of "
+                              f"{total}")
+
+    try:
+        return run_sweep(spec, matrix, progress)
+    finally:
+        bar.empty()
+
+
+def nearest_index(values: Array, x: float) -> int:
+    """The index of the value nearest to x on a log scale (a click on a heatmap cell)."""
+    return int(np.argmin(np.abs(np.log10(np.asarray(values, dtype=float)) - np.log10(x))))
+
+
+def cell_hover(outcome: SweepOutcome) -> Array:
+    """Hover text of every cell, shape (param, eta)."""
+    res = outcome.result
+    g = outcome.grid
+    return figures.sweep_hover_text(
+        g(res.params["beta"]), g(res.params["omega"]), g(res.params["eta"]), g(res.iterations),
+        g(res.status), g(outcome.gap), g(res.final_infeasibility),
+        gap_label="f − f*" if outcome.f_star is not None else "f")
+
+
+def heatmaps(
+    spec: SweepSpec, outcome: SweepOutcome, selected: tuple[int, int] | None = None
+) -> dict[str, go.Figure]:
+    """The three heatmaps (iterations, |f - f*| or f, ||h||) of a sweep, by name."""
+    params, etas = spec.axes()
+    res, g = outcome.result, outcome.grid
+    common = dict(status=g(res.status), hover=cell_hover(outcome),
+                  param_label=f"{SYMBOLS[spec.plane]} (log scale)", selected=selected)
+    known = outcome.f_star is not None
+    return {
+        "iterations": figures.sweep_heatmap(
+            etas, params, g(res.iterations), title=f"Iterations to tol {spec.base.tol:.0e}",
+            colour_title=f"iterations<br>(limit {spec.base.max_iter})", **common),
+        "gap": figures.sweep_heatmap(
+            etas, params, g(outcome.gap), title="Final |f − f*|" if known else "Final f",
+            colour_title="|f − f*|" if known else "f", log_colour=known, colorscale="Cividis",
+            **common),
+        "infeasibility": figures.sweep_heatmap(
+            etas, params, g(res.final_infeasibility), title="Final ‖XᵀX − I‖_F",
+            colour_title="‖h‖", log_colour=True, colorscale="Cividis", **common),
+    }
