@@ -96,13 +96,15 @@ def _cholesky(M: Array) -> Array:
 
 
 _potrf, _potrs = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
-_SMALL_P = 16  # up to this size, one Gram matrix is solved by LAPACK called directly
+# Up to this size one Gram matrix is solved by LAPACK called directly (scipy's OpenBLAS 0.3
+# runs potrs single-threaded below p = 32, so it does not contend with numpy's thread pool).
+_SMALL_P = 24
 
 
 def _gram_solve(M: Array, B: Array) -> Array:
     """M^{-1} B through the Cholesky factor M = L L^T (never forms M^{-1}).
 
-    One small matrix (p <= 16, the app's problems): LAPACK potrf/potrs called directly, since
+    One small matrix (p <= 24, the app's problems): LAPACK potrf/potrs called directly, since
     numpy.linalg's per-call overhead (~10 us) would dominate the iteration. Larger matrices and
     stacks: numpy's Cholesky, then the two triangular systems L Y = B, L^T Z = Y by
     np.linalg.solve (numpy has no triangular solver; batched in C, where scipy's batched
