@@ -1,0 +1,85 @@
+"""Shared helpers for the benchmarks: the machine's description and a robust timer.
+
+The machine is noisy (2 cores, shared), so the benchmarks time their variants *interleaved*
+(round after round, each variant once per round) and report medians and minimums, and ratios
+taken within a round.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime
+import glob
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+import scipy
+
+
+def _openblas_runtime() -> str:
+    """numpy's OpenBLAS as loaded at run time: core type, threads (best effort, via ctypes)."""
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "*openblas*.so*"))
+    if not libs:
+        return "unknown (no bundled OpenBLAS found)"
+    lib = ctypes.CDLL(libs[0])
+    for prefix in ("scipy_openblas", "openblas"):
+        for suffix in ("64_", ""):
+            try:
+                corename = getattr(lib, f"{prefix}_get_corename{suffix}")
+                config = getattr(lib, f"{prefix}_get_config{suffix}")
+                threads = getattr(lib, f"{prefix}_get_num_threads{suffix}")
+            except AttributeError:
+                continue
+            corename.restype = config.restype = ctypes.c_char_p
+            return (f"{config().decode()}; core {corename().decode()}; "
+                    f"{threads()} threads")
+    return "unknown"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def machine() -> str:
+    """One paragraph: date, CPU count, versions, BLAS, and the OpenBLAS variables if set."""
+    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_", "MKL_"))}
+    lines = [
+        f"date: {datetime.datetime.now().isoformat(timespec='seconds')}",
+        f"machine: {_cpu_model()} ({platform.machine()}), {os.cpu_count()} CPUs (nproc)",
+        f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}",
+        f"numpy BLAS: {_openblas_runtime()}",
+        f"BLAS environment: {env or 'none set'}",
+    ]
+    return "\n".join(lines)
+
+
+def interleaved(
+    variants: dict[str, Callable[[], object]], rounds: int, number: int = 1
+) -> dict[str, list[float]]:
+    """Seconds per call of each variant, one sample per round, variants interleaved in a round."""
+    for fn in variants.values():  # warm up (caches, BLAS threads, lazy imports)
+        fn()
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, fn in variants.items():
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times[name].append((time.perf_counter() - t0) / number)
+    return times
+
+
+def median_ratio(num: list[float], den: list[float]) -> float:
+    """The median over rounds of num / den (both timed in the same round)."""
+    return statistics.median(a / b for a, b in zip(num, den, strict=True))

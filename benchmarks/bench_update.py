@@ -1,0 +1,97 @@
+"""One landing update against its floor and against one retraction-based update.
+
+Given X (n x p, near St(n, p)) and the Euclidean gradient G (the cost's gradient is excluded):
+
+- landing: X_new = X - eta V, V from ``geometry.landing_field(X, G, beta=0.3, omega=1)``;
+- floor: the four n x p x p products no beta-metric landing update can avoid,
+  X^T X, X^T G, G M and one X K (K a p x p matrix), timed alone;
+- RGD-QR: grad = G - X sym(X^T G), then the QR retraction of X - eta grad;
+- RGD-polar: the same gradient, then the polar retraction (SVD);
+- "V only", for information: the same update without forming the tangent term T that
+  landing_field also returns (its norm is the displayed ||grad||): V = G M + X (K + omega h(X))
+  in four products instead of five. Not the library's API; it shows what the fifth product and
+  T cost.
+
+Goal: landing <= 1.3 x floor, and faster than both retraction updates.
+Run: ``uv run python benchmarks/bench_update.py``.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import numpy as np
+from _common import interleaved, machine, median_ratio
+
+from landing_core import geometry, problems, solvers
+
+SIZES = [(2000, 100), (5000, 500)]
+ROUNDS = {(2000, 100): 60, (5000, 500): 15}
+BETA, OMEGA, ETA = 0.3, 1.0, 0.1
+
+
+def variants(n: int, p: int) -> dict:
+    rng = np.random.default_rng(0)
+    X = problems.initial_point(n, p, 0.3, seed=1)
+    G = rng.standard_normal((n, p))
+    K = rng.standard_normal((p, p))
+    Xs = problems.nearest_stiefel(X)  # the retraction baselines start on the manifold
+
+    def floor():
+        M = X.T @ X
+        X.T @ G
+        G @ M
+        return X @ K
+
+    def landing():
+        _, V, _ = geometry.landing_field(X, G, BETA, OMEGA, "beta")
+        return -ETA * V + X  # X - eta V, as the solver writes it (the temporary is reused)
+
+    def v_only():  # the same V = G M + X (K + omega H) without T: 4 products (not the API)
+        M = X.T @ X
+        A = X.T @ G
+        c = 0.5 / BETA
+        K = (c - 1.0) * geometry._gram_solve(M, A @ M) - c * A.T
+        V = G @ M
+        V += X @ (K + OMEGA * (M - np.eye(p)))
+        return -ETA * V + X
+
+    def rgd(retraction):
+        def update():
+            grad = geometry.riemannian_gradient_stiefel(Xs, G)
+            return solvers.RETRACTIONS[retraction](Xs, -ETA * grad)
+        return update
+
+    return {"floor": floor, "landing": landing, "V only": v_only, "rgd-qr": rgd("qr"),
+            "rgd-polar": rgd("polar")}
+
+
+def main() -> None:
+    print(machine())
+    print()
+    header = (f"{'n':>5} {'p':>4} {'variant':>10} {'median ms':>10} {'min ms':>9} "
+              f"{'/ floor':>8} {'landing /':>10}")
+    print(header)
+    print("-" * len(header))
+    verdicts = []
+    for n, p in SIZES:
+        times = interleaved(variants(n, p), ROUNDS[(n, p)])
+        for name, ts in times.items():
+            vs_floor = median_ratio(ts, times["floor"])
+            vs_landing = median_ratio(times["landing"], ts)
+            print(f"{n:>5} {p:>4} {name:>10} {1e3 * statistics.median(ts):>10.3f} "
+                  f"{1e3 * min(ts):>9.3f} {vs_floor:>8.2f} {vs_landing:>10.2f}")
+        r_floor = median_ratio(times["landing"], times["floor"])
+        r_min = min(times["landing"]) / min(times["floor"])
+        beats = all(median_ratio(times["landing"], times[b]) < 1 for b in ("rgd-qr", "rgd-polar"))
+        v_only = median_ratio(times["V only"], times["floor"])
+        verdicts.append(f"({n}, {p}): landing / floor = {r_floor:.2f} (median of rounds), "
+                        f"{r_min:.2f} (min / min) -> {'met' if r_floor <= 1.3 else 'MISSED'} "
+                        f"(goal <= 1.3); faster than both retractions: "
+                        f"{'yes' if beats else 'NO'}; V only / floor = {v_only:.2f}")
+    print()
+    print("\n".join(verdicts))
+
+
+if __name__ == "__main__":
+    main()
