@@ -10,8 +10,9 @@ gap and stops the run (a trial point of the line search counts: this favours pym
 little); its iterations are counted as gradient evaluations. Constant steps: 0.01 is about the
 largest stable one here (0.015 diverges).
 
-Both sides compute A X once in the cost and once in the gradient, as problems.brockett does
-(that product is most of a landing iteration here). A second table gives both sides a
+The first table runs landing as the library ships it: problems.brockett's value_and_grad computes
+A X once per iterate for the cost and the gradient; pymanopt gets the cost and the gradient as
+separate functions, each computing A X, as its API asks. The second table gives both sides a
 one-entry cache of A X, shared by the cost and the gradient at the same point.
 Goal: landing faster than both pymanopt solvers.
 Run: ``uv run --group bench python benchmarks/bench_pymanopt.py`` (needs pymanopt).
@@ -172,7 +173,8 @@ def main() -> None:
     print(f"brockett({N}, {P}, seed=0), f* = {problem.f_star:.12g}; target: gap <= {GAP:g} "
           f"(and ||XᵀX − I||_F <= {FEAS:g} for landing); cap {CAP:g} s; best and median of "
           f"{REPEATS} runs (1 for the slow ones)")
-    print("\ncost and gradient each compute A X (as problems.brockett does):")
+    print("\nas shipped (landing: value_and_grad shares A X; pymanopt: cost and gradient each "
+          "compute A X):")
     table(problem, A, w, X0, shared=False, slow=True)
     print("\ncost and gradient share A X at the same point (both sides):")
     table(problem, A, w, X0, shared=True, slow=False)

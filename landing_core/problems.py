@@ -50,6 +50,14 @@ class Problem:
     f_star: float | None = None
     f_star_by_det: dict[int, float] = field(default_factory=dict)
     description: str = ""
+    cost_and_egrad: Callable[[Array], tuple[Array, Array]] | None = None
+
+    def value_and_grad(self, X: Array) -> tuple[Array, Array]:
+        """(f(X), G(X)) together, sharing the work the two have in common (A X for Brockett,
+        the residual A X - B for Procrustes, C X for PCA) where the problem provides it."""
+        if self.cost_and_egrad is not None:
+            return self.cost_and_egrad(X)
+        return self.cost(X), self.egrad(X)
 
     def optimum_from(self, X0: Array) -> float | None:
         """The optimal value reachable from X0: over X0's component of O(n) when p = n."""
@@ -130,8 +138,12 @@ def brockett(n: int, p: int, seed: int = 0, *, A: Array | None = None) -> Proble
     def egrad(X: Array) -> Array:
         return 2.0 * (A @ X) * w
 
+    def cost_and_egrad(X: Array) -> tuple[Array, Array]:
+        AXw = (A @ X) * w
+        return np.einsum("...ij,...ij->...", X, AXw), 2.0 * AXw
+
     return Problem("brockett", n, p, cost, egrad, f_star, by_det,
-                   "tr(XᵀAXN): the p smallest eigenvectors of A, ordered")
+                   "tr(XᵀAXN): the p smallest eigenvectors of A, ordered", cost_and_egrad)
 
 
 def procrustes(
@@ -167,7 +179,12 @@ def procrustes(
     def egrad(X: Array) -> Array:
         return A.T @ (A @ X - B)
 
-    return Problem("procrustes", n, p, cost, egrad, f_star, by_det, "½‖AX − B‖²_F")
+    def cost_and_egrad(X: Array) -> tuple[Array, Array]:
+        R = A @ X - B
+        return 0.5 * np.einsum("...ij,...ij->...", R, R), A.T @ R
+
+    return Problem("procrustes", n, p, cost, egrad, f_star, by_det, "½‖AX − B‖²_F",
+                   cost_and_egrad)
 
 
 def pca(n: int, p: int, seed: int = 0, *, data: Array | None = None) -> Problem:
@@ -194,8 +211,12 @@ def pca(n: int, p: int, seed: int = 0, *, data: Array | None = None) -> Problem:
     def egrad(X: Array) -> Array:
         return -(C @ X)
 
+    def cost_and_egrad(X: Array) -> tuple[Array, Array]:
+        CX = C @ X
+        return -0.5 * np.einsum("...ij,...ij->...", X, CX), -CX
+
     return Problem("pca", n, p, cost, egrad, f_star, by_det,
-                   "−½ tr(XᵀCX): the top-p principal subspace (β-invariant)")
+                   "−½ tr(XᵀCX): the top-p principal subspace (β-invariant)", cost_and_egrad)
 
 
 def linear(n: int, p: int, seed: int = 0, *, C: Array | None = None) -> Problem:

@@ -217,8 +217,8 @@ def _evaluate(
     V = grad + omega X h(X) is finite with grad (an overflow would surface at the next iterate).
     """
     try:
-        G = problem.egrad(X)
-        cost = float(problem.cost(X))
+        cost, G = problem.value_and_grad(X)
+        cost = float(cost)
         if config.method == "landing":
             T, V, H = landing_field(X, G, config.beta, config.omega, config.tangent)
         else:

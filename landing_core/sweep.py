@@ -115,7 +115,7 @@ def run_batch(
         try:
             if not np.all(finite):
                 raise np.linalg.LinAlgError("non-finite iterates")
-            G = problem.egrad(Xa)
+            f, G = problem.value_and_grad(Xa)
             T, V, H = landing_field(Xa, G, beta[active], omega[active], tangent)
         except np.linalg.LinAlgError:  # rare: drop the runs whose X^T X is singular, go on
             fine = finite.copy()
@@ -124,11 +124,10 @@ def run_batch(
             active, Xa = active[fine], Xa[fine]
             if active.size == 0:
                 break
-            G = problem.egrad(Xa)
+            f, G = problem.value_and_grad(Xa)
             T, V, H = landing_field(Xa, G, beta[active], omega[active], tangent)
         d = np.linalg.norm(H, axis=(-2, -1))
         g = np.linalg.norm(T, axis=(-2, -1))
-        f = problem.cost(Xa)
         blown = ~(np.isfinite(f) & np.isfinite(g) & (d <= BLOWUP))
         ok = active[~blown]  # diverged runs keep their last valid values
         cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]

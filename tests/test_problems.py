@@ -314,3 +314,12 @@ def test_initial_point_with_prescribed_singular_values_and_bad_inputs():
 def test_nearest_stiefel_is_the_polar_factor():
     X = initial_point(9, 4, 0.8, seed=3)
     np.testing.assert_allclose(problems.nearest_stiefel(X), scipy.linalg.polar(X)[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["brockett", "procrustes", "pca", "linear", "quartic"])
+def test_value_and_grad_equals_cost_and_egrad(name):
+    problem = make_problem(name, 7, 3, seed=5)
+    X = np.random.default_rng(0).standard_normal((2, 7, 3))
+    f, G = problem.value_and_grad(X)
+    np.testing.assert_allclose(f, problem.cost(X), rtol=1e-14)
+    np.testing.assert_allclose(G, problem.egrad(X), rtol=1e-14)
