@@ -68,6 +68,15 @@ if trace.k > 0 and not st.session_state.playing:
 metrics_box = st.empty()
 progress_box = st.empty()
 convergence_box = st.empty()
+names = views.available(problem.n, problem.p)
+view_name = names[0] if names else None
+if len(names) > 1:
+    if st.session_state.get("w_view") not in names:
+        st.session_state.w_view = names[0]
+    view_name = st.segmented_control(
+        "Geometry view", names, key="w_view", format_func=lambda v: views.VIEWS[v][0],
+        help="One view at a time keeps the animation smooth; switch at any moment.",
+    ) or names[0]
 geometry_box = st.empty()
 
 
@@ -91,13 +100,13 @@ def show_numbers(t: runner.Trace, k: int) -> None:
 def show_figures(t: runner.Trace, current: int | None, geometry: bool = True) -> None:
     convergence_box.plotly_chart(views.convergence(t, f_star, current), width="stretch",
                                  theme=None)
-    if not geometry:
+    if not geometry or view_name is None:
         return
+    view = views.build(view_name, t, problem, config, current)
     with geometry_box.container():
-        for view in views.geometry_views(t, problem, config, current):
-            st.subheader(view.title)
-            st.plotly_chart(view.figure, width="stretch", theme=None)
-            st.caption(view.caption)
+        st.subheader(view.title)
+        st.plotly_chart(view.figure, width="stretch", theme=None)
+        st.caption(view.caption)
 
 
 f_star = runner.optimum(config, problem)

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from landing_core.ui.controls import LOG_GRID
+from landing_core.ui.views import VIEWS
 
 APP = "../app.py"
 TIMEOUT = 60
@@ -38,7 +39,7 @@ def test_default_load_shows_a_computed_run():
     k = int(_metric(at, "iteration k"))
     assert k > 0
     charts = _charts(at)
-    assert len(charts) == 4  # convergence, frame, singular values, SPD(2) cone
+    assert len(charts) == 2  # convergence and the first geometry view (the frame)
     assert len(charts[0]["data"][1]["y"]["bdata"]) > 0 or len(charts[0]["data"][1]["y"]) > 0
     assert float(_metric(at, "‖XₖᵀXₖ − I‖_F")) < 1e-8
 
@@ -94,21 +95,26 @@ def test_a_diverging_step_is_reported_not_raised():
 
 
 @pytest.mark.parametrize(
-    ("n", "p", "titles"),
+    ("n", "p", "names"),
     [
-        (2, 1, ["The plane"]),
-        (3, 1, ["The sphere"]),
-        (3, 2, ["The frame", "Singular values", "The Gram matrix"]),
-        (2, 2, ["Singular values", "The Gram matrix"]),
-        (10, 4, ["Singular values"]),
-        (10, 1, ["Singular values"]),
+        (2, 1, ["plane"]),
+        (3, 1, ["sphere"]),
+        (3, 2, ["frame", "sigma", "cone"]),
+        (2, 2, ["sigma", "cone"]),
+        (10, 4, ["sigma"]),
+        (10, 1, ["sigma"]),
     ],
 )
-def test_every_view_appears_for_its_size(n, p, titles):
+def test_every_view_appears_for_its_size(n, p, names):
     at = _app({"n": str(n), "p": str(p)})
-    shown = [h.value.split(":")[0] for h in at.subheader if h.value != "Downloads"]
-    assert [s.split(" of ")[0].split(" XₖᵀXₖ")[0] for s in shown] == titles
-    assert len(_charts(at)) == 1 + len(titles)
+    for name in names:
+        if len(names) > 1:
+            at.session_state["w_view"] = name  # the view selector (segmented control)
+            at.run()
+            assert not at.exception
+        titles = [h.value for h in at.subheader if h.value != "Downloads"]
+        assert titles == [VIEWS[name][1]]
+        assert len(_charts(at)) == 2  # convergence and the chosen view
 
 
 def test_p_equal_one_disables_beta_and_says_why():
