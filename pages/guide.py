@@ -23,10 +23,22 @@ $\operatorname{grad}_\beta f(X) = GM - \tfrac{1}{2\beta} X G^\top X
 $M = X^\top X$. β weighs rotations of the frame within its span (scaled by $1/\beta$) against
 motion out of the span; for $p = 1$ that rotation block vanishes and β changes nothing.
 
-**In a lecture.** Pick a problem and a size in the sidebar; the run is computed at once. Press
+**In a lecture.** Start from a **Lecture preset**: one click loads a configuration and says what
+to look at. Or pick a problem and a size in the sidebar; the run is computed at once. Press
 **Run** to watch it unfold (choose *slow* speed for a class), **Pause** to talk, **Step** to go one
 iteration at a time, **Reset** to start over. After a run, drag **Replay** to return to any
-iteration. Every setting is in the URL: copy it to reopen exactly this view.
+iteration. Every setting is in the URL: copy it to reopen exactly this view. The sidebar is
+shared by every page.
+
+**The pages.**
+- *Explorer*: one run, live, with its convergence curves and one geometry view at a time.
+- *Compare*: up to six configurations (β values, tangent terms, landing against Riemannian
+  gradient descent with a retraction or against the penalty method) from the same $X_0$, overlaid.
+  A constant η favours whichever tangent term happens to be scaled for it: compare "each at its
+  safe step" or "each with Armijo" for a fair contest.
+- *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
+  diverged cells are grey with ×; pick a cell to open it in the explorer.
+- *Theory*: the paper's statements beside their residuals, computed live at a random $X$.
 
 **The views.**
 - *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the tangent term's
