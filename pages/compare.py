@@ -77,13 +77,7 @@ def _run(cfg, rows_, fairness, matrix):
     return compare.run_rows(cfg, rows_, fairness, matrix)
 
 
-matrix = st.session_state.get("matrix")
-try:
-    problem = compare.build_problem(config, matrix)
-except ValueError as err:
-    st.warning(f"Your matrix does not fit this problem ({err}); using the built-in one.")
-    matrix = None
-    problem = compare.build_problem(config)
+problem, matrix = controls.session_problem(config)
 runs, f_star = _run(config, valid, compare.FAIRNESS[fair_label], matrix)
 
 against = st.radio("Against", ["iteration", "time"], horizontal=True, key="compare_against",

@@ -6,13 +6,7 @@ from landing_core.ui import controls, runner, views
 from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
 config = controls.sidebar()
-matrix = st.session_state.get("matrix")
-try:
-    problem = runner.build_problem(config, matrix)
-except ValueError as err:
-    st.warning(f"Your matrix does not fit this problem ({err}); using the built-in one.")
-    matrix = None
-    problem = runner.build_problem(config)
+problem, matrix = controls.session_problem(config)
 
 key = (config.run_key(), None if matrix is None else id(matrix))
 if st.session_state.get("trace_key") != key:

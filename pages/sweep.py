@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from landing_core.ui import controls, runner
+from landing_core.ui import controls
 from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS, AppConfig
 from landing_core.ui.sweeps import (
     ETA_CHOICES,
@@ -90,12 +90,7 @@ def _fmt(v: float) -> str:
 def _compute(spec: SweepSpec) -> SweepOutcome | None:
     """The cached sweep with the session's matrix (as the explorer uses it); None, with a clear
     message, when the batch fails."""
-    matrix = st.session_state.get("matrix")
-    try:
-        runner.build_problem(spec.base, matrix)
-    except ValueError as err:
-        st.warning(f"Your matrix does not fit this problem ({err}); using the built-in one.")
-        matrix = None
+    _, matrix = controls.session_problem(spec.base)
     try:
         return cached_sweep(spec, matrix)
     except np.linalg.LinAlgError as err:  # the batch runner marks singular runs as diverged;

@@ -8,6 +8,8 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
+from ..problems import Problem
+from .runner import build_problem
 from .state import (
     BOUNDS,
     ITER_MAX,
@@ -156,3 +158,13 @@ def sidebar() -> AppConfig:
         st.query_params.from_dict(query)
     return new
 
+
+def session_problem(config: AppConfig) -> tuple[Problem, np.ndarray | None]:
+    """The configured problem and the matrix it was built from: the session's uploaded matrix
+    when it fits the problem, else (with a warning) the built-in one and None."""
+    matrix = st.session_state.get("matrix")
+    try:
+        return build_problem(config, matrix), matrix
+    except ValueError as err:
+        st.warning(f"Your matrix does not fit this problem ({err}); using the built-in one.")
+        return build_problem(config), None
