@@ -30,9 +30,10 @@ __all__ = [
 # Okabe & Ito (2008): distinguishable under the common colour-vision deficiencies.
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
 FONT = dict(size=17)
-LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=40, b=60),
-              legend=dict(font=dict(size=15), orientation="h", yanchor="top", y=-0.08,
+LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=40, b=90),
+              legend=dict(font=dict(size=15), orientation="h", yanchor="top", y=-0.14,
                           xanchor="left", x=0))
+LOG_AXIS = dict(type="log", exponentformat="power", nticks=6)  # few labels, even over <1 decade
 def _positive(values: Array) -> Array:
     """Values for a log axis: |v|, with zeros and non-finite values as gaps (NaN): a log axis
     cannot show 0, and a floor such as 1e-300 would squash the whole plot."""
@@ -59,7 +60,7 @@ def convergence_figure(
     if f_star is not None:
         fig.add_trace(go.Scatter(x=k, y=_positive(np.asarray(cost) - f_star), name="|f − f*|",
                                  line=dict(color=PALETTE[0], width=3)), 1, 1)
-        fig.update_yaxes(type="log", exponentformat="power", row=1, col=1)
+        fig.update_yaxes(**LOG_AXIS, row=1, col=1)
     else:
         fig.add_trace(go.Scatter(x=k, y=np.asarray(cost, dtype=float), name="f",
                                  line=dict(color=PALETTE[0], width=3)), 1, 1)
@@ -69,12 +70,13 @@ def convergence_figure(
                              line=dict(color=PALETTE[2], width=3, dash="dash")), 1, 2)
     fig.add_trace(go.Scatter(x=k, y=_positive(step), name="ηₖ",
                              line=dict(color=PALETTE[3], width=3)), 1, 3)
-    fig.update_yaxes(type="log", exponentformat="power", row=1, col=2)
-    fig.update_yaxes(type="log", exponentformat="power", row=1, col=3)
+    fig.update_yaxes(**LOG_AXIS, row=1, col=2)
+    fig.update_yaxes(**LOG_AXIS, row=1, col=3)
     fig.update_xaxes(title_text="iteration k")
     if current is not None:
         for col in (1, 2, 3):
-            fig.add_vline(x=current, line=dict(color="grey", width=2, dash="dot"), row=1, col=col)
+            fig.add_vline(x=current, line=dict(color="black", width=3, dash="dash"), row=1,
+                          col=col)
     fig.update_layout(**LAYOUT, height=420)
     fig.update_layout(legend=dict(y=-0.22))
     return fig
@@ -268,7 +270,7 @@ def singular_values_figure(sigma: Array, *, current: int | None = None) -> go.Fi
     fig.add_hline(y=1.0, line=dict(color="black", width=2, dash="dash"),
                   annotation_text="St(n, p): all σᵢ = 1", annotation_position="top right")
     if current is not None:
-        fig.add_vline(x=current, line=dict(color="grey", width=2, dash="dot"))
+        fig.add_vline(x=current, line=dict(color="black", width=3, dash="dash"))
     fig.update_xaxes(title_text="iteration k")
     fig.update_yaxes(title_text="singular values σᵢ(Xₖ)")
     fig.update_layout(**LAYOUT, height=420)
@@ -339,7 +341,7 @@ def comparison_figure(
                                      line=dict(color=colour, width=3)), 1, col)
     for col in (1, 2, 3):
         if col > 1 or f_star is not None:
-            fig.update_yaxes(type="log", exponentformat="power", row=1, col=col)
+            fig.update_yaxes(**LOG_AXIS, row=1, col=col)
     fig.update_xaxes(title_text="iteration k" if against == "iteration" else "wall time (s)")
     fig.update_layout(**LAYOUT, height=440)
     fig.update_layout(legend=dict(y=-0.2))

@@ -274,8 +274,8 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
             cost, G, V, d, gnorm = _evaluate(problem, X_next, config)
         except (_Diverged, np.linalg.LinAlgError) as err:
             yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, "diverged",
-                         f"Diverged after {k} iterations: {err}. Try a smaller step or the safe "
-                         "step rule.")
+                         f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
+                         "iterate. Try a smaller step or the safe step rule.")
             return
         X, k = X_next, k + 1
 

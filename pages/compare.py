@@ -89,6 +89,8 @@ st.dataframe(pd.DataFrame(compare.summary(runs, f_star)), width="stretch", hide_
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
                             "final ‖XᵀX − I‖_F": st.column_config.NumberColumn(format="%.3e"),
                             "time to tol (ms)": st.column_config.NumberColumn(format="%.1f")})
+st.caption("A negative final f − f* means the last iterate is still slightly off the manifold, "
+           "where f can go below its minimum on St(n, p); the plots show |f − f*|.")
 for run in runs:
     if run["status"] == "diverged":
         st.error(f"{run['label']}: {run['message']}")

@@ -19,40 +19,59 @@ trace: runner.Trace = st.session_state.trace
 st.title("Landing on St(n, p)")
 st.markdown(
     f"**{PROBLEM_LABELS[config.problem]}** on St({problem.n}, {problem.p}) · "
-    f"tangent term: {TANGENT_LABELS[config.tangent]} · β = {config.beta:g} · "
-    f"ω = {config.omega:g} · {STEP_LABELS[config.step]}"
+    f"tangent term: {TANGENT_LABELS[config.tangent]}"
+    + (f" · β = {config.beta:g}" if config.tangent == "beta" else "")
+    + f" · ω = {config.omega:g} · {STEP_LABELS[config.step]}"
     + ("" if config.step == "bb" else f", η = {config.eta:g}")
 )
 st.latex(r"X_{k+1} = X_k - \eta_k\left(\operatorname{grad} f(X_k)"
          r" + \omega\, X_k (X_k^\top X_k - I_p)\right)")
 
 
-def restart() -> None:
-    st.session_state.trace, st.session_state.records = runner.start(config, problem)
+def _restart(cfg, prob) -> None:
+    st.session_state.trace, st.session_state.records = runner.start(cfg, prob)
+
+
+# The buttons act in callbacks, which run before the page: every button is then drawn with the
+# state its click produced (Step is enabled right after Reset, Pause while playing).
+def _on_run(cfg, prob) -> None:
+    if st.session_state.trace.finished or st.session_state.records is None:
+        _restart(cfg, prob)
+    st.session_state.playing = True
+
+
+def _on_pause() -> None:
+    st.session_state.playing = False
+    t = st.session_state.trace
+    t.status = "paused"
+    t.message = f"Paused at k = {t.k}: Run resumes, Step advances one iteration."
+
+
+def _on_step(cfg, prob) -> None:
+    if st.session_state.records is None:
+        _restart(cfg, prob)
+    else:
+        st.session_state.trace.feed(next(st.session_state.records), cfg.tol, cfg.max_iter)
+    t = st.session_state.trace
+    if not t.finished:
+        t.status, t.message = "paused", f"Stepped to k = {t.k}."
+
+
+def _on_reset(cfg, prob) -> None:
+    _restart(cfg, prob)
+    st.session_state.playing = False
 
 
 b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 3])
-if b1.button("Run", icon=":material/play_arrow:", type="primary", width="stretch"):
-    if trace.finished or st.session_state.records is None:
-        restart()
-    st.session_state.playing = True
-if b2.button("Pause", icon=":material/pause:", width="stretch",
-             disabled=st.session_state.trace.finished and not st.session_state.playing):
-    st.session_state.playing = False
-    trace.status = "paused"
-    trace.message = f"Paused at k = {trace.k}: Run resumes, Step advances one iteration."
-if b3.button("Step", icon=":material/skip_next:", width="stretch"):
-    if trace.finished or st.session_state.records is None:
-        restart()
-    else:
-        st.session_state.trace.feed(next(st.session_state.records), config.tol, config.max_iter)
-    trace = st.session_state.trace
-    if not trace.finished:
-        trace.status, trace.message = "paused", f"Stepped to k = {trace.k}."
-if b4.button("Reset", icon=":material/restart_alt:", width="stretch"):
-    restart()
-    st.session_state.playing = False
-trace = st.session_state.trace
+b1.button("Run", icon=":material/play_arrow:", type="primary", width="stretch",
+          on_click=_on_run, args=(config, problem))
+b2.button("Pause", icon=":material/pause:", width="stretch", on_click=_on_pause,
+          disabled=not st.session_state.playing and trace.status != "running")
+b3.button("Step", icon=":material/skip_next:", width="stretch", disabled=trace.finished,
+          on_click=_on_step, args=(config, problem),
+          help="Reset to step through a finished run from X₀.")
+b4.button("Reset", icon=":material/restart_alt:", width="stretch", on_click=_on_reset,
+          args=(config, problem))
 
 status_box = st.empty()
 current = trace.k
@@ -65,12 +84,17 @@ convergence_box = st.empty()
 names = views.available(problem.n, problem.p)
 view_name = names[0] if names else None
 if len(names) > 1:
+    if "view_from_url" not in st.session_state:  # a shared URL names the view
+        st.session_state.view_from_url = st.query_params.get("view")
+        if st.session_state.view_from_url in names:
+            st.session_state.w_view = st.session_state.view_from_url
     if st.session_state.get("w_view") not in names:
         st.session_state.w_view = names[0]
     view_name = st.segmented_control(
         "Geometry view", names, key="w_view", format_func=lambda v: views.VIEWS[v][0],
         help="One view at a time keeps the animation smooth; switch at any moment.",
     ) or names[0]
+    st.query_params["view"] = view_name
 geometry_box = st.empty()
 
 

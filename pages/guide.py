@@ -17,11 +17,18 @@ a *tangent term* that lowers $f$ while keeping $X^\top X$ fixed to first order (
 the layer manifold $\mathrm{St}_{X^\top X} = \{Y : Y^\top Y = X^\top X\}$), and a *normal term*
 that pulls the iterate back to $X^\top X = I$.
 
-**The β-metric** chooses the tangent term:
-$\operatorname{grad}_\beta f(X) = GM - \tfrac{1}{2\beta} X G^\top X
-+ \left(\tfrac{1}{2\beta} - 1\right) X M^{-1} X^\top G M$ with $G = \nabla f(X)$,
-$M = X^\top X$. β weighs rotations of the frame within its span (scaled by $1/\beta$) against
-motion out of the span; for $p = 1$ that rotation block vanishes and β changes nothing.
+**The β-metric** chooses the tangent term, with $G = \nabla f(X)$ and $M = X^\top X$:
+
+"""
+)
+st.latex(
+    r"\operatorname{grad}_\beta f(X) = GM - \tfrac{1}{2\beta} X G^\top X"
+    r" + \left(\tfrac{1}{2\beta} - 1\right) X M^{-1} X^\top G M"
+)
+st.markdown(
+    r"""
+β weighs rotations of the frame within its span (scaled by $1/\beta$) against motion out of
+the span; for $p = 1$ that rotation block vanishes and β changes nothing.
 
 **In a lecture.** Start from a **Lecture preset**: one click loads a configuration and says what
 to look at. Or pick a problem and a size in the sidebar; the run is computed at once. Press

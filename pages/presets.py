@@ -21,4 +21,6 @@ for i, preset in enumerate(PRESETS):
                 st.session_state.compare_version = st.session_state.get("compare_version",
                                                                         0) + 1
                 st.session_state.compare_fairness = preset.fairness
+            if preset.view is not None:
+                st.session_state.w_view = preset.view
             st.switch_page(f"pages/{preset.page}.py")

@@ -42,9 +42,12 @@ RANGES = ("sw_param_range", "sw_eta_range")  # range sliders take value=: a tupl
 def _restore_widgets(config: AppConfig) -> None:
     """Widget keys vanish when another page runs: put back the page's last settings (the range
     sliders get theirs as ``value``)."""
-    if "sweep_settings" not in st.session_state:
+    if "sweep_settings" not in st.session_state:  # first visit: the sidebar's own cell
         step = config.step if config.step in SWEEP_STEPS else "safe"
-        st.session_state.sweep_settings = dict(DEFAULTS, sw_step=step)
+        params, etas = _SPEC.axes()
+        st.session_state.sweep_settings = dict(
+            DEFAULTS, sw_step=step, sw_row=nearest_index(params, getattr(config, _SPEC.plane)),
+            sw_col=nearest_index(etas, config.eta))
     for key, value in st.session_state.sweep_settings.items():
         if key not in st.session_state and key not in RANGES:
             st.session_state[key] = value

@@ -91,7 +91,7 @@ def test_step_pause_and_reset():
 
 def test_a_diverging_step_is_reported_not_raised():
     at = _app({"step": "constant", "eta": "5.0", "problem": "brockett", "n": "20", "p": "4"})
-    assert at.error and at.error[0].value.startswith("Diverged after")
+    assert at.error and at.error[0].value.startswith("Diverged at iteration")
 
 
 @pytest.mark.parametrize(

@@ -153,9 +153,9 @@ def sidebar() -> AppConfig:
     with sb:
         _matrix_upload(new)
     st.session_state.config = new
-    query = to_query(new)
-    if st.query_params.to_dict() != query:
-        st.query_params.from_dict(query)
+    for key, value in to_query(new).items():  # page parameters (the view) stay
+        if st.query_params.get(key) != value:
+            st.query_params[key] = value
     return new
 
 

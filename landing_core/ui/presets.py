@@ -18,16 +18,17 @@ class Preset:
     config: AppConfig
     rows: list[dict] = field(default_factory=list)
     fairness: str = "as set in each row"
+    view: str | None = None  # the explorer's geometry view
 
 
 PRESETS: list[Preset] = [
     Preset(
         "The circle: landing, penalty and retraction from the same X₀",
         "Landing glides in from off the circle and lands exactly on it; the penalty method "
-        "settles off the circle (its bias: ‖h‖ stays > 0). Riemannian GD starts at the nearest "
-        "point of the circle and never leaves it.",
+        "settles at a point off the circle (its bias: ‖h‖ stays near 1.3 for ω = 1). "
+        "Riemannian GD starts at the nearest point of the circle and never leaves it.",
         "compare",
-        AppConfig(problem="quartic", n=2, p=1, seed=3, distance=0.5, step="safe", eta=0.1,
+        AppConfig(problem="brockett", n=2, p=1, seed=3, distance=0.5, step="safe", eta=0.1,
                   max_iter=400),
         [row("landing", step="safe", eta=0.1),
          row("penalty f + ω/4‖h‖²", method="penalty", step="safe", eta=0.1),
@@ -58,6 +59,7 @@ PRESETS: list[Preset] = [
         "explorer",
         AppConfig(problem="linear", n=3, p=2, seed=1, distance=1.0, step="safe", eta=0.1,
                   max_iter=500),
+        view="cone",
     ),
     Preset(
         "Brockett: β changes the path, not the limit",
@@ -75,7 +77,7 @@ PRESETS: list[Preset] = [
         "from the iterates leaving the manifold by O(η²).",
         "compare",
         AppConfig(problem="pca", n=5, p=2, seed=0, distance=0.0, step="safe", eta=0.1,
-                  max_iter=300),
+                  max_iter=1000),
         [row("β = 0.1", beta=0.1, step="safe", eta=0.1),
          row("β = 1", beta=1.0, step="safe", eta=0.1),
          row("β = 10", beta=10.0, step="safe", eta=0.1)],

@@ -33,6 +33,7 @@ STEP_LABELS = {
 SPEEDS = {"slow": 30.0, "normal": 250.0, "instant": float("inf")}  # iterations per second
 
 N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
+PAGE_PARAMS = ("view",)  # URL parameters a page owns (the explorer's geometry view)
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,8 @@ def from_query(params: dict[str, str | list[str]]) -> tuple[AppConfig, list[str]
     for name, raw in params.items():
         if isinstance(raw, list):
             raw = raw[-1] if raw else ""
+        if name in PAGE_PARAMS:
+            continue
         if name not in known:
             warnings.append(f"Unknown URL parameter {name!r} ignored.")
             continue

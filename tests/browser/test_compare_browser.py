@@ -21,7 +21,10 @@ def _open(page, server, link: str, charts: bool = True) -> None:
 def test_compare_page_overlays_runs_and_switches_to_wall_time(server, page, shots):
     _open(page, server, "Compare")
     page.get_by_text("Compare configurations").wait_for()
-    page.wait_for_function(f"document.querySelectorAll({CHART!r}).length === 2")
+    page.get_by_role("heading", name="Trajectories from the same X₀").wait_for(timeout=60_000)
+    wait_idle(page)
+    page.wait_for_function(f"document.querySelectorAll({CHART!r}).length === 2",
+                           timeout=60_000)
     # one trace per row in each of the three panels, plus the trajectories
     names = page.evaluate(
         f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
@@ -42,7 +45,7 @@ def test_a_preset_opens_its_comparison(server, page, shots):
     page.get_by_role("button", name="Show me").nth(2).click()
     page.get_by_text("Compare configurations").wait_for(timeout=30_000)
     wait_idle(page)
-    page.get_by_text("constant η = 0.08: Diverged after").wait_for(timeout=30_000)
+    page.get_by_text("constant η = 0.08: Diverged at iteration").wait_for(timeout=30_000)
     names = page.evaluate(
         f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
     assert sorted(set(names)) == ["constant η = 0.08", "safe step, η ≤ 0.08"]
