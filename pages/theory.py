@@ -22,7 +22,8 @@ BETA_GRID = np.logspace(-2, 2, 81)
 LECTURE_CSS = """<style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; }
-[data-testid="stMain"] .katex-display > .katex { font-size: 1.35em; }
+[data-testid="stMain"] .katex-display > .katex { font-size: 1.2em; }
+[data-testid="stMain"] .katex-display { overflow-x: auto; overflow-y: hidden; }
 [data-testid="stMain"] [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {
   font-size: 2rem; }
 [data-testid="stMain"] [data-testid="stAlertContainer"] p { font-size: 1.2rem; }

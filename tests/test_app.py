@@ -173,3 +173,12 @@ def test_guide_page_renders():
     at.switch_page("pages/guide.py").run()
     assert not at.exception
     assert at.title[0].value == "Guide"
+
+
+def test_lowering_n_below_p_clamps_p_in_the_sidebar_with_a_warning():
+    at = _app({"n": "4", "p": "3"})
+    at.number_input(key="w_n").set_value(2).run()
+    assert not at.exception
+    assert at.number_input(key="w_p").value == 2
+    assert any("p = 3 > n = 2" in w.value for w in at.warning)
+    assert at.session_state.config.p == 2 and at.query_params["p"] == "2"

@@ -102,6 +102,11 @@ def sidebar() -> AppConfig:
         _write_widgets(config)
     else:
         _keep_widgets(config)
+    n_in, p_in = st.session_state.w_n, st.session_state.w_p
+    if p_in > n_in:  # fix the widget itself, so the sidebar shows what runs
+        st.session_state.w_p = n_in
+        st.warning(f"p = {p_in} > n = {n_in} is impossible (St(n, p) needs p ≤ n): "
+                   f"using p = {n_in}.", icon="⚠️")
     for warning in st.session_state.pop("url_warnings", []):
         st.warning(warning, icon="⚠️")
     sb = st.sidebar
