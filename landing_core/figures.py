@@ -18,6 +18,8 @@ Array = np.ndarray
 
 __all__ = [
     "PALETTE",
+    "beta_blocks_figure",
+    "comparison_figure",
     "convergence_figure",
     "frame_figure",
     "gram_cone_figure",
@@ -25,6 +27,9 @@ __all__ = [
     "plane_figure",
     "singular_values_figure",
     "sphere_figure",
+    "sweep_heatmap",
+    "sweep_hover_text",
+    "trajectories_figure",
 ]
 
 # Okabe & Ito (2008): distinguishable under the common colour-vision deficiencies.
