@@ -187,7 +187,8 @@ def _sphere(radius: float, res: int = 40) -> tuple[Array, Array, Array]:
 def _scene(R: float) -> dict:
     axis = dict(range=[-R, R], title=dict(font=dict(size=16)))
     return dict(xaxis=dict(axis, title_text="x₁"), yaxis=dict(axis, title_text="x₂"),
-                zaxis=dict(axis, title_text="x₃"), aspectmode="cube")
+                zaxis=dict(axis, title_text="x₃"), aspectmode="cube",
+                camera=dict(eye=dict(x=1.5, y=1.5, z=1.2)))  # a little further: no clipping
 
 
 def sphere_figure(
