@@ -67,12 +67,17 @@ def machine() -> str:
 def interleaved(
     variants: dict[str, Callable[[], object]], rounds: int, number: int = 1
 ) -> dict[str, list[float]]:
-    """Seconds per call of each variant, one sample per round, variants interleaved in a round."""
+    """Seconds per call of each variant, one sample per round, variants interleaved in a round.
+
+    The order within a round alternates (forward, then reversed), so that no variant always
+    follows the same neighbour (what one leaves in caches and the allocator affects the next).
+    """
     for fn in variants.values():  # warm up (caches, BLAS threads, lazy imports)
         fn()
     times: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, fn in variants.items():
+    order = list(variants.items())
+    for r in range(rounds):
+        for name, fn in (order if r % 2 == 0 else order[::-1]):
             t0 = time.perf_counter()
             for _ in range(number):
                 fn()

@@ -13,6 +13,7 @@ for the Lyapunov equation of the Frobenius projection), never inverted.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -28,6 +29,7 @@ __all__ = [
     "h",
     "infeasibility",
     "infeasibility_grad",
+    "landing_direction",
     "landing_field",
     "nabla_beta",
     "proj_euclidean",
@@ -75,7 +77,9 @@ def skew(A: Array) -> Array:
 
 
 def _frob_inner(A: Array, B: Array) -> Array:
-    """<A, B> = tr(A^T B) over the last two axes."""
+    """<A, B> = tr(A^T B) over the last two axes (BLAS dot for a single pair)."""
+    if A.ndim == 2 and B.ndim == 2:
+        return np.vdot(A, B)
     return np.einsum("...ij,...ij->...", A, B)
 
 
@@ -186,12 +190,17 @@ def grad_beta(X: Array, G: Array, beta: float | Array) -> Array:
     return _grad_beta(X, G, gram(X), beta)
 
 
-def _grad_beta(X: Array, G: Array, M: Array, beta: float | Array) -> Array:
-    """grad_beta with the Gram matrix M = X^T X already computed."""
+def _grad_beta_parts(X: Array, G: Array, M: Array, beta: float | Array) -> tuple[Array, Array]:
+    """(G M, K) with grad_beta f(X) = G M + X K, M = X^T X already computed."""
     A = _t(X) @ G
     c = 0.5 / _scalar(beta)
-    K = (c - 1.0) * _gram_solve(M, A @ M) - c * _t(A)
-    return G @ M + X @ K
+    return G @ M, (c - 1.0) * _gram_solve(M, A @ M) - c * _t(A)
+
+
+def _grad_beta(X: Array, G: Array, M: Array, beta: float | Array) -> Array:
+    """grad_beta with the Gram matrix M = X^T X already computed."""
+    GM, K = _grad_beta_parts(X, G, M, beta)
+    return GM + X @ K
 
 
 def proj_euclidean(X: Array, Z: Array) -> Array:
@@ -264,3 +273,45 @@ def landing_field(
     H = M - _identity(X.shape[-1])
     T = _grad_beta(X, G, M, beta) if tangent == "beta" else tangent_term(tangent)(X, G, beta)
     return T, T + X @ (_scalar(omega) * H), H
+
+
+def landing_direction(
+    X: Array,
+    G: Array,
+    beta: float | Array = 0.5,
+    omega: float | Array = 1.0,
+    tangent: str = "beta",
+) -> tuple[Array, Array, Array]:
+    """The landing field V with the norm of its tangent term, in four products: (V, ||T||_F, H).
+
+    For the beta-metric V = G M + X (K + omega H), with grad_beta f(X) = T = G M + X K: the four
+    n x p x p products X^T X, X^T G, G M, X (K + omega H). The norm of T needs no fifth: X^T T is
+    skew and H symmetric, so <T, X H> = 0 and ||T||^2 = ||V||^2 - omega^2 <H, M H> (p x p work).
+    That difference keeps about 12 digits while ||T||^2 >= 1e-4 omega^2 ||X H||^2; where it would
+    not (the normal term dominates), T is formed and its norm taken directly. Other tangent terms:
+    from ``landing_field``.
+    """
+    if tangent != "beta":
+        T, V, H = landing_field(X, G, beta, omega, tangent)
+        return V, np.sqrt(_frob_inner(T, T)), H
+    M = gram(X)
+    H = M - _identity(X.shape[-1])
+    GM, K = _grad_beta_parts(X, G, M, beta)
+    wH = _scalar(omega) * H
+    V = X @ (K + wH)
+    V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
+    if X.ndim == 2:  # one run: plain floats (this is the hot path of small live runs)
+        normal2 = float(np.vdot(wH, M @ wH))
+        tangent2 = float(np.vdot(V, V)) - normal2
+        if tangent2 >= 1e-4 * normal2:
+            return V, math.sqrt(max(tangent2, 0.0)), H
+        T = GM + X @ K
+        return V, math.sqrt(float(np.vdot(T, T))), H
+    normal2 = _frob_inner(wH, M @ wH)
+    tangent2 = _frob_inner(V, V) - normal2
+    norm = np.sqrt(np.maximum(tangent2, 0.0))
+    cancels = tangent2 < 1e-4 * normal2
+    if np.any(cancels):
+        T = GM[cancels] + X[cancels] @ K[cancels]
+        norm[cancels] = np.sqrt(_frob_inner(T, T))
+    return V, norm, H

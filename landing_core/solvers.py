@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .geometry import h, landing_field, riemannian_gradient_stiefel
+from .geometry import h, landing_direction, riemannian_gradient_stiefel
 from .problems import Problem, nearest_stiefel
 from .steps import StepContext, StepRule, as_step_rule
 
@@ -220,17 +220,18 @@ def _evaluate(
         cost, G = problem.value_and_grad(X)
         cost = float(cost)
         if config.method == "landing":
-            T, V, H = landing_field(X, G, config.beta, config.omega, config.tangent)
+            V, gnorm, H = landing_direction(X, G, config.beta, config.omega, config.tangent)
+            gnorm = float(gnorm)
         else:
             H = h(X)
             if config.method == "penalty":  # the gradient of f + omega/4 ||h||^2
-                T = V = G + config.omega * (X @ H)
+                V = G + config.omega * (X @ H)
             else:
-                T = V = riemannian_gradient_stiefel(X, G)
+                V = riemannian_gradient_stiefel(X, G)
+            gnorm = _norm(V)
     except np.linalg.LinAlgError as err:
         raise _broken(X, f"the Gram matrix XᵀX became singular ({err})") from err
     d = _norm(H)
-    gnorm = _norm(T)
     if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
         raise _broken(X, "the cost or the gradient became NaN or infinite")
     if d > BLOWUP:

@@ -1,8 +1,9 @@
 """Many landing runs at once: parameter grids run as one stack of shape (B, n, p).
 
-The same geometry code as a single run (``landing_field`` broadcasts over the leading axis); each
-run has its own beta, omega, eta and X_0, and is frozen as soon as it meets Algorithm 1's stopping
-rule or diverges. Step rules: "constant" (eta) or "safe" (min(eta, safe_step_bound)).
+The same geometry code as a single run (``landing_direction`` broadcasts over the leading
+axis); each run has its own beta, omega, eta and X_0, and is frozen as soon as it meets
+Algorithm 1's stopping rule or diverges. Step rules: "constant" (eta) or "safe"
+(min(eta, safe_step_bound)).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .geometry import landing_field
+from .geometry import landing_direction
 from .problems import Problem, initial_point
 from .solvers import BLOWUP
 from .steps import safe_step_bound
@@ -116,7 +117,7 @@ def run_batch(
             if not np.all(finite):
                 raise np.linalg.LinAlgError("non-finite iterates")
             f, G = problem.value_and_grad(Xa)
-            T, V, H = landing_field(Xa, G, beta[active], omega[active], tangent)
+            V, g, H = landing_direction(Xa, G, beta[active], omega[active], tangent)
         except np.linalg.LinAlgError:  # rare: drop the runs whose X^T X is singular, go on
             fine = finite.copy()
             fine[finite] = ~_cholesky_fails(Xa[finite])
@@ -125,9 +126,8 @@ def run_batch(
             if active.size == 0:
                 break
             f, G = problem.value_and_grad(Xa)
-            T, V, H = landing_field(Xa, G, beta[active], omega[active], tangent)
+            V, g, H = landing_direction(Xa, G, beta[active], omega[active], tangent)
         d = np.linalg.norm(H, axis=(-2, -1))
-        g = np.linalg.norm(T, axis=(-2, -1))
         blown = ~(np.isfinite(f) & np.isfinite(g) & (d <= BLOWUP))
         ok = active[~blown]  # diverged runs keep their last valid values
         cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]

@@ -530,6 +530,43 @@ def test_landing_field_parts(pt, beta, omega, tangent):
     assert tangent_defect(X, T, scale * np.linalg.cond(X)) <= 1e-11  # every tangent term is tangent
 
 
+@SETTINGS
+@given(points(), BETAS, st.floats(0.01, 100.0), st.sampled_from(sorted(geo.TANGENT_TERMS)),
+       st.sampled_from(["random", "normal-dominated", "critical"]))
+def test_landing_direction_matches_the_explicit_field(pt, beta, omega, tangent, kind):
+    """V equals landing_field's; ||T|| equals the norm of the explicit T to ~1e-10 relative,
+    also where the identity ||V||^2 - omega^2 ||X H||^2 would cancel (T tiny against X H)."""
+    X, rng = pt
+    n, p = X.shape
+    G = rng.standard_normal((n, p))
+    if kind != "random":  # G = X S, S symmetric: grad_beta = 0 exactly (beta-metric)
+        S = rng.standard_normal((p, p))
+        G = X @ (S + S.T) + (1e-7 * G if kind == "normal-dominated" else 0.0)
+    T, V_ref, _ = geo.landing_field(X, G, beta, omega, tangent)
+    V, norm, H = geo.landing_direction(X, G, beta, omega, tangent)
+    scale = np.linalg.norm(G) * max(1, np.linalg.norm(X) ** 2) * max(1, 1 / beta)
+    assert_close(V, V_ref, rel=1e-12, scale=scale + omega * (1 + np.linalg.norm(X) ** 3))
+    assert_close(H, X.T @ X - np.eye(p), rel=1e-14, scale=1 + np.linalg.norm(X) ** 2)
+    exact = np.linalg.norm(T)
+    assert abs(norm - exact) <= 1e-10 * exact + 1e-13 * scale * np.linalg.cond(X)
+
+
+def test_landing_direction_batched_equals_looped():
+    rng = np.random.default_rng(3)
+    X = np.stack([make_point(7, 3, s, "spread") for s in range(4)])
+    S = rng.standard_normal((4, 3, 3))
+    G = rng.standard_normal((4, 7, 3))
+    G[1] = X[1] @ (S[1] + S[1].T)  # one run whose tangent term vanishes (the exact path)
+    beta, omega = np.array([0.1, 0.5, 2.0, 9.0]), np.array([1.0, 3.0, 0.5, 10.0])
+    V, norm, H = geo.landing_direction(X, G, beta, omega)
+    for i in range(4):
+        Vi, ni, Hi = geo.landing_direction(X[i], G[i], beta[i], omega[i])
+        np.testing.assert_allclose(V[i], Vi, rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(norm[i], ni, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(H[i], Hi, rtol=1e-13, atol=1e-14)
+    assert norm[1] < 1e-12
+
+
 def test_unknown_tangent_term_and_rank_deficient_point_raise():
     X = make_point(5, 2, 0, "well")
     with pytest.raises(ValueError, match="unknown tangent term 'foo'"):
