@@ -184,6 +184,28 @@ def _sphere(radius: float, res: int = 40) -> tuple[Array, Array, Array]:
             radius * np.cos(v))
 
 
+def _wireframe(
+    radius: float, meridians: int = 12, parallels: int = 5, res: int = 73
+) -> go.Scatter3d:
+    """The sphere ||x|| = radius as meridians and parallels in one line trace (NaN-separated).
+
+    Lighter than a translucent surface in WebGL (one trace, no mesh), and the grid reads as a
+    globe: depth and orientation show while the frame turns.
+    """
+    t = np.linspace(0, 2 * np.pi, res)
+    gap = np.full((1, 3), np.nan)
+    rings = []
+    for lon in np.linspace(0, np.pi, meridians // 2, endpoint=False):  # great circles
+        rings.append(np.stack([np.cos(lon) * np.sin(t), np.sin(lon) * np.sin(t), np.cos(t)], 1))
+    for lat in np.linspace(-np.pi / 2, np.pi / 2, parallels + 2)[1:-1]:
+        rings.append(np.stack([np.cos(lat) * np.cos(t), np.cos(lat) * np.sin(t),
+                               np.full_like(t, np.sin(lat))], 1))
+    pts = radius * np.concatenate([np.vstack([r, gap]) for r in rings])
+    return go.Scatter3d(x=pts[:, 0], y=pts[:, 1], z=pts[:, 2], mode="lines",
+                        line=dict(color="#AAAAAA", width=2), name=f"sphere ‖x‖ = {radius:g}",
+                        showlegend=False, hoverinfo="skip")
+
+
 def _scene(R: float) -> dict:
     axis = dict(range=[-R, R], title=dict(font=dict(size=16)))
     return dict(xaxis=dict(axis, title_text="x₁"), yaxis=dict(axis, title_text="x₂"),
@@ -233,10 +255,7 @@ def frame_figure(X: Array, *, current: int | None = None) -> go.Figure:
     frames = np.asarray(X, dtype=float).reshape(len(X), 3, 2)
     at = len(frames) - 1 if current is None else current
     fig = go.Figure()
-    sx, sy, sz = _sphere(1.0, 40)
-    fig.add_trace(go.Surface(x=sx, y=sy, z=sz, opacity=0.15, showscale=False,
-                             colorscale=[[0, "#BBBBBB"], [1, "#BBBBBB"]], name="unit sphere",
-                             hoverinfo="skip"))
+    fig.add_trace(_wireframe(1.0))
     for j in range(2):
         tips = frames[:, :, j]
         colour = PALETTE[j]

@@ -97,6 +97,21 @@ def test_sphere_and_frame_views_draw_every_iterate():
     np.testing.assert_allclose(point.z, M[:, 0, 1])
 
 
+def test_frame_view_draws_the_unit_sphere_as_one_wireframe_trace():
+    X = np.array([np.eye(3)[:, :2] * (1 + 0.1 * k) for k in range(5)])
+    fig = figures.frame_figure(X)
+    spheres = [t for t in fig.data if (t.name or "").startswith("sphere")]
+    assert len(spheres) == 1 and spheres[0].type == "scatter3d"
+    assert not any(t.type == "surface" for t in fig.data)
+    pts = np.stack([spheres[0].x, spheres[0].y, spheres[0].z], axis=1).astype(float)
+    rings = np.isnan(pts[:, 0])
+    assert rings.sum() == 6 + 5  # six great circles (12 meridians) and five parallels
+    np.testing.assert_allclose(np.linalg.norm(pts[~rings], axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(sorted(set(np.round(pts[~rings, 2], 12)) & {-0.866025403784,
+                               -0.5, 0.0, 0.5, 0.866025403784}),
+                               [-0.866025403784, -0.5, 0.0, 0.5, 0.866025403784])
+
+
 def test_singular_values_are_those_of_the_iterates():
     trace, problem, config = _trace(problem="procrustes", n=12, p=3, max_iter=10, tol=1e-14)
     fig = figures.singular_values_figure(np.array(trace.sigma))
