@@ -69,7 +69,7 @@ def convergence_figure(
     else:
         fig.add_trace(go.Scatter(x=k, y=np.asarray(cost, dtype=float), name="f",
                                  line=dict(color=PALETTE[0], width=3)), 1, 1)
-    fig.add_trace(go.Scatter(x=k, y=_positive(infeasibility), name="‖XᵀX − I‖_F",
+    fig.add_trace(go.Scatter(x=k, y=_positive(infeasibility), name="‖XᵀX − I‖<sub>F</sub>",
                              line=dict(color=PALETTE[1], width=3)), 1, 2)
     fig.add_trace(go.Scatter(x=k, y=_positive(grad_norm), name="‖grad‖ (tangent term)",
                              line=dict(color=PALETTE[2], width=3, dash="dash")), 1, 2)
@@ -353,7 +353,7 @@ def comparison_figure(
         raise ValueError("against must be 'iteration' or 'time'")
     gap_title = "|f(Xₖ) − f*|" if f_star is not None else "f(Xₖ)"
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
-                        subplot_titles=(gap_title, "‖XₖᵀXₖ − I‖_F", "‖grad‖"))
+                        subplot_titles=(gap_title, "‖XₖᵀXₖ − I‖<sub>F</sub>", "‖grad‖"))
     for i, run in enumerate(runs):
         colour = PALETTE[i % len(PALETTE)]
         x = np.asarray(run["time"]) if against == "time" else np.arange(len(run["cost"]))

@@ -14,7 +14,7 @@ st.markdown(
     f"Every row runs on **the same problem** ({config.problem}, St({config.n}, {config.p}), "
     f"seed {config.seed}) **from the same X₀** (distance {config.distance:g} from the "
     f"manifold), with the sidebar's tolerance {config.tol:.0e} and at most {config.max_iter} "
-    "iterations. Edit, add or remove rows (up to six)."
+    "iterations. Edit, add or remove rows (up to six); a row's label follows its settings."
 )
 
 if "compare_rows" not in st.session_state:
@@ -27,7 +27,8 @@ edited = st.data_editor(
     width="stretch",
     key=f"compare_editor_{st.session_state.compare_version}",
     column_config={
-        "label": st.column_config.TextColumn("label", required=True),
+        "label": st.column_config.TextColumn(
+            "label", help="Follows the row's settings when you edit them; type your own after."),
         "method": st.column_config.SelectboxColumn("method", options=list(METHODS),
                                                    required=True),
         "tangent": st.column_config.SelectboxColumn("tangent term", options=list(TANGENT_LABELS),
@@ -45,7 +46,7 @@ edited = st.data_editor(
 rows = edited.to_dict("records")
 if not edited.equals(pd.DataFrame(st.session_state.compare_rows, columns=compare.COLUMNS)):
     # keep edits across pages: the edited table becomes the base of a fresh editor
-    st.session_state.compare_rows = rows
+    st.session_state.compare_rows = compare.relabel(st.session_state.compare_rows, rows)
     st.session_state.compare_version += 1
     st.rerun()
 

@@ -155,3 +155,28 @@ def test_preset_claims_hold():
     b_runs, _ = compare.run_rows(brockett.config, brockett.rows, None)
     spread = np.abs(b_runs[0]["cost"][:20] - b_runs[2]["cost"][:20]).max()
     assert spread > 1e-2  # ... β changes the path visibly
+
+
+def test_a_label_follows_its_rows_settings_until_the_user_types_one():
+    old = compare.default_rows(AppConfig())
+    assert [r["label"] for r in old] == ["β = 0.1", "β = 0.5", "β = 1", "β = 5"]
+    new = [dict(r) for r in old]
+    new[1]["method"] = "rgd-qr"  # one cell edited: its label no longer says what runs
+    out = compare.relabel(old, new)
+    assert out[1]["label"] == f"RGD (QR), safe (η ≤ {old[1]['eta']:g})"
+    assert [r["label"] for i, r in enumerate(out) if i != 1] == ["β = 0.1", "β = 1", "β = 5"]
+    edited = [dict(r) for r in out]
+    edited[0]["beta"] = 2.0
+    assert compare.relabel(out, edited)[0]["label"] == "β = 2, ω = 1, safe (η ≤ 0.1)"
+    typed = [dict(r) for r in out]
+    typed[2]["label"] = "my run"  # a label typed by the user stays
+    assert compare.relabel(out, typed)[2]["label"] == "my run"
+    blank = [dict(r) for r in out]
+    blank[3]["label"] = None
+    assert compare.relabel(out, blank)[3]["label"] == "β = 5, ω = 1, safe (η ≤ 0.1)"
+    added = out + [dict.fromkeys(compare.COLUMNS)]  # a new, still empty row stays as it is
+    assert compare.relabel(out, added)[-1]["label"] is None
+    penalty = compare.row("x", method="penalty", step="armijo", omega=3.0)
+    assert compare.auto_label(penalty) == "penalty, ω = 3, Armijo"
+    frob = compare.row("x", tangent="euclidean", step="constant", eta=0.05)
+    assert compare.auto_label(frob) == "Frobenius, ω = 1, η = 0.05"

@@ -36,6 +36,45 @@ def row(label: str, *, method: str = "landing", tangent: str = "beta", beta: flo
                 eta=eta)
 
 
+_STEP_TEXT = {"safe": "safe (η ≤ {eta:g})", "constant": "η = {eta:g}", "armijo": "Armijo",
+              "bb": "BB"}
+_TANGENT_TEXT = {"beta": "β = {beta:g}", "euclidean": "Frobenius", "relative": "relative"}
+
+
+def auto_label(r: dict) -> str:
+    """A label that names a valid row's method, tangent term, ω and step rule."""
+    step = _STEP_TEXT[r["step"]].format(eta=float(r["eta"]))
+    if r["method"].startswith("rgd-"):
+        retraction = {"qr": "QR", "polar": "polar", "cayley": "Cayley"}[r["method"][4:]]
+        return f"RGD ({retraction}), {step}"
+    tangent = _TANGENT_TEXT[r["tangent"]].format(beta=float(r["beta"]))
+    head = tangent if r["method"] == "landing" else "penalty"
+    return f"{head}, ω = {float(r['omega']):g}, {step}"
+
+
+def relabel(old: list[dict], new: list[dict]) -> list[dict]:
+    """The edited rows, where a valid row gets ``auto_label`` when its label is blank or when
+    its settings changed but its label did not (a label must not name what the row no longer
+    runs).
+
+    Each edit in the table is one action (a cell, an added row, deleted rows); rows are matched
+    by position only when the count is unchanged, i.e. when a cell was edited.
+    """
+    matched = old if len(old) == len(new) else [None] * len(new)
+    out = []
+    for before, after in zip(matched, new, strict=True):
+        if check_row(after) is None:
+            label = after.get("label")
+            blank = label is None or (isinstance(label, float) and math.isnan(label)) or not str(
+                label).strip()
+            stale = before is not None and before.get("label") == label and any(
+                before.get(c) != after.get(c) for c in COLUMNS if c != "label")
+            if blank or stale:
+                after = {**after, "label": auto_label(after)}
+        out.append(after)
+    return out
+
+
 def check_row(r: dict) -> str | None:
     """Why a row cannot run (a message), or None when it is valid."""
     if r.get("method") not in METHODS:

@@ -164,6 +164,6 @@ def heatmaps(
             colour_title="|f − f*|" if known else "f", log_colour=known, colorscale="Cividis",
             **common),
         "infeasibility": figures.sweep_heatmap(
-            etas, params, g(res.final_infeasibility), title="Final ‖XᵀX − I‖_F",
+            etas, params, g(res.final_infeasibility), title="Final ‖XᵀX − I‖<sub>F</sub>",
             colour_title="‖h‖", log_colour=True, colorscale="Cividis", **common),
     }
