@@ -30,10 +30,6 @@ __all__ = [
 ]
 
 
-def _t(A: Array) -> Array:
-    return np.swapaxes(A, -1, -2)
-
-
 @dataclass(frozen=True)
 class Problem:
     """A smooth cost f on R^{n x p} to minimize over St(n, p).

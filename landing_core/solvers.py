@@ -18,7 +18,7 @@ import numpy as np
 
 from .geometry import h, landing_direction, riemannian_gradient_stiefel
 from .problems import Problem, nearest_stiefel
-from .steps import StepContext, StepRule, as_step_rule
+from .steps import BarzilaiBorwein, Safe, StepContext, StepRule, as_step_rule
 
 Array = np.ndarray
 
@@ -254,6 +254,8 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
     if retraction:
         X = nearest_stiefel(X)
     state: dict = {}
+    hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
+            else "Try a smaller step or the safe step rule.")
     t0 = time.perf_counter()
     try:
         cost, G, V, d, gnorm = _evaluate(problem, X, config)
@@ -276,7 +278,7 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
         except (_Diverged, np.linalg.LinAlgError) as err:
             yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, "diverged",
                          f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
-                         "iterate. Try a smaller step or the safe step rule.")
+                         f"iterate. {hint}")
             return
         X, k = X_next, k + 1
 

@@ -17,7 +17,6 @@ import numpy as np
 Array = np.ndarray
 
 __all__ = [
-    "STEP_RULES",
     "Armijo",
     "BarzilaiBorwein",
     "Constant",
@@ -25,6 +24,9 @@ __all__ = [
     "StepContext",
     "StepRule",
     "as_step_rule",
+    "check_eps",
+    "restoring_step",
+    "safe_step",
     "safe_step_bound",
 ]
 
@@ -62,18 +64,24 @@ def _positive(name: str, value: float) -> None:
         raise ValueError(f"{name} must be a finite number > 0, got {value}")
 
 
+def check_eps(eps: float) -> None:
+    """The safe region ||h|| <= eps needs 0 < eps < 1 (the safe step lemma's range)."""
+    if not (np.isfinite(eps) and 0 < eps < 1):
+        raise ValueError(f"safe-step eps must lie in (0, 1), got {eps}")
+
+
 def safe_step_bound(
     d: Array | float, g: Array | float, omega: Array | float, eps: Array | float = 0.5
 ) -> Array:
-    """The safe step of Ablin et al. (2024), vectorized over runs.
+    """The safe step of Ablin et al. (2024, the safe step-size lemma), vectorized over runs.
 
     eta <= min{ [omega d (1-d) + sqrt(omega^2 d^2 (1-d)^2 + g^2 (eps - d))] / g^2, 1/(2 omega) }
-    with d = ||X^T X - I||_F and g = ||tangent + omega X (X^T X - I)||_F. If d <= eps, the next
-    iterate again has ||X^T X - I||_F <= eps. This holds for every tangent term V_t with
-    X^T V_t + V_t^T X = 0. Where d > eps (a start outside the safe region) eps is replaced by d,
-    so the infeasibility does not grow; where d >= 1, outside the lemma's range, the first-order
-    normal-safe step 1/(2 omega (1 + d)) is used. omega = 0 (a retraction baseline) gives the
-    trust-region-like bound sqrt(eps)/g.
+    with d = ||X^T X - I||_F < 1 and g = ||tangent + omega X (X^T X - I)||_F. If d <= eps < 1,
+    the next iterate again has ||X^T X - I||_F <= eps. This holds for every tangent term V_t with
+    X^T V_t + V_t^T X = 0. Where eps < d < 1 (a start outside the safe region) eps is replaced
+    by d, so the infeasibility does not grow. The lemma says nothing for d >= 1: the bound is
+    NaN there (``safe_step`` then backtracks on the exact infeasibility). omega = 0 (a retraction
+    baseline) gives the trust-region-like bound sqrt(eps)/g.
     """
     if all(isinstance(v, float | int) for v in (d, g, omega, eps)):
         return np.float64(_safe_step(d, g, omega, eps))
@@ -84,7 +92,7 @@ def safe_step_bound(
         bound = (a + np.sqrt(a * a + g * g * (eps_k - d))) / (g * g)
         cap = np.where(omega > 0, 0.5 / omega, np.inf)
         bound = np.where(g > 0, bound, np.inf)
-        far = np.where(omega > 0, 0.5 / (omega * (1.0 + d)), np.sqrt(eps) / g)
+        far = np.where(omega > 0, np.nan, np.sqrt(eps) / g)
     return np.where(d < 1.0, np.minimum(bound, cap), far)
 
 
@@ -93,12 +101,65 @@ def _safe_step(d: float, g: float, omega: float, eps: float) -> float:
     numpy's per-call overhead (about 20 us on 0-d arrays), for the solver's loop."""
     if not d < 1.0:  # outside the lemma's range (or NaN, which propagates)
         if omega > 0:
-            return 0.5 / (omega * (1.0 + d))
+            return math.nan
         return math.sqrt(eps) / g if g > 0 else math.inf
     a = omega * d * (1.0 - d)
     g2 = g * g
     bound = (a + math.sqrt(a * a + g2 * (max(eps, d) - d))) / g2 if g2 > 0 else math.inf
     return min(bound, 0.5 / omega) if omega > 0 else bound
+
+
+def restoring_step(
+    X: Array, V: Array, eta: Array | float, c: float = 0.5, halvings: int = 60
+) -> Array:
+    """For ||h(X)||_F >= 1, where the safe-step lemma does not apply: the first of eta, eta/2,
+    eta/4, ... along which the infeasibility N = 1/2 ||h||^2 decreases sufficiently,
+
+        ||h(X - t V)||^2 <= ||h(X)||^2 - 2 c t <h(X), X^T V + V^T X>,
+
+    evaluated exactly in p x p work from h(X - t V) = h(X) - t (X^T V + V^T X) + t^2 V^T V.
+    The landing field's normal term makes the slope positive (X^T V_t is skew for the tangent
+    term, so <h, X^T V + V^T X> = 2 omega <h, X^T X h> > 0): a small enough t always passes.
+    Batched over (..., n, p) with eta of shape (...,).
+    """
+    Xt = np.swapaxes(X, -1, -2)
+    H = Xt @ X - np.eye(X.shape[-1])
+    XtV = Xt @ V
+    S = XtV + np.swapaxes(XtV, -1, -2)
+    Q = np.swapaxes(V, -1, -2) @ V
+    h2 = np.einsum("...ij,...ij->...", H, H)
+    slope = 2.0 * c * np.einsum("...ij,...ij->...", H, S)
+    t = np.array(eta, dtype=float, copy=True)
+    for _ in range(halvings):
+        tm = t[..., None, None]
+        Hn = H - tm * S + (tm * tm) * Q
+        ok = np.einsum("...ij,...ij->...", Hn, Hn) <= h2 - t * slope
+        if np.all(ok):
+            break
+        t = np.where(ok, t, 0.5 * t)
+    return t
+
+
+def safe_step(
+    X: Array, V: Array, d: Array | float, omega: Array | float, eta: Array | float,
+    eps: float = 0.5,
+) -> Array | float:
+    """min(eta, safe_step_bound) where ||h(X)|| < 1; ``restoring_step`` from min(eta,
+    1/(2 omega)) where ||h(X)|| >= 1. One run (2-D X): a float; a stack: an array of steps."""
+    if X.ndim == 2:
+        g = _norm(V)
+        bound = _safe_step(float(d), g, float(omega), eps)
+        if not math.isnan(bound):
+            return min(float(eta), bound)
+        return float(restoring_step(X, V, min(float(eta), 0.5 / float(omega))))
+    g = np.linalg.norm(V, axis=(-2, -1))
+    step = np.minimum(eta, safe_step_bound(d, g, omega, eps))
+    far = np.isnan(step)
+    if np.any(far):
+        start = np.minimum(np.broadcast_to(eta, far.shape)[far],
+                           0.5 / np.broadcast_to(omega, far.shape)[far])
+        step[far] = restoring_step(X[far], V[far], start)
+    return step
 
 
 @dataclass(frozen=True)
@@ -118,7 +179,9 @@ class Constant:
 class Safe:
     """eta_k = min(eta, safe_step_bound): the requested step, made safe (Ablin et al., 2024).
 
-    Keeps ||X_k^T X_k - I||_F <= eps on every iterate when X_0 starts there, however large eta.
+    Keeps ||X_k^T X_k - I||_F <= eps (0 < eps < 1) on every iterate when X_0 starts there,
+    however large eta. From a start outside, the infeasibility does not grow while below 1, and
+    decreases sufficiently at every step above 1 (``restoring_step``).
     """
 
     eta: float = 1.0
@@ -126,10 +189,10 @@ class Safe:
 
     def __post_init__(self) -> None:
         _positive("step eta", self.eta)
-        _positive("safe-step eps", self.eps)
+        check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
-        return min(self.eta, _safe_step(ctx.d, _norm(ctx.V), ctx.omega, self.eps))
+        return safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta, self.eps)
 
 
 @dataclass(frozen=True)
@@ -176,7 +239,7 @@ class Armijo:
         rounding = 64 * np.finfo(float).eps * (1.0 + abs(phi0))
         last = state.get("eta")
         if slope <= 0:  # not a descent direction (a stationary point): take a cautious step
-            eta = min(last or self.eta0, _safe_step(ctx.d, _norm(V), ctx.omega, 0.5))
+            eta = safe_step(X, V, ctx.d, ctx.omega, last or self.eta0)
         elif last is not None and self.c * last * slope < rounding:
             eta = last  # decreases are no longer measurable: keep the last accepted step
         else:
@@ -206,10 +269,10 @@ class BarzilaiBorwein:
     def __post_init__(self) -> None:
         _positive("BB eta_max", self.eta_max)
         _positive("BB eta_min", self.eta_min)
-        _positive("safe-step eps", self.eps)
+        check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
-        safe = _safe_step(ctx.d, _norm(ctx.V), ctx.omega, self.eps)
+        safe = safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta_max, self.eps)
         eta = state.get("eta", self.eta_max)
         if "X" in state:
             s = ctx.X - state["X"]
@@ -220,14 +283,6 @@ class BarzilaiBorwein:
         eta = min(max(eta, self.eta_min), self.eta_max, safe)
         state.update(X=ctx.X, V=ctx.V, eta=eta)
         return eta
-
-
-STEP_RULES: dict[str, type] = {
-    "constant": Constant,
-    "safe": Safe,
-    "armijo": Armijo,
-    "bb": BarzilaiBorwein,
-}
 
 
 def as_step_rule(step: float | StepRule | None) -> StepRule:

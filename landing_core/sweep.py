@@ -3,7 +3,7 @@
 The same geometry code as a single run (``landing_direction`` broadcasts over the leading
 axis); each run has its own beta, omega, eta and X_0, and is frozen as soon as it meets
 Algorithm 1's stopping rule or diverges. Step rules: "constant" (eta) or "safe"
-(min(eta, safe_step_bound)).
+(``steps.safe_step``: min(eta, safe_step_bound), or the restoring step where ||h|| >= 1).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 from .geometry import landing_direction
 from .problems import Problem, initial_point
 from .solvers import BLOWUP
-from .steps import safe_step_bound
+from .steps import check_eps, safe_step
 
 Array = np.ndarray
 
@@ -93,6 +93,7 @@ def run_batch(
     """
     if step not in ("constant", "safe"):
         raise ValueError(f"sweep step rule must be 'constant' or 'safe', got {step!r}")
+    check_eps(eps)
     X = np.array(X0, dtype=float, copy=True)
     B = X.shape[0]
     beta, omega, eta = (np.broadcast_to(np.asarray(v, dtype=float), (B,)) for v in
@@ -140,8 +141,7 @@ def run_batch(
             break
         step_size = eta[active]
         if step == "safe":
-            vnorm = np.linalg.norm(V, axis=(-2, -1))
-            step_size = np.minimum(step_size, safe_step_bound(d, vnorm, omega[active], eps))
+            step_size = safe_step(Xa, V, d, omega[active], step_size, eps)
         X[active] = Xa - step_size[:, None, None] * V
     if progress is not None:
         progress(max_iter, max_iter)

@@ -26,10 +26,12 @@ def _feas(X):
 
 
 def _start_inside(n, p, radius, seed):
-    """X0 with ||X0^T X0 - I||_F = radius exactly (singular values s_i^2 = 1 + radius u_i)."""
+    """X0 with ||X0^T X0 - I||_F = radius exactly (singular values s_i^2 = 1 + radius u_i,
+    ||u|| = 1)."""
     rng = np.random.default_rng(seed)
     u = rng.standard_normal(p)
     u /= np.linalg.norm(u)
+    u = np.where(1.0 + radius * u < 0.05, np.abs(u), u)  # radius >= 1: keep s_i^2 > 0
     s = np.sqrt(1.0 + radius * u)
     return initial_point(n, p, seed=seed, singular_values=s)
 
@@ -86,8 +88,9 @@ def test_safe_step_bound_formula_against_direct_evaluation():
         if root < 1 / (2 * omega):  # the bound is the root of g^2 t^2 - 2 omega d (1-d) t + d - e
             assert g**2 * root**2 - 2 * omega * d * (1 - d) * root + d - e == pytest.approx(
                 0, abs=1e-12)
-    # d >= 1: the first-order normal-safe step 1/(2 omega (1 + d))
-    assert float(safe_step_bound(1.5, 3.0, 2.0)) == pytest.approx(1 / (2 * 2.0 * 2.5))
+    # d >= 1: outside the lemma's range, no bound (safe_step backtracks there)
+    assert np.isnan(safe_step_bound(1.5, 3.0, 2.0))
+    assert np.isnan(safe_step_bound(np.array([1.0, 0.5]), 3.0, 2.0)[0])
     # omega = 0 (retractions): sqrt(eps) / g ; g = 0: the cap 1/(2 omega)
     assert float(safe_step_bound(0.0, 4.0, 0.0, 0.25)) == pytest.approx(0.5 / 4.0)
     assert float(safe_step_bound(0.2, 0.0, 2.0)) == pytest.approx(0.25)
@@ -115,6 +118,58 @@ def test_one_safe_step_from_random_points_lands_in_the_region(n, p, radius, beta
     eta = float(safe_step_bound(d, np.linalg.norm(V), omega, 0.5))
     assert eta > 0
     assert _feas(X - eta * V) <= 0.5 + 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 10), st.integers(1, 10), st.floats(1.0, 6.0), st.floats(0.05, 20.0),
+       st.floats(0.05, 20.0), st.sampled_from(["beta", "euclidean", "relative"]),
+       st.floats(1e-3, 1e6), st.integers(0, 2**31))
+def test_restoring_step_decreases_the_infeasibility_above_one(n, p, radius, beta, omega,
+                                                              tangent, eta, seed):
+    """Where ||h|| >= 1 the safe rule's step passes its sufficient-decrease test, checked on
+    X - t V formed explicitly (not through the p x p expansion the step uses)."""
+    n, p = max(n, p), min(n, p)
+    X = _start_inside(n, p, radius, seed)
+    G = 10 * np.random.default_rng(seed + 1).standard_normal((n, p))
+    _, V, H = geo.landing_field(X, G, beta, omega, tangent)
+    d = np.linalg.norm(H)
+    assert d >= 1.0 - 1e-12
+    t = steps.safe_step(X, V, d, omega, eta)
+    assert 0 < t <= min(eta, 0.5 / omega)
+    slope = 2 * np.vdot(H, X.T @ V + V.T @ X)
+    assert slope > 0  # the normal term makes the infeasibility a descent direction
+    after = _feas(X - t * V) ** 2
+    assert after <= d**2 - 0.5 * t * slope + 1e-9 * d**2
+    if t < min(eta, 0.5 / omega):  # a halved step: twice it failed the test
+        assert _feas(X - 2 * t * V) ** 2 > d**2 - 0.5 * 2 * t * slope - 1e-9 * d**2
+
+
+def test_safe_step_on_a_stack_equals_one_run_at_a_time():
+    rng = np.random.default_rng(3)
+    X = np.stack([_start_inside(5, 3, r, i) for i, r in enumerate([0.1, 0.7, 1.5, 3.0])])
+    G = rng.standard_normal(X.shape)
+    omega = np.array([0.5, 1.0, 2.0, 4.0])
+    _, V, H = geo.landing_field(X, G, 0.5, omega, "beta")
+    d = np.linalg.norm(H, axis=(-2, -1))
+    stacked = steps.safe_step(X, V, d, omega, np.full(4, 10.0))
+    single = [steps.safe_step(X[i], V[i], d[i], omega[i], 10.0) for i in range(4)]
+    np.testing.assert_allclose(stacked, single, rtol=1e-15)
+
+
+@pytest.mark.parametrize("rule", [Safe(eta=0.1), BarzilaiBorwein()])
+@pytest.mark.parametrize("distance", [0.7, 1.0, 1.5, 2.0])
+def test_safe_rules_converge_from_far_outside_the_safe_region(rule, distance):
+    """Starts with ||h(X0)|| well above 1 (found by review: the former first-order step
+    1/(2 omega (1 + d)) ignored ||V|| and diverged from brockett(3, 2), seed 3, distance 0.7).
+    The infeasibility never grows while it is >= 1, and every run converges."""
+    for seed in range(10):
+        problem = make_problem("brockett", 3, 2, seed=seed)
+        X0 = initial_point(3, 2, distance, seed=seed)
+        res = landing(problem, X0, beta=0.5, omega=1.0, step=rule, max_iter=3000, tol=1e-8)
+        assert res.status == "converged", (seed, res.message)
+        h = res.infeasibility
+        above = h[:-1] >= 1.0
+        assert np.all(h[1:][above] <= h[:-1][above])
 
 
 # ----------------------------------------------------------------------------- Armijo, BB
@@ -170,6 +225,8 @@ def test_constant_rejects_non_positive_or_non_finite_eta(eta):
     [
         (lambda: Safe(eta=-1.0), "step eta"),
         (lambda: Safe(eps=0.0), "safe-step eps"),
+        (lambda: Safe(eps=1.0), r"safe-step eps must lie in \(0, 1\)"),
+        (lambda: BarzilaiBorwein(eps=1.5), "safe-step eps"),
         (lambda: Armijo(eta0=0.0), "Armijo eta0"),
         (lambda: Armijo(c=1.5), "0 < c < 1"),
         (lambda: Armijo(shrink=1.0), "0 < shrink < 1"),
