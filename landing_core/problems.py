@@ -310,9 +310,16 @@ def initial_point(
         s = np.asarray(singular_values, dtype=float).reshape(-1)
         if s.shape != (p,) or not np.all(np.isfinite(s)) or np.any(s <= 0):
             raise ValueError(f"singular_values must be {p} positive finite numbers, got {s}")
-    U, _ = np.linalg.qr(rng.standard_normal((n, p)))
-    V, _ = np.linalg.qr(rng.standard_normal((p, p)))
+    U, V = _haar(rng, n, p), _haar(rng, p, p)
     return (U * s) @ V.T
+
+
+def _haar(rng: np.random.Generator, n: int, p: int) -> Array:
+    """A uniformly (Haar) distributed point of St(n, p): Q of a Gaussian's QR with the signs of
+    diag(R) fixed to +1. Without that fix Householder QR gives det Q one fixed sign for square
+    matrices, and every X0 with p = n would lie in the same component of O(n)."""
+    Q, R = np.linalg.qr(rng.standard_normal((n, p)))
+    return Q * np.where(np.diagonal(R) < 0, -1.0, 1.0)
 
 
 def nearest_stiefel(X: Array) -> Array:

@@ -258,8 +258,11 @@ class BarzilaiBorwein:
     """Barzilai-Borwein steps on the landing field, safeguarded by the safe step.
 
     With s = X_k - X_{k-1} and y = V_k - V_{k-1}, alternates the long step <s,s>/<s,y> and the
-    short step <s,y>/<y,y> (keeps the previous step when <s,y> <= 0), then clips to
-    [eta_min, min(eta_max, safe_step_bound(eps))]. The first step is the safe step.
+    short step <s,y>/<y,y>. Where <s,y> <= 0 (negative curvature along s, near a saddle) both
+    are meaningless; ||s||/||y||, their geometric mean when <s,y> > 0, is used: it follows the
+    curvature's magnitude, where keeping the previous step froze eta at a small value and left a
+    run crawling away from a saddle for thousands of iterations. The step is then clipped to
+    [eta_min, min(eta_max, safe step)]. The first step is the safe step.
     """
 
     eta_max: float = 1e3
@@ -278,8 +281,11 @@ class BarzilaiBorwein:
             s = ctx.X - state["X"]
             y = ctx.V - state["V"]
             sy = float(np.vdot(s, y))
+            ss, yy = float(np.vdot(s, s)), float(np.vdot(y, y))
             if sy > 0:
-                eta = float(np.vdot(s, s)) / sy if ctx.k % 2 else sy / float(np.vdot(y, y))
+                eta = ss / sy if ctx.k % 2 else sy / yy
+            elif ss > 0 and yy > 0:  # negative curvature along s (near a saddle)
+                eta = math.sqrt(ss / yy)
         eta = min(max(eta, self.eta_min), self.eta_max, safe)
         state.update(X=ctx.X, V=ctx.V, eta=eta)
         return eta

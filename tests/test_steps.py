@@ -256,3 +256,25 @@ def test_constant_step_is_used_verbatim():
     res = landing(problem, initial_point(6, 2, 0.3, seed=0), step=0.05, max_iter=20, tol=1e-30)
     assert np.isnan(res.step[0])
     np.testing.assert_array_equal(res.step[1:], 0.05)
+
+
+def test_bb_takes_the_ratio_of_norms_under_negative_curvature():
+    """<s, y> <= 0: eta = ||s|| / ||y|| (clipped by the safe step), not the previous step."""
+    rule = BarzilaiBorwein()
+    problem = make_problem("brockett", 6, 2, seed=0)
+    X = initial_point(6, 2, 0.0, seed=0)
+    rng = np.random.default_rng(1)
+    V0, V1 = rng.standard_normal((2, 6, 2))
+    X1 = X - 1e-3 * V0
+    state = {"X": X, "V": V0, "eta": 1e-9}
+    s, y = X1 - X, V1 - V0
+    if np.vdot(s, y) > 0:
+        V1 = V0 - (V1 - V0)  # flip y so that <s, y> < 0
+        y = V1 - V0
+    assert np.vdot(s, y) < 0
+    d = _feas(X1)
+    ctx = steps.StepContext(X1, V1, V1, d, 1.0, problem.cost, lambda e: X1 - e * V1, 1)
+    safe = steps.safe_step(X1, V1, d, 1.0, rule.eta_max, rule.eps)
+    expected = min(np.linalg.norm(s) / np.linalg.norm(y), safe)
+    assert rule(ctx, state) == pytest.approx(expected, rel=1e-14)
+    assert expected > 1e-6  # far from the previous step 1e-9: it was not kept
