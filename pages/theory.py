@@ -12,7 +12,7 @@ import streamlit as st
 from landing_core import figures, theory
 from landing_core.geometry import h
 from landing_core.problems import Problem, nearest_stiefel
-from landing_core.ui import controls, runner
+from landing_core.ui import controls
 from landing_core.ui.state import PROBLEM_LABELS, AppConfig
 
 config = controls.sidebar()
@@ -29,15 +29,6 @@ LECTURE_CSS = """<style>
 [data-testid="stMain"] [data-testid="stAlertContainer"] p { font-size: 1.2rem; }
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.05rem; }
 </style>"""
-
-
-def build_problem(config: AppConfig) -> Problem:
-    """The sidebar's problem, from the uploaded matrix when it fits (as on the explorer)."""
-    matrix = st.session_state.get("matrix")
-    try:
-        return runner.build_problem(config, matrix)
-    except ValueError:
-        return runner.build_problem(config)
 
 
 def draw_point(config: AppConfig) -> tuple[np.ndarray, np.random.Generator, str]:
@@ -150,7 +141,7 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
 
 
 st.html(LECTURE_CSS)
-problem = build_problem(config)
+problem, _ = controls.session_problem(config)  # the uploaded matrix when it fits
 X, rng, what = draw_point(config)
 results = theory.check_propositions(problem, X, config.beta, rng)
 checks = {c.key: c for c in results}

@@ -161,6 +161,44 @@ def test_an_uploaded_matrix_defines_the_problem():
     assert float(_metric(at, "f(Xₖ)")) == pytest.approx(-3.0, abs=1e-7)
 
 
+def _npy(A) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(A, dtype=float))
+    return buf.getvalue()
+
+
+def test_a_corrected_upload_under_the_same_name_replaces_the_first():
+    at = _app({"step": "bb"})
+    at.file_uploader[0].set_value(("A.npy", _npy(np.diag([3.0, 1.0, -2.0])), "x")).run()
+    assert float(_metric(at, "f(Xₖ)")) == pytest.approx(-3.0, abs=1e-7)
+    at.file_uploader[0].set_value(("A.npy", _npy(np.diag([3.0, 1.0, -7.0])), "x")).run()
+    assert not at.exception
+    # f* = 2(-7) + 1(1) = -13
+    assert float(_metric(at, "f(Xₖ)")) == pytest.approx(-13.0, abs=1e-7)
+
+
+def test_the_built_in_matrix_comes_back_and_stays():
+    at = _app({"step": "bb"})
+    built_in = _metric(at, "f(Xₖ)")
+    at.file_uploader[0].set_value(("A.npy", _npy(np.diag([3.0, 1.0, -7.0])), "x")).run()
+    assert float(_metric(at, "f(Xₖ)")) == pytest.approx(-13.0, abs=1e-7)
+    next(b for b in at.button if b.label == "Use the built-in matrix again").click().run()
+    assert not at.exception
+    assert _metric(at, "f(Xₖ)") == built_in
+    at.run()  # and on the next rerun too: the uploader was cleared
+    assert _metric(at, "f(Xₖ)") == built_in
+    assert at.session_state.matrix is None
+
+
+def test_a_matrix_too_large_to_evaluate_falls_back_with_a_warning():
+    at = _app()
+    before = _metric(at, "f(Xₖ)")
+    at.file_uploader[0].set_value(("A.npy", _npy(1e200 * np.eye(3)), "x")).run()
+    assert not at.exception
+    assert any("does not fit" in w.value and "not a valid start" in w.value for w in at.warning)
+    assert _metric(at, "f(Xₖ)") == before
+
+
 def test_wrong_shape_upload_warns():
     at = _app()
     at.file_uploader[0].set_value(("A.csv", b"1,2,3\n4,5,6\n", "text/csv")).run()

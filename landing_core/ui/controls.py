@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 from ..problems import Problem
-from .runner import build_problem
+from .runner import build_problem, start
 from .state import (
     BOUNDS,
     ITER_MAX,
@@ -72,27 +72,37 @@ def _fmt(v: float) -> str:
     return f"{v:g}"
 
 
+def _use_built_in() -> None:
+    """Forget the uploaded matrix, and clear the uploader (a new key) so it does not return."""
+    st.session_state.matrix = st.session_state.matrix_id = st.session_state.matrix_name = None
+    st.session_state.upload_version = st.session_state.get("upload_version", 0) + 1
+
+
 def _matrix_upload(config: AppConfig) -> None:
-    """The 'your own matrix' expander: parse, validate, keep the last good matrix."""
+    """The 'your own matrix' expander: parse, validate, keep the last good matrix.
+
+    A matrix is known by its upload's ``file_id``, so a corrected file uploaded under the same
+    name replaces the old one; ``matrix_id`` is what runs are cached on.
+    """
     role = MATRIX_ROLES.get(config.problem)
     with st.expander("Your own matrix", expanded=False):
         if role is None:
             st.caption("This problem takes no matrix.")
             return
         st.caption(f"Upload the {role[1]} as .csv (comma-separated) or .npy.")
-        upload = st.file_uploader("Matrix file", type=["csv", "npy", "txt"], key="w_upload")
-        if upload is not None and st.session_state.get("matrix_name") != upload.name:
-            try:
+        upload = st.file_uploader("Matrix file", type=["csv", "npy", "txt"],
+                                  key=f"w_upload_{st.session_state.get('upload_version', 0)}")
+        if upload is not None and upload.file_id != st.session_state.get("matrix_id"):
+            try:  # a rejected file is read again on each rerun: its warning stays while it does
                 st.session_state.matrix = parse_matrix(upload.name, upload.getvalue())
                 st.session_state.matrix_name = upload.name
+                st.session_state.matrix_id = upload.file_id
             except ValueError as err:
                 st.warning(f"Upload rejected: {err}")
         if st.session_state.get("matrix") is not None:
             A = st.session_state.matrix
             st.caption(f"Using {st.session_state.matrix_name} ({A.shape[0]} × {A.shape[1]}).")
-            if st.button("Use the built-in matrix again"):
-                st.session_state.matrix = None
-                st.session_state.matrix_name = None
+            st.button("Use the built-in matrix again", on_click=_use_built_in)
 
 
 def sidebar() -> AppConfig:
@@ -166,10 +176,21 @@ def sidebar() -> AppConfig:
 
 def session_problem(config: AppConfig) -> tuple[Problem, np.ndarray | None]:
     """The configured problem and the matrix it was built from: the session's uploaded matrix
-    when it fits the problem, else (with a warning) the built-in one and None."""
+    when it fits the problem and gives a valid start, else (with a warning) the built-in one and
+    None."""
     matrix = st.session_state.get("matrix")
+    if matrix is None:
+        return build_problem(config), None
     try:
-        return build_problem(config, matrix), matrix
+        problem = build_problem(config, matrix)
+        start(config, problem)  # f and its gradient at X0: an extreme scale fails here
+        return problem, matrix
     except ValueError as err:
         st.warning(f"Your matrix does not fit this problem ({err}); using the built-in one.")
         return build_problem(config), None
+
+
+def matrix_key() -> str | None:
+    """What identifies the session's matrix for caching runs (None: the built-in one)."""
+    return st.session_state.get("matrix_id") if st.session_state.get("matrix") is not None \
+        else None
