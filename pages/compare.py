@@ -17,6 +17,11 @@ st.markdown(
     "iterations. Edit, add or remove rows (up to six); a row's label follows its settings."
 )
 
+if config.p == 1:
+    st.info("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0): rows "
+            "that differ only in β coincide. Compare methods, tangent terms or steps, or set "
+            "p ≥ 2.", icon=":material/info:")
+
 if "compare_rows" not in st.session_state:
     st.session_state.compare_rows = compare.default_rows(config)
     st.session_state.compare_version = 0
@@ -64,6 +69,8 @@ if not valid:
     st.info("Add a row to compare.")
     st.stop()
 
+controls.persist("compare_fairness", next(iter(compare.FAIRNESS)))
+controls.persist("compare_against", "iteration")
 fair_label = st.radio("Steps", list(compare.FAIRNESS), horizontal=True, key="compare_fairness",
                       help="Metrics compared at one fixed η can mislead: the rotation block of "
                            "grad_β scales with 1/β, so one η suits one β and not another.")

@@ -88,6 +88,7 @@ if len(names) > 1:
         st.session_state.view_from_url = st.query_params.get("view")
         if st.session_state.view_from_url in names:
             st.session_state.w_view = st.session_state.view_from_url
+    controls.persist("w_view", names[0])  # the chosen view survives other pages
     if st.session_state.get("w_view") not in names:
         st.session_state.w_view = names[0]
     view_name = st.segmented_control(
@@ -98,18 +99,23 @@ if len(names) > 1:
 geometry_box = st.empty()
 
 
+SAFE_STALL = (" The safe step only guards feasibility (‖XᵀX − I‖ stays below ε = 0.5 once "
+              "there); it does not make f decrease: when η is too large for f, the run circles "
+              "instead of converging. Lower the cap η, or choose Armijo or Barzilai–Borwein.")
+
+
 def show_status(status: str, message: str) -> None:
     kind = {"converged": status_box.success, "diverged": status_box.error,
             "max_iter": status_box.warning}.get(status, status_box.info)
-    kind(message)
+    kind(message + (SAFE_STALL if status == "max_iter" and config.step == "safe" else ""))
 
 
 def show_numbers(t: runner.Trace, k: int) -> None:
     with metrics_box.container():
         c = st.columns(4)
         c[0].metric("iteration k", f"{k}")
-        c[1].metric("f(Xₖ)", f"{t.cost[k]:.10g}")
-        c[2].metric("‖XₖᵀXₖ − I‖_F", f"{t.infeasibility[k]:.3e}")
+        c[1].metric("f(Xₖ)", f"{t.cost[k]:.9g}")
+        c[2].metric(r"$\|X_k^\top X_k - I\|_F$", f"{t.infeasibility[k]:.3e}")
         c[3].metric("‖grad‖", f"{t.grad_norm[k]:.3e}")
     progress_box.progress(min(t.k / config.max_iter, 1.0),
                           text=f"{t.k} / {config.max_iter} iterations")

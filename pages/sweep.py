@@ -15,7 +15,13 @@ import numpy as np
 import streamlit as st
 
 from landing_core.ui import controls
-from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS, AppConfig
+from landing_core.ui.state import (
+    PROBLEM_LABELS,
+    STATUS_LABELS,
+    STEP_LABELS,
+    TANGENT_LABELS,
+    AppConfig,
+)
 from landing_core.ui.sweeps import (
     ETA_CHOICES,
     PARAM_CHOICES,
@@ -133,7 +139,8 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome) -> None:
     res, g = outcome.result, outcome.grid
     gap_label = "f − f*" if outcome.f_star is not None else "f"
     st.markdown(
-        f"**{g(res.status)[row, col]}** after **{g(res.iterations)[row, col]}** iterations  \n"
+        f"**{STATUS_LABELS[g(res.status)[row, col]]}** after "
+        f"**{g(res.iterations)[row, col]}** iterations  \n"
         f"{gap_label} = {g(outcome.gap)[row, col]:.3e} · ‖XᵀX − I‖_F = "
         f"{g(res.final_infeasibility)[row, col]:.3e} · ‖grad‖ = "
         f"{g(res.final_grad_norm)[row, col]:.3e}")

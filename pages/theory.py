@@ -123,9 +123,9 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
         st.warning("**p = 1: β changes nothing.** skew(XᵀG) is a 1 × 1 skew-symmetric matrix, "
                    "i.e. 0, so R = 0 and grad_β f(X) = (I − XM⁻¹Xᵀ)GM for every β. "
                    "Set p ≥ 2 in the sidebar to see β act.", icon=":material/info:")
-    where = st.radio("Evaluate the blocks at", ["X itself (off the manifold)",
-                                                "its polar factor Q = UVᵀ (on St(n, p))"],
-                     horizontal=True, key="theory_at")
+    places = ["X itself (off the manifold)", "its polar factor Q = UVᵀ (on St(n, p))"]
+    controls.persist("theory_at", places[0])
+    where = st.radio("Evaluate the blocks at", places, horizontal=True, key="theory_at")
     point = X if where.startswith("X") else nearest_stiefel(X)
     betas = np.union1d(BETA_GRID, [config.beta])
     blocks = theory.beta_blocks(point, problem.egrad(point), betas)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from landing_core.ui import compare
 from landing_core.ui.controls import LOG_GRID
 from landing_core.ui.views import VIEWS
 
@@ -41,7 +42,7 @@ def test_default_load_shows_a_computed_run():
     charts = _charts(at)
     assert len(charts) == 2  # convergence and the first geometry view (the frame)
     assert len(charts[0]["data"][1]["y"]["bdata"]) > 0 or len(charts[0]["data"][1]["y"]) > 0
-    assert float(_metric(at, "‖XₖᵀXₖ − I‖_F")) < 1e-8
+    assert float(_metric(at, r"$\|X_k^\top X_k - I\|_F$")) < 1e-8
 
 
 @pytest.mark.parametrize(
@@ -220,3 +221,34 @@ def test_lowering_n_below_p_clamps_p_in_the_sidebar_with_a_warning():
     assert at.number_input(key="w_p").value == 2
     assert any("p = 3 > n = 2" in w.value for w in at.warning)
     assert at.session_state.config.p == 2 and at.query_params["p"] == "2"
+
+
+def test_removing_the_uploaded_file_brings_the_built_in_matrix_back():
+    at = _app({"step": "bb"})
+    built_in = _metric(at, "f(Xₖ)")
+    at.file_uploader[0].set_value(("A.npy", _npy(np.diag([3.0, 1.0, -7.0])), "x")).run()
+    assert float(_metric(at, "f(Xₖ)")) == pytest.approx(-13.0, abs=1e-7)
+    at.file_uploader[0].set_value(None).run()  # the user clicks × on the file
+    assert not at.exception
+    assert at.session_state.matrix is None
+    assert _metric(at, "f(Xₖ)") == built_in
+
+
+def test_page_widgets_survive_a_visit_to_another_page():
+    at = _app({"n": "3", "p": "2"})
+    at.segmented_control(key="w_view").set_value("cone").run()
+    at.switch_page("pages/compare.py").run()
+    at.radio(key="compare_fairness").set_value(list(compare.FAIRNESS)[2]).run()
+    at.radio(key="compare_against").set_value("time").run()
+    at.switch_page("pages/theory.py").run()
+    at.radio(key="theory_at").set_value(at.radio(key="theory_at").options[1]).run()
+    at.switch_page("pages/guide.py").run()
+    at.switch_page("pages/compare.py").run()
+    assert at.radio(key="compare_fairness").value == list(compare.FAIRNESS)[2]
+    assert at.radio(key="compare_against").value == "time"
+    at.switch_page("pages/theory.py").run()
+    assert at.radio(key="theory_at").index == 1
+    at.switch_page("pages/explorer.py").run()
+    assert not at.exception
+    assert at.segmented_control(key="w_view").value == "cone"
+    assert at.query_params["view"] == "cone"

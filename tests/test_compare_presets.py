@@ -82,6 +82,7 @@ def test_summary_reports_time_and_iterations_only_for_converged_runs():
     table = compare.summary(runs, f_star=1.0)
     assert table[0]["iterations to tol"] == 7 and table[0]["time to tol (ms)"] == 2.0
     assert table[1]["iterations to tol"] is None and table[1]["final f − f*"] == 0.5
+    assert [row["status"] for row in table] == ["converged", "iteration limit"]
 
 
 def test_compare_page_overlays_the_default_rows():

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..solvers import METHODS, Config, solve
 from .runner import build_problem, initial, step_rule
-from .state import AppConfig
+from .state import STATUS_LABELS, AppConfig
 
 MAX_ROWS = 6
 COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta")
@@ -129,7 +129,7 @@ def summary(runs: list[dict], f_star: float | None) -> list[dict]:
         done = run["status"] == "converged"
         table.append({
             "configuration": run["label"],
-            "status": run["status"],
+            "status": STATUS_LABELS.get(run["status"], run["status"]),
             "iterations to tol": run["iterations"] if done else None,
             "time to tol (ms)": 1e3 * float(run["time"][-1]) if done else None,
             "final f − f*": None if f_star is None else float(run["cost"][-1] - f_star),

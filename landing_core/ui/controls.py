@@ -64,6 +64,18 @@ def _keep_widgets(config: AppConfig) -> None:
         st.session_state[f"w_{name}"] = st.session_state.get(f"w_{name}", value)
 
 
+def persist(key: str, default: object) -> None:
+    """Keep a page's own widget (key) across visits to other pages.
+
+    Streamlit deletes the key of a widget not drawn in a run; a copy in a plain dict restores it,
+    and re-assigning the key at the top of the run (with this run's user change already in it)
+    makes streamlit keep the value for a widget that is new to the page, as ``_keep_widgets``.
+    """
+    store = st.session_state.setdefault("page_widgets", {})
+    value = st.session_state.get(key, store.get(key, default))
+    st.session_state[key] = store[key] = value
+
+
 def _options(grid: list[float], value: float) -> list[float]:
     return sorted(set(grid) | {value})
 
@@ -78,6 +90,13 @@ def _use_built_in() -> None:
     st.session_state.upload_version = st.session_state.get("upload_version", 0) + 1
 
 
+def _upload_changed(key: str) -> None:
+    """The user removed the file from the uploader: back to the built-in matrix. (Only a user's
+    action calls this; a page switch, which also empties the box, keeps the matrix.)"""
+    if st.session_state.get(key) is None:
+        _use_built_in()
+
+
 def _matrix_upload(config: AppConfig) -> None:
     """The 'your own matrix' expander: parse, validate, keep the last good matrix.
 
@@ -90,8 +109,9 @@ def _matrix_upload(config: AppConfig) -> None:
             st.caption("This problem takes no matrix.")
             return
         st.caption(f"Upload the {role[1]} as .csv (comma-separated) or .npy.")
-        upload = st.file_uploader("Matrix file", type=["csv", "npy", "txt"],
-                                  key=f"w_upload_{st.session_state.get('upload_version', 0)}")
+        key = f"w_upload_{st.session_state.get('upload_version', 0)}"
+        upload = st.file_uploader("Matrix file", type=["csv", "npy", "txt"], key=key,
+                                  on_change=_upload_changed, args=(key,))
         if upload is not None and upload.file_id != st.session_state.get("matrix_id"):
             try:  # a rejected file is read again on each rerun: its warning stays while it does
                 st.session_state.matrix = parse_matrix(upload.name, upload.getvalue())

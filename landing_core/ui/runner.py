@@ -130,7 +130,7 @@ def run_to_end(trace: Trace, records: Iterator[Record], config: AppConfig) -> Tr
     return trace
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner="Computing the run…")
 def compute(config: AppConfig, matrix: Array | None = None) -> Trace:
     """The whole run of ``config`` (cached per configuration; each caller gets a copy)."""
     return run_to_end(*start(config, build_problem(config, matrix)), config)

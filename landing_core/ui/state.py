@@ -30,6 +30,8 @@ STEP_LABELS = {
     "armijo": "Armijo on f + μN",
     "bb": "Barzilai–Borwein (safeguarded)",
 }
+STATUS_LABELS = {"converged": "converged", "max_iter": "iteration limit", "diverged": "diverged",
+                 "stopped": "stopped"}
 SPEEDS = {"slow": 30.0, "normal": 250.0, "instant": float("inf")}  # iterations per second
 
 N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
