@@ -39,6 +39,8 @@ LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=40, 
               legend=dict(font=dict(size=15), orientation="h", yanchor="top", y=-0.14,
                           xanchor="left", x=0))
 LOG_AXIS = dict(type="log", exponentformat="power", nticks=6)  # few labels, even over <1 decade
+
+
 def _positive(values: Array) -> Array:
     """Values for a log axis: |v|, with zeros and non-finite values as gaps (NaN): a log axis
     cannot show 0, and a floor such as 1e-300 would squash the whole plot."""
@@ -60,7 +62,8 @@ def convergence_figure(
     ||grad|| together, and the step eta_k; log axes. ``current`` marks an iteration."""
     k = np.arange(len(cost))
     gap_title = "|f(Xₖ) − f*|" if f_star is not None else "f(Xₖ)"
-    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
+    # the spacing leaves room for a label such as 3.73×10⁻⁶ (a step that varies < 1 decade)
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.12,
                         subplot_titles=(gap_title, "‖h(Xₖ)‖ and ‖grad‖", "step ηₖ"))
     if f_star is not None:
         fig.add_trace(go.Scatter(x=k, y=_positive(np.asarray(cost) - f_star), name="|f − f*|",
@@ -76,7 +79,7 @@ def convergence_figure(
     fig.add_trace(go.Scatter(x=k, y=_positive(step), name="ηₖ",
                              line=dict(color=PALETTE[3], width=3)), 1, 3)
     fig.update_yaxes(**LOG_AXIS, row=1, col=2)
-    fig.update_yaxes(**LOG_AXIS, row=1, col=3)
+    fig.update_yaxes(**{**LOG_AXIS, "nticks": 4}, row=1, col=3)
     fig.update_xaxes(title_text="iteration k")
     if current is not None:
         for col in (1, 2, 3):
@@ -206,11 +209,14 @@ def _wireframe(
                         showlegend=False, hoverinfo="skip")
 
 
+# far enough (and low enough) that a cube scene's corners and tick labels are not clipped
+CAMERA = dict(eye=dict(x=1.8, y=1.8, z=1.05))
+
+
 def _scene(R: float) -> dict:
-    axis = dict(range=[-R, R], title=dict(font=dict(size=16)))
+    axis = dict(range=[-R, R], title=dict(font=dict(size=16)), nticks=5)
     return dict(xaxis=dict(axis, title_text="x₁"), yaxis=dict(axis, title_text="x₂"),
-                zaxis=dict(axis, title_text="x₃"), aspectmode="cube",
-                camera=dict(eye=dict(x=1.5, y=1.5, z=1.2)))  # a little further: no clipping
+                zaxis=dict(axis, title_text="x₃"), aspectmode="cube", camera=CAMERA)
 
 
 def sphere_figure(
@@ -328,9 +334,10 @@ def gram_cone_figure(gram: Array, *, current: int | None = None) -> go.Figure:
                                    z=m12[current:current + 1], mode="markers",
                                    name=f"X_{current}ᵀX_{current}",
                                    marker=dict(size=8, color=PALETTE[3], symbol="square")))
-    scene = dict(xaxis=dict(title_text="m₁₁", range=[0, top]),
-                 yaxis=dict(title_text="m₂₂", range=[0, top]),
-                 zaxis=dict(title_text="m₁₂", range=[-top, top]), aspectmode="cube")
+    scene = dict(xaxis=dict(title_text="m₁₁", range=[0, top], nticks=5),
+                 yaxis=dict(title_text="m₂₂", range=[0, top], nticks=5),
+                 zaxis=dict(title_text="m₁₂", range=[-top, top], nticks=5), aspectmode="cube",
+                 camera=CAMERA)
     fig.update_layout(**LAYOUT, height=620, scene=scene)
     return fig
 
