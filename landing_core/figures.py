@@ -41,6 +41,14 @@ LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=40, 
 LOG_AXIS = dict(type="log", exponentformat="power", nticks=6)  # few labels, even over <1 decade
 
 
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _sub(k: int) -> str:
+    """k as subscript digits, for legend names such as X₁₃₂."""
+    return str(k).translate(_SUBSCRIPTS)
+
+
 def _positive(values: Array) -> Array:
     """Values for a log axis: |v|, with zeros and non-finite values as gaps (NaN): a log axis
     cannot show 0, and a floor such as 1e-300 would squash the whole plot."""
@@ -176,7 +184,7 @@ def _trajectory_2d(fig: go.Figure, pts: Array, current: int | None) -> None:
                                          line=dict(color="black", width=1.5))))
     if current is not None:
         fig.add_trace(go.Scatter(x=pts[current:current + 1, 0], y=pts[current:current + 1, 1],
-                                 mode="markers", name=f"X_{current}",
+                                 mode="markers", name=f"X{_sub(current)}",
                                  marker=dict(size=16, color=PALETTE[3], symbol="diamond",
                                              line=dict(color="black", width=1.5))))
 
@@ -245,7 +253,7 @@ def sphere_figure(
                                marker=dict(size=2.5, color=PALETTE[1])))
     ends = [(0, "X₀", PALETTE[2], "circle"), (len(pts) - 1, "last iterate", PALETTE[4], "diamond")]
     if current is not None:
-        ends.append((current, f"X_{current}", PALETTE[3], "square"))
+        ends.append((current, f"X{_sub(current)}", PALETTE[3], "square"))
     for idx, label, colour_, symbol in ends:
         fig.add_trace(go.Scatter3d(x=pts[idx:idx + 1, 0], y=pts[idx:idx + 1, 1],
                                    z=pts[idx:idx + 1, 2], mode="markers", name=label,
@@ -271,7 +279,7 @@ def frame_figure(X: Array, *, current: int | None = None) -> go.Figure:
         tip = frames[at, :, j]
         fig.add_trace(go.Scatter3d(x=[0, tip[0]], y=[0, tip[1]], z=[0, tip[2]], mode="lines",
                                    line=dict(color=colour, width=10),
-                                   name=f"column {j + 1} of X_{at}"))
+                                   name=f"column {j + 1} of X{_sub(at)}"))
         fig.add_trace(go.Cone(x=[tip[0]], y=[tip[1]], z=[tip[2]], u=[0.25 * tip[0]],
                               v=[0.25 * tip[1]], w=[0.25 * tip[2]], anchor="tip",
                               colorscale=[[0, colour], [1, colour]], showscale=False,
@@ -332,7 +340,7 @@ def gram_cone_figure(gram: Array, *, current: int | None = None) -> go.Figure:
     if current is not None:
         fig.add_trace(go.Scatter3d(x=m11[current:current + 1], y=m22[current:current + 1],
                                    z=m12[current:current + 1], mode="markers",
-                                   name=f"X_{current}ᵀX_{current}",
+                                   name=f"X{_sub(current)}ᵀX{_sub(current)}",
                                    marker=dict(size=8, color=PALETTE[3], symbol="square")))
     scene = dict(xaxis=dict(title_text="m₁₁", range=[0, top], nticks=5),
                  yaxis=dict(title_text="m₂₂", range=[0, top], nticks=5),

@@ -103,6 +103,7 @@ def test_frame_view_draws_the_unit_sphere_as_one_wireframe_trace():
     spheres = [t for t in fig.data if (t.name or "").startswith("sphere")]
     assert len(spheres) == 1 and spheres[0].type == "scatter3d"
     assert not any(t.type == "surface" for t in fig.data)
+    assert {"column 1 of X₄", "column 2 of X₄"} <= {t.name for t in fig.data}  # subscripts
     pts = np.stack([spheres[0].x, spheres[0].y, spheres[0].z], axis=1).astype(float)
     rings = np.isnan(pts[:, 0])
     assert rings.sum() == 6 + 5  # six great circles (12 meridians) and five parallels
