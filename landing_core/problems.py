@@ -26,6 +26,7 @@ __all__ = [
     "nearest_stiefel",
     "pca",
     "procrustes",
+    "qf",
     "quartic",
 ]
 
@@ -315,11 +316,16 @@ def initial_point(
 
 
 def _haar(rng: np.random.Generator, n: int, p: int) -> Array:
-    """A uniformly (Haar) distributed point of St(n, p): Q of a Gaussian's QR with the signs of
-    diag(R) fixed to +1. Without that fix Householder QR gives det Q one fixed sign for square
-    matrices, and every X0 with p = n would lie in the same component of O(n)."""
-    Q, R = np.linalg.qr(rng.standard_normal((n, p)))
-    return Q * np.where(np.diagonal(R) < 0, -1.0, 1.0)
+    """A uniformly (Haar) distributed point of St(n, p): qf of a Gaussian matrix. (Without the
+    sign fix in ``qf``, Householder QR gives det Q one fixed sign for square matrices, and every
+    X0 with p = n would lie in the same component of O(n).)"""
+    return qf(rng.standard_normal((n, p)))
+
+
+def qf(A: Array) -> Array:
+    """The Q factor of A = QR with the signs fixed so that diag(R) > 0 (unique for full rank)."""
+    Q, R = np.linalg.qr(A)
+    return Q * np.where(np.diagonal(R, axis1=-2, axis2=-1) < 0, -1.0, 1.0)[..., None, :]
 
 
 def nearest_stiefel(X: Array) -> Array:

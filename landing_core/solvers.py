@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .geometry import h, landing_direction, riemannian_gradient_stiefel
-from .problems import Problem, nearest_stiefel
+from .problems import Problem, nearest_stiefel, qf
 from .steps import BarzilaiBorwein, Safe, StepContext, StepRule, as_step_rule
 
 Array = np.ndarray
@@ -51,8 +51,7 @@ METHODS: dict[str, str] = {
 
 def _retract_qr(X: Array, Z: Array) -> Array:
     """QR retraction qf(X + Z), with the signs fixed so that diag(R) > 0."""
-    Q, R = np.linalg.qr(X + Z)
-    return Q * np.where(np.diagonal(R) < 0, -1.0, 1.0)
+    return qf(X + Z)
 
 
 def _retract_polar(X: Array, Z: Array) -> Array:

@@ -8,8 +8,8 @@ import pytest
 import scipy.linalg
 
 from landing_core import initial_point, iterate, landing, make_problem, penalty, riemannian_gd
-from landing_core.problems import Problem
-from landing_core.solvers import Config, solve
+from landing_core.problems import Problem, nearest_stiefel
+from landing_core.solvers import RETRACTIONS, Config, solve
 from landing_core.steps import Constant
 
 BETAS = [0.25, 0.5, 1.0, 4.0]
@@ -411,3 +411,19 @@ def test_numpy_scalar_parameters_are_accepted(small):
     problem, X0 = small
     res = landing(problem, X0, beta=np.float32(0.5), omega=np.int64(1), max_iter=5)
     assert res.iterations == 5
+
+
+@pytest.mark.parametrize("name", ["qr", "polar", "cayley"])
+def test_retractions_are_first_order(name):
+    """R_X(0) = X and R_X(tZ) = X + tZ + O(t^2) for Z tangent at X on St(n, p): halving t
+    quarters the remainder (a QR without the sign fix of diag R fails R_X(0) = X)."""
+    rng = np.random.default_rng(4)
+    X = nearest_stiefel(rng.standard_normal((7, 3)))
+    W = rng.standard_normal((7, 3))
+    Z = W - X @ (0.5 * (X.T @ W + W.T @ X))  # tangent: X^T Z skew
+    R = RETRACTIONS[name]
+    np.testing.assert_allclose(R(X, 0 * Z), X, atol=1e-14)
+    rem = [np.linalg.norm(R(X, t * Z) - X - t * Z) for t in (1e-2, 5e-3)]
+    assert 3.5 < rem[0] / rem[1] < 4.5
+    Y = R(X, 1e-2 * Z)
+    np.testing.assert_allclose(Y.T @ Y, np.eye(3), atol=1e-14)

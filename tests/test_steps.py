@@ -278,3 +278,32 @@ def test_bb_takes_the_ratio_of_norms_under_negative_curvature():
     expected = min(np.linalg.norm(s) / np.linalg.norm(y), safe)
     assert rule(ctx, state) == pytest.approx(expected, rel=1e-14)
     assert expected > 1e-6  # far from the previous step 1e-9: it was not kept
+
+
+@pytest.mark.parametrize("tangent", ["beta", "euclidean", "relative"])
+def test_every_armijo_step_satisfies_sufficient_decrease_of_the_merit(tangent):
+    """phi = f + mu/2 ||h||^2, its slope along -V from central finite differences (independent
+    of the rule's a + mu b): phi(X - eta V) <= phi(X) - c eta Dphi(X)[V] at each accepted step."""
+    problem = make_problem("brockett", 10, 3, seed=2)
+    X = initial_point(10, 3, 0.6, seed=2)
+    rule, state, checked = Armijo(c=0.3), {}, 0
+    for k in range(40):
+        G = problem.egrad(X)
+        V, _, H = geo.landing_direction(X, G, 0.5, 1.0, tangent)
+        d = np.linalg.norm(H)
+        ctx = steps.StepContext(X, V, G, d, 1.0, problem.cost, lambda e, X=X, V=V: X - e * V, k)
+        last = state.get("eta")
+        eta = rule(ctx, state)
+        mu = state["mu"]
+
+        def phi(Y, mu=mu):
+            return problem.cost(Y) + 0.5 * mu * _feas(Y) ** 2
+
+        t = 1e-6
+        slope = (phi(X + t * V) - phi(X - t * V)) / (2 * t)
+        assert slope > 0  # the rule raised mu until V descends on phi
+        if last is None or rule.c * last * slope > 1e-9:  # not the rounding regime
+            assert phi(X - eta * V) <= phi(X) - rule.c * eta * slope * (1 - 1e-5)
+            checked += 1
+        X = X - eta * V
+    assert checked >= 20

@@ -121,3 +121,16 @@ def test_run_batch_reports_a_rank_deficient_iterate_as_diverged():
     iterations, status, *_ = run_batch(problem, np.stack([x0, good]), beta=0.5, omega=1.0,
                                        eta=np.array([eta, 0.1]))
     assert status[0] == "diverged" and iterations[0] == 0
+
+
+def test_final_gap_is_taken_in_each_runs_component_of_O_n():
+    """p = n: f* depends on the sign of det X0 (landing stays in X0's component)."""
+    problem = make_problem("procrustes", 4, 4, seed=0)
+    seeds = range(8)
+    signs = [np.sign(np.linalg.det(initial_point(4, 4, 0.3, s))) for s in seeds]
+    assert set(signs) == {-1.0, 1.0}  # both components are sampled
+    res = sweep(problem, eta=(0.1,), seed=seeds, step="safe", max_iter=2000)
+    assert np.all(res.status == "converged")
+    expected = [problem.f_star_by_det[int(s)] for s in signs]
+    np.testing.assert_allclose(res.f_star, expected, rtol=1e-14)
+    assert np.all(np.abs(res.final_gap) < 1e-8)
