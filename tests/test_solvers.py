@@ -422,7 +422,8 @@ def test_retractions_are_first_order(name):
     W = rng.standard_normal((7, 3))
     Z = W - X @ (0.5 * (X.T @ W + W.T @ X))  # tangent: X^T Z skew
     R = RETRACTIONS[name]
-    np.testing.assert_allclose(R(X, 0 * Z), X, atol=1e-14)
+    for S in (X, -X, X * [1.0, -1.0, 1.0]):  # columns of both signs: R_S(0) = S exactly
+        np.testing.assert_allclose(R(S, 0 * Z), S, atol=1e-14)
     rem = [np.linalg.norm(R(X, t * Z) - X - t * Z) for t in (1e-2, 5e-3)]
     assert 3.5 < rem[0] / rem[1] < 4.5
     Y = R(X, 1e-2 * Z)
