@@ -86,7 +86,7 @@ def _run(cfg, rows_, fairness, matrix):
 
 
 problem, matrix = controls.session_problem(config)
-runs, f_star = _run(config, valid, compare.FAIRNESS[fair_label], matrix)
+runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix)
 
 against = st.radio("Against", ["iteration", "time"], horizontal=True, key="compare_against",
                    format_func={"iteration": "iterations", "time": "wall time"}.get)

@@ -181,3 +181,17 @@ def test_a_label_follows_its_rows_settings_until_the_user_types_one():
     assert compare.auto_label(penalty) == "penalty, ω = 3, Armijo"
     frob = compare.row("x", tangent="euclidean", step="constant", eta=0.05)
     assert compare.auto_label(frob) == "Frobenius, ω = 1, η = 0.05"
+
+
+def test_rows_share_only_what_they_do_not_set():
+    from dataclasses import replace
+    base = AppConfig(n=5, p=2, seed=3, distance=0.2, tol=1e-9, max_iter=300)
+    moved = replace(base, beta=7.0, omega=3.0, eta=0.02, step="armijo", tangent="relative",
+                    speed="slow")
+    assert compare.shared(base) == compare.shared(moved)  # one cache entry for both
+    assert compare.shared(replace(base, seed=4)) != compare.shared(base)
+    rows = compare.default_rows(base)
+    a, _ = compare.run_rows(moved, rows, None)
+    b, _ = compare.run_rows(compare.shared(moved), rows, None)
+    for ra, rb in zip(a, b, strict=True):
+        np.testing.assert_array_equal(ra["cost"], rb["cost"])

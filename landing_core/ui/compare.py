@@ -94,6 +94,16 @@ def check_row(r: dict) -> str | None:
     return None
 
 
+ROW_FIELDS = ("tangent", "beta", "omega", "step", "eta", "speed")  # set by each row, not shared
+
+
+def shared(config: AppConfig) -> AppConfig:
+    """What the rows share (problem, size, seed, X0's distance, tol, max_iter): the sidebar's
+    other fields set to their defaults, so that moving them does not rerun a comparison."""
+    default = AppConfig()
+    return replace(config, **{name: getattr(default, name) for name in ROW_FIELDS})
+
+
 def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
     cfg = replace(config, beta=float(r["beta"]), omega=float(r["omega"]),
                   step=fairness or r["step"], eta=float(r["eta"]))
