@@ -88,7 +88,7 @@ def gram(X: Array) -> Array:
     return _t(X) @ X
 
 
-_RANK_DEFICIENT = "X^T X is not positive definite: X is rank-deficient (not in R_*^{n x p})"
+_RANK_DEFICIENT = "XᵀX is not positive definite: X is rank-deficient (not of full rank p)"
 
 
 def _cholesky(M: Array) -> Array:

@@ -74,7 +74,7 @@ controls.persist("compare_against", "iteration")
 fair_label = st.radio("Steps", list(compare.FAIRNESS), horizontal=True, key="compare_fairness",
                       help="Metrics compared at one fixed η can mislead: the rotation block of "
                            "grad_β scales with 1/β, so one η suits one β and not another.")
-if compare.FAIRNESS[fair_label] is None and any(r["step"] == "constant" for r in valid):
+if compare.FAIRNESS[fair_label] is None and compare.constant_step_is_unfair(valid):
     st.info("A constant η favours whichever tangent term happens to be scaled for it. For a "
             "fair comparison choose “each at its safe step” or “each with Armijo” above.",
             icon=":material/balance:")

@@ -78,6 +78,9 @@ current = trace.k
 if trace.k > 0 and not st.session_state.playing:
     current = st.slider("Replay: iteration k", 0, trace.k, trace.k,
                         help="Drag to go back to any iteration; the figures follow.")
+else:  # the same place kept while a run plays (the page does not jump)
+    st.slider("Replay: iteration k", 0, 1, 0, disabled=True,
+              help="Available when the run is paused or has ended.")
 metrics_box = st.empty()
 progress_box = st.empty()
 convergence_box = st.empty()

@@ -195,3 +195,15 @@ def test_rows_share_only_what_they_do_not_set():
     b, _ = compare.run_rows(compare.shared(moved), rows, None)
     for ra, rb in zip(a, b, strict=True):
         np.testing.assert_array_equal(ra["cost"], rb["cost"])
+
+
+def test_the_fairness_note_only_where_a_constant_step_compares_different_fields():
+    same = [compare.row("a", step="constant"), compare.row("b", step="constant", omega=3.0)]
+    assert not compare.constant_step_is_unfair(same)  # only ω differs: one field's scale
+    betas = [compare.row("a", step="constant", beta=0.1), compare.row("b", beta=10.0)]
+    assert compare.constant_step_is_unfair(betas)
+    safe = [compare.row("a", beta=0.1), compare.row("b", beta=10.0)]
+    assert not compare.constant_step_is_unfair(safe)
+    frob = [compare.row("a", tangent="euclidean", beta=0.1, step="constant"),
+            compare.row("b", tangent="euclidean", beta=9.0, step="constant")]
+    assert not compare.constant_step_is_unfair(frob)  # β does not enter the Frobenius term

@@ -75,6 +75,14 @@ def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     return out
 
 
+def constant_step_is_unfair(rows: list[dict]) -> bool:
+    """A constant η compares runs whose fields scale differently: some row takes a constant
+    step, and the rows differ in method or tangent term (β counts for the β-metric)."""
+    fields = {(r["method"], r["tangent"], float(r["beta"]) if r["tangent"] == "beta" else None)
+              for r in rows}
+    return len(fields) > 1 and any(r["step"] == "constant" for r in rows)
+
+
 def check_row(r: dict) -> str | None:
     """Why a row cannot run (a message), or None when it is valid."""
     if r.get("method") not in METHODS:
