@@ -22,6 +22,7 @@ import scipy.linalg
 Array = np.ndarray
 
 __all__ = [
+    "frobenius_norm",
     "TANGENT_TERMS",
     "beta_metric",
     "grad_beta",
@@ -74,6 +75,12 @@ def sym(A: Array) -> Array:
 def skew(A: Array) -> Array:
     """skew(A) = (A - A^T)/2 (paper, Notations)."""
     return 0.5 * (A - _t(A))
+
+
+def frobenius_norm(A: Array) -> float:
+    """||A||_F of one matrix as a Python float (np.linalg.norm's value, with less per-call
+    overhead: the solver's loop takes several per iteration)."""
+    return math.sqrt(np.vdot(A, A))
 
 
 def _frob_inner(A: Array, B: Array) -> Array:

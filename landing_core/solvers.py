@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .geometry import h, landing_direction, riemannian_gradient_stiefel
+from .geometry import frobenius_norm, h, landing_direction, riemannian_gradient_stiefel
 from .problems import Problem, nearest_stiefel, qf
 from .steps import BarzilaiBorwein, Safe, StepContext, StepRule, as_step_rule
 
@@ -195,10 +195,6 @@ def _check_run(tol: float, max_iter: int) -> None:
 # ----------------------------------------------------------------------------- iteration
 
 
-def _norm(A: Array) -> float:
-    """||A||_F as a Python float (np.linalg.norm's value, with less per-call overhead)."""
-    return math.sqrt(np.vdot(A, A))
-
 
 def _broken(X: Array, what: str) -> _Diverged:
     """The divergence to report when the evaluation at X broke: X itself, or what came of it."""
@@ -227,10 +223,10 @@ def _evaluate(
                 V = G + config.omega * (X @ H)
             else:
                 V = riemannian_gradient_stiefel(X, G)
-            gnorm = _norm(V)
+            gnorm = frobenius_norm(V)
     except np.linalg.LinAlgError as err:
         raise _broken(X, f"the Gram matrix XᵀX became singular ({err})") from err
-    d = _norm(H)
+    d = frobenius_norm(H)
     if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
         raise _broken(X, "the cost or the gradient became NaN or infinite")
     if d > BLOWUP:

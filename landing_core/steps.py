@@ -14,6 +14,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .geometry import frobenius_norm
+
 Array = np.ndarray
 
 __all__ = [
@@ -53,10 +55,6 @@ class StepContext:
 class StepRule(Protocol):
     def __call__(self, ctx: StepContext, state: dict) -> float: ...
 
-
-def _norm(A: Array) -> float:
-    """||A||_F as a Python float (np.linalg.norm's result, with less per-call overhead)."""
-    return math.sqrt(np.vdot(A, A))
 
 
 def _positive(name: str, value: float) -> None:
@@ -147,7 +145,7 @@ def safe_step(
     """min(eta, safe_step_bound) where ||h(X)|| < 1; ``restoring_step`` from min(eta,
     1/(2 omega)) where ||h(X)|| >= 1. One run (2-D X): a float; a stack: an array of steps."""
     if X.ndim == 2:
-        g = _norm(V)
+        g = frobenius_norm(V)
         bound = _safe_step(float(d), g, float(omega), eps)
         if not math.isnan(bound):
             return min(float(eta), bound)

@@ -77,9 +77,9 @@ def _settings(config: AppConfig) -> SweepSpec:
     c1, c2 = st.columns(2)
     param_range = c1.select_slider(f"{SYMBOLS[plane]} range", PARAM_CHOICES,
                                    value=saved["sw_param_range"], key="sw_param_range",
-                                   format_func=_fmt)
+                                   format_func=controls.fmt)
     eta_range = c2.select_slider("η range", ETA_CHOICES, value=saved["sw_eta_range"],
-                                 key="sw_eta_range", format_func=_fmt)
+                                 key="sw_eta_range", format_func=controls.fmt)
     if config.step not in SWEEP_STEPS:
         st.info(f"The sidebar's step rule is {STEP_LABELS[config.step]}; sweeps run with the "
                 "safe or constant step only (the batch runner supports those two). The cell "
@@ -90,10 +90,6 @@ def _settings(config: AppConfig) -> SweepSpec:
                 "Try the ω × η plane.")
     return make_spec(config, plane=plane, step=step, param_range=tuple(param_range),
                      eta_range=tuple(eta_range), size=int(size))
-
-
-def _fmt(v: float) -> str:
-    return f"{v:g}"
 
 
 def _compute(spec: SweepSpec) -> SweepOutcome | None:
@@ -134,8 +130,9 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome) -> None:
     st.subheader("Chosen cell")
     c1, c2 = st.columns(2)
     row = c1.selectbox(symbol, range(len(params)), key="sw_row",
-                       format_func=lambda i: _fmt(params[i]))
-    col = c2.selectbox("η", range(len(etas)), key="sw_col", format_func=lambda j: _fmt(etas[j]))
+                       format_func=lambda i: controls.fmt(params[i]))
+    col = c2.selectbox("η", range(len(etas)), key="sw_col",
+                       format_func=lambda j: controls.fmt(etas[j]))
     res, g = outcome.result, outcome.grid
     gap_label = "f − f*" if outcome.f_star is not None else "f"
     st.markdown(

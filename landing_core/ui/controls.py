@@ -80,7 +80,8 @@ def _options(grid: list[float], value: float) -> list[float]:
     return sorted(set(grid) | {value})
 
 
-def _fmt(v: float) -> str:
+def fmt(v: float) -> str:
+    """A number as a widget shows it: shortest form (0.5, 1e-08)."""
     return f"{v:g}"
 
 
@@ -157,7 +158,7 @@ def sidebar() -> AppConfig:
     beta_idle = tangent != "beta" or p == 1
     beta = sb.select_slider("β (log scale)",
                             _options(LOG_GRID, st.session_state.get("w_beta", config.beta)),
-                            key="w_beta", format_func=_fmt, disabled=beta_idle)
+                            key="w_beta", format_func=fmt, disabled=beta_idle)
     if tangent == "beta" and p == 1:
         sb.caption("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0). "
                    "Set p ≥ 2 to see β act.")
@@ -165,7 +166,7 @@ def sidebar() -> AppConfig:
         sb.caption("β only enters the β-metric tangent term.")
     omega = sb.select_slider("ω (normal term weight)",
                              _options(LOG_GRID, st.session_state.get("w_omega", config.omega)),
-                             key="w_omega", format_func=_fmt)
+                             key="w_omega", format_func=fmt)
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get)
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",
                           min_value=1e-4, max_value=10.0, step=0.01, format="%.4g", key="w_eta",
