@@ -119,7 +119,8 @@ class Config:
 class Record:
     """One iterate: k, X_k, f(X_k), ||h(X_k)||_F, ||grad|| (the tangent term's norm), the step
     eta_{k-1} that produced X_k (NaN for k = 0), seconds since the start, and the status:
-    "running", or "diverged" on a final record that repeats the last valid iterate."""
+    "running", or "diverged" on a final record that repeats the last valid iterate X_k (its
+    step is then eta_k, the step that failed)."""
 
     k: int
     X: Array

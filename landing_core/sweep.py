@@ -123,7 +123,7 @@ def run_batch(
         except np.linalg.LinAlgError:  # rare: drop the runs whose X^T X is singular, go on
             fine = finite.copy()
             fine[finite] = ~_cholesky_fails(Xa[finite])
-            status[active[~fine]], iterations[active[~fine]] = DIVERGED, k - 1
+            status[active[~fine]], iterations[active[~fine]] = DIVERGED, max(k - 1, 0)
             active, Xa = active[fine], Xa[fine]
             if active.size == 0:
                 break
@@ -135,7 +135,7 @@ def run_batch(
         cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]
         done = ~blown & (g + d <= tol)
         status[active[done]], iterations[active[done]] = CONVERGED, k
-        status[active[blown]], iterations[active[blown]] = DIVERGED, k - 1
+        status[active[blown]], iterations[active[blown]] = DIVERGED, max(k - 1, 0)
         keep = ~(done | blown)
         active, Xa, V, d = active[keep], Xa[keep], V[keep], d[keep]
         if k == max_iter or active.size == 0:
