@@ -12,10 +12,11 @@ st.markdown(r"""
 $X^\top X = I_p$ (the Stiefel manifold $\mathrm{St}(n,p)$).
 
 **Landing** (Algorithm 1 of Goyens, Absil & Feppon) never retracts onto the manifold. Each step is
-
-$$X_{k+1} = X_k - \eta_k\big(\operatorname{grad}_\beta f(X_k)
-+ \omega\, X_k(X_k^\top X_k - I_p)\big):$$
-
+"""
+)
+st.latex(r"X_{k+1} = X_k - \eta_k\big(\operatorname{grad}_\beta f(X_k)"
+         r" + \omega\, X_k(X_k^\top X_k - I_p)\big)")
+st.markdown(r"""
 a *tangent term* that lowers $f$ while keeping $X^\top X$ fixed to first order (it is tangent to
 the layer manifold $\mathrm{St}_{X^\top X} = \{Y : Y^\top Y = X^\top X\}$), and a *normal term*
 that pulls the iterate back to $X^\top X = I$.

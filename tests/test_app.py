@@ -212,6 +212,9 @@ def test_guide_page_renders():
     at.switch_page("pages/guide.py").run()
     assert not at.exception
     assert at.title[0].value == "Guide"
+    formulas = [e.value.strip("$\n") for e in at.latex]  # the landing step and grad_beta
+    assert any(f.startswith("X_{k+1} = X_k") and "grad}_\\beta" in f for f in formulas)
+    assert any(f.startswith("\\operatorname{grad}_\\beta f(X) = GM") for f in formulas)
 
 
 def test_lowering_n_below_p_clamps_p_in_the_sidebar_with_a_warning():
