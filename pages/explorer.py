@@ -17,6 +17,8 @@ if st.session_state.get("trace_key") != key:
 trace: runner.Trace = st.session_state.trace
 
 st.title("Landing on St(n, p)")
+st.caption("Set the problem, β, ω and the step in the sidebar; **Run** animates the iterations "
+           "from X₀. New here? Start from a **Lecture preset**, or read the **Guide**.")
 st.markdown(
     f"**{PROBLEM_LABELS[config.problem]}** on St({problem.n}, {problem.p}) · "
     f"tangent term: {TANGENT_LABELS[config.tangent]}"
@@ -99,6 +101,8 @@ if len(names) > 1:
         help="One view at a time keeps the animation smooth; switch at any moment.",
     ) or names[0]
     st.query_params["view"] = view_name
+elif "view" in st.query_params:  # one view (or none) for this size: nothing to choose
+    del st.query_params["view"]
 geometry_box = st.empty()
 
 

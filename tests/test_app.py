@@ -255,3 +255,12 @@ def test_page_widgets_survive_a_visit_to_another_page():
     assert not at.exception
     assert at.segmented_control(key="w_view").value == "cone"
     assert at.query_params["view"] == "cone"
+
+
+def test_the_url_keeps_only_what_restores_the_view():
+    at = _app({"bogus": "1", "n": "3", "p": "1", "view": "frame"})
+    assert any("Unknown URL parameter 'bogus'" in w.value for w in at.warning)
+    assert "bogus" not in at.query_params  # warned once, then dropped
+    assert "view" not in at.query_params  # St(3, 1) has one view: nothing to name
+    at.run()
+    assert not at.warning  # the warning does not come back

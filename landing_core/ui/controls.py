@@ -15,6 +15,7 @@ from .state import (
     ITER_MAX,
     N_MAX,
     P_MAX,
+    PAGE_PARAMS,
     PROBLEM_LABELS,
     SPEEDS,
     STEP_LABELS,
@@ -189,7 +190,10 @@ def sidebar() -> AppConfig:
     with sb:
         _matrix_upload(new)
     st.session_state.config = new
-    for key, value in to_query(new).items():  # page parameters (the view) stay
+    query = to_query(new)
+    for key in [k for k in st.query_params if k not in query and k not in PAGE_PARAMS]:
+        del st.query_params[key]  # an unknown parameter was warned about once: drop it
+    for key, value in query.items():  # page parameters (the view) stay
         if st.query_params.get(key) != value:
             st.query_params[key] = value
     return new
