@@ -555,10 +555,16 @@ def sweep_heatmap(
                                  hoverinfo="skip", unselected=dict(marker=dict(opacity=1)),
                                  marker=dict(symbol="square-open", size=size * 1.6,
                                              color=PALETTE[1], line=dict(width=3))))
-    fig.update_xaxes(type="log", title_text="step η", exponentformat="power",
-                     range=np.log10(xe[[0, -1]]).tolist(), showgrid=False)
+    def ticks(edges: Array) -> dict:
+        """Decades only over 2 or more decades: three heatmaps side by side leave no room for
+        the 2 and 5 labels; a narrower range keeps plotly's own ticks."""
+        span = np.log10(edges[[0, -1]])
+        return dict(range=span.tolist(), dtick=1 if span[1] - span[0] >= 2 else None)
+
+    fig.update_xaxes(type="log", title_text="step η", exponentformat="power", showgrid=False,
+                     **ticks(xe))
     fig.update_yaxes(type="log", title_text=param_label, exponentformat="power",
-                     range=np.log10(ye[[0, -1]]).tolist(), showgrid=False)
+                     showgrid=False, **ticks(ye))
     fig.update_layout(**LAYOUT, height=520, title=dict(text=title, font=dict(size=20)),
                       plot_bgcolor="#D0D0D0", hoverdistance=-1)
     fig.update_layout(margin=dict(t=60), legend=dict(y=-0.2))

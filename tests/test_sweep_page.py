@@ -241,3 +241,15 @@ def test_unknown_optimum_colours_f_itself():
     np.testing.assert_array_equal(np.asarray(fig.data[0].z)[ok],
                                   outcome.result.final_cost.reshape(5, 5)[ok])
     assert fig.layout.title.text == "Final f" and "f = " in fig.data[1].hovertext[0]
+
+
+def test_heatmap_axes_label_decades_only_over_two_decades_or_more():
+    def axes(eta, param):
+        z = np.ones((len(param), len(eta)))
+        fig = figures.sweep_heatmap(eta, param, z, np.full(z.shape, "converged"),
+                                    np.full(z.shape, ""), param_label="β", title="t",
+                                    colour_title="c")
+        return fig.layout.xaxis.dtick, fig.layout.yaxis.dtick
+
+    assert axes(np.geomspace(0.01, 10, 5), np.geomspace(0.01, 100, 5)) == (1, 1)
+    assert axes(np.geomspace(0.05, 0.1, 5), np.geomspace(0.3, 1, 5)) == (None, None)
