@@ -427,13 +427,14 @@ def trajectories_figure(
     if n != 3 or p not in (1, 2):
         raise ValueError("trajectories are drawn for (n, p) = (2, 1), (3, 1) and (3, 2)")
     fig = go.Figure()
-    sx, sy, sz = _sphere(1.0, 50)
-    colour = cost(np.stack([sx.ravel(), sy.ravel(), sz.ravel()], axis=1)[:, :, None]) \
-        if p == 1 else None
-    fig.add_trace(go.Surface(x=sx, y=sy, z=sz, opacity=0.35 if p == 2 else 0.8,
-                             surfacecolor=None if colour is None else colour.reshape(sx.shape),
-                             colorscale="Greys", showscale=False, hoverinfo="skip",
-                             name="unit sphere"))
+    if p == 1:  # the sphere shaded by the cost
+        sx, sy, sz = _sphere(1.0, 50)
+        colour = cost(np.stack([sx.ravel(), sy.ravel(), sz.ravel()], axis=1)[:, :, None])
+        fig.add_trace(go.Surface(x=sx, y=sy, z=sz, opacity=0.8, colorscale="Greys",
+                                 surfacecolor=colour.reshape(sx.shape), showscale=False,
+                                 hoverinfo="skip", name="unit sphere"))
+    else:  # the frame's columns: a wireframe sphere, as in the explorer's frame view
+        fig.add_trace(_wireframe(1.0))
     R = 1.3
     for i, run in enumerate(runs):
         X = np.asarray(run["X"]).reshape(-1, 3, p)

@@ -131,6 +131,20 @@ def test_every_preset_loads_and_shows(index):
             assert titles == [VIEWS[preset.view][1]]
 
 
+def _frame_motion(X) -> tuple[float, float]:
+    """(rotation within the span, motion of the span) summed along a run on St(3, 2): the skew
+    part of X_kᵀ ΔX (the in-span rotation angle for p = 2) and the part of ΔX off span(X_k)."""
+    X = np.asarray(X)
+    rotation = span = 0.0
+    for a, b in zip(X[:-1], X[1:], strict=True):
+        d = b - a
+        A = a.T @ d
+        rotation += abs(0.5 * (A[0, 1] - A[1, 0]))
+        Q = np.linalg.qr(a)[0]
+        span += np.linalg.norm(d - Q @ (Q.T @ d))
+    return rotation, span
+
+
 def test_preset_claims_hold():
     """What each preset tells the audience to look at is what the runs do."""
     by_title = {p.title.split(":")[0]: p for p in PRESETS}
@@ -148,6 +162,12 @@ def test_preset_claims_hold():
     runs, f_star = compare.run_rows(brockett.config, brockett.rows, None)
     assert all(r["status"] == "converged" and abs(r["cost"][-1] - f_star) < 1e-9 for r in runs)
     assert len({len(r["cost"]) for r in runs}) > 1  # different paths
+    frame = by_title["The frame on the sphere"]
+    (small, large), _ = compare.run_rows(frame.config, frame.rows, None)
+    assert small["status"] == large["status"] == "converged"
+    (rot_s, span_s), (rot_l, span_l) = _frame_motion(small["X"]), _frame_motion(large["X"])
+    assert rot_s > 6 * rot_l  # "about eight times as far" (8.6 when written)
+    assert 0.8 < span_s / span_l < 1.25  # "the span moves about as much"
     pca = by_title["PCA"]
     runs, _ = compare.run_rows(pca.config, pca.rows, None)
     assert all(r["status"] == "converged" for r in runs)
