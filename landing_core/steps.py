@@ -116,8 +116,9 @@ def restoring_step(
         ||h(X - t V)||^2 <= ||h(X)||^2 - 2 c t <h(X), X^T V + V^T X>,
 
     evaluated exactly in p x p work from h(X - t V) = h(X) - t (X^T V + V^T X) + t^2 V^T V.
-    The landing field's normal term makes the slope positive (X^T V_t is skew for the tangent
-    term, so <h, X^T V + V^T X> = 2 omega <h, X^T X h> > 0): a small enough t always passes.
+    For a landing field the slope is positive (X^T V_t is skew for the tangent term, so
+    <h, X^T V + V^T X> = 2 omega <h, X^T X h> > 0) and a small enough t passes. NaN where no t
+    passes: a field along which h does not decrease (the penalty method's gradient can be one).
     Batched over (..., n, p) with eta of shape (...,).
     """
     Xt = np.swapaxes(X, -1, -2)
@@ -128,35 +129,40 @@ def restoring_step(
     h2 = np.einsum("...ij,...ij->...", H, H)
     slope = 2.0 * c * np.einsum("...ij,...ij->...", H, S)
     t = np.array(eta, dtype=float, copy=True)
+    ok = np.zeros(t.shape, dtype=bool)
     for _ in range(halvings):
         tm = t[..., None, None]
         Hn = H - tm * S + (tm * tm) * Q
-        ok = np.einsum("...ij,...ij->...", Hn, Hn) <= h2 - t * slope
-        if np.all(ok):
+        ok = (slope > 0) & (np.einsum("...ij,...ij->...", Hn, Hn) <= h2 - t * slope)
+        if np.all(ok | ~(slope > 0)):
             break
         t = np.where(ok, t, 0.5 * t)
-    return t
+    return np.where(ok, t, np.nan)
 
 
 def safe_step(
     X: Array, V: Array, d: Array | float, omega: Array | float, eta: Array | float,
     eps: float = 0.5,
 ) -> Array | float:
-    """min(eta, safe_step_bound) where ||h(X)|| < 1; ``restoring_step`` from min(eta,
-    1/(2 omega)) where ||h(X)|| >= 1. One run (2-D X): a float; a stack: an array of steps."""
+    """min(eta, safe_step_bound) where ||h(X)|| < 1. Where ||h(X)|| >= 1: ``restoring_step``
+    from min(eta, 1/(2 omega)), or, for a field along which h does not decrease, the
+    first-order step min(eta, 1/(2 omega (1 + d))). One run (2-D X): a float; a stack: an
+    array of steps."""
     if X.ndim == 2:
         g = frobenius_norm(V)
-        bound = _safe_step(float(d), g, float(omega), eps)
+        d, omega = float(d), float(omega)
+        bound = _safe_step(d, g, omega, eps)
         if not math.isnan(bound):
             return min(float(eta), bound)
-        return float(restoring_step(X, V, min(float(eta), 0.5 / float(omega))))
+        t = float(restoring_step(X, V, min(float(eta), 0.5 / omega)))
+        return t if not math.isnan(t) else min(float(eta), 0.5 / (omega * (1.0 + d)))
     g = np.linalg.norm(V, axis=(-2, -1))
     step = np.minimum(eta, safe_step_bound(d, g, omega, eps))
     far = np.isnan(step)
     if np.any(far):
-        start = np.minimum(np.broadcast_to(eta, far.shape)[far],
-                           0.5 / np.broadcast_to(omega, far.shape)[far])
-        step[far] = restoring_step(X[far], V[far], start)
+        eta_f, omega_f, d_f = (np.broadcast_to(v, far.shape)[far] for v in (eta, omega, d))
+        t = restoring_step(X[far], V[far], np.minimum(eta_f, 0.5 / omega_f))
+        step[far] = np.where(np.isnan(t), np.minimum(eta_f, 0.5 / (omega_f * (1.0 + d_f))), t)
     return step
 
 

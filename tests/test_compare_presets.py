@@ -153,7 +153,8 @@ def test_preset_claims_hold():
     landing_run, penalty_run, rgd_run = runs
     assert landing_run["status"] == "converged" and landing_run["infeasibility"][-1] < 1e-8
     assert penalty_run["status"] == "max_iter" and 0.5 < penalty_run["infeasibility"][-1] < 2
-    assert np.ptp(penalty_run["infeasibility"][-50:]) < 1e-6  # settled, off the circle
+    assert np.ptp(penalty_run["infeasibility"][-50:]) < 1e-6  # settled, off the circle ...
+    assert penalty_run["grad_norm"][-1] < 1e-8  # ... at the penalty's stationary point
     assert rgd_run["infeasibility"].max() < 1e-12
     step = by_title["Too large a step diverges; the safe step does not"]
     (const, safe), _ = compare.run_rows(step.config, step.rows, None)
@@ -178,7 +179,7 @@ def test_preset_claims_hold():
     assert spread > 1e-2  # ... β changes the path visibly
 
 
-def test_a_label_follows_its_rows_settings_until_the_user_types_one():
+def test_a_label_follows_its_rows_settings():
     old = compare.default_rows(AppConfig())
     assert [r["label"] for r in old] == ["β = 0.1", "β = 0.5", "β = 1", "β = 5"]
     new = [dict(r) for r in old]
@@ -190,7 +191,7 @@ def test_a_label_follows_its_rows_settings_until_the_user_types_one():
     edited[0]["beta"] = 2.0
     assert compare.relabel(out, edited)[0]["label"] == "β = 2, ω = 1, safe (η ≤ 0.1)"
     typed = [dict(r) for r in out]
-    typed[2]["label"] = "my run"  # a label typed by the user stays
+    typed[2]["label"] = "my run"  # a label typed by the user stays (until a setting changes)
     assert compare.relabel(out, typed)[2]["label"] == "my run"
     blank = [dict(r) for r in out]
     blank[3]["label"] = None
@@ -227,3 +228,8 @@ def test_the_fairness_note_only_where_a_constant_step_compares_different_fields(
     frob = [compare.row("a", tangent="euclidean", beta=0.1, step="constant"),
             compare.row("b", tangent="euclidean", beta=9.0, step="constant")]
     assert not compare.constant_step_is_unfair(frob)  # β does not enter the Frobenius term
+    rgd = [compare.row("a", method="rgd-qr", beta=0.1, step="constant"),
+           compare.row("b", method="rgd-qr", beta=9.0, step="constant")]
+    assert not compare.constant_step_is_unfair(rgd)  # nor a retraction's step
+    mixed = [compare.row("a", step="constant"), compare.row("b", method="penalty")]
+    assert compare.constant_step_is_unfair(mixed)

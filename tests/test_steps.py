@@ -144,6 +144,35 @@ def test_restoring_step_decreases_the_infeasibility_above_one(n, p, radius, beta
         assert _feas(X - 2 * t * V) ** 2 > d**2 - 0.5 * 2 * t * slope - 1e-9 * d**2
 
 
+@pytest.mark.parametrize("rule", [Safe(eta=0.1), BarzilaiBorwein()])
+@pytest.mark.parametrize(("name", "n", "p"), [("brockett", 2, 1), ("procrustes", 10, 3),
+                                              ("pca", 8, 2)])
+def test_safe_rules_let_the_penalty_method_reach_its_stationary_point(rule, name, n, p):
+    """The penalty gradient G + omega X h is no landing field: h need not decrease along it
+    above ||h|| = 1 (found by review: backtracking on h froze such runs at ||h|| = 1 with steps
+    of 1e-17). The rules then fall back to 1/(2 omega (1 + d)); the runs reach grad = 0."""
+    from landing_core.solvers import penalty
+    problem = make_problem(name, n, p, seed=0)
+    X0 = initial_point(n, p, 0.3, seed=0)
+    res = penalty(problem, X0, omega=1.0, step=rule, max_iter=5000)
+    assert res.grad_norm[-1] < 1e-8
+    ref = penalty(problem, X0, omega=1.0, step=0.01, max_iter=20000)  # a constant step
+    assert res.infeasibility[-1] == pytest.approx(ref.infeasibility[-1], rel=1e-6)
+
+
+def test_restoring_step_is_nan_where_h_cannot_decrease():
+    X = _start_inside(4, 2, 2.0, 0)
+    H = X.T @ X - np.eye(2)
+    V = -X @ H  # moves away from the manifold: <h, X^T V + V^T X> < 0
+    assert np.isnan(steps.restoring_step(X, V, 0.1))
+    d = np.linalg.norm(H)
+    assert steps.safe_step(X, V, d, 2.0, 0.1) == pytest.approx(min(0.1, 1 / (2 * 2.0 * (1 + d))))
+    stack = steps.safe_step(np.stack([X, X]), np.stack([V, -V]), np.array([d, d]),
+                            np.array([2.0, 2.0]), np.array([0.1, 0.1]))
+    assert stack[0] == pytest.approx(1 / (2 * 2.0 * (1 + d)))
+    assert stack[1] == steps.safe_step(X, -V, d, 2.0, 0.1)  # -V restores: backtracking
+
+
 def test_safe_step_on_a_stack_equals_one_run_at_a_time():
     rng = np.random.default_rng(3)
     X = np.stack([_start_inside(5, 3, r, i) for i, r in enumerate([0.1, 0.7, 1.5, 3.0])])

@@ -77,9 +77,14 @@ def relabel(old: list[dict], new: list[dict]) -> list[dict]:
 
 def constant_step_is_unfair(rows: list[dict]) -> bool:
     """A constant η compares runs whose fields scale differently: some row takes a constant
-    step, and the rows differ in method or tangent term (β counts for the β-metric)."""
-    fields = {(r["method"], r["tangent"], float(r["beta"]) if r["tangent"] == "beta" else None)
-              for r in rows}
+    step, and the rows differ in method or, for landing, in tangent term (β counts for the
+    β-metric)."""
+    def field(r: dict) -> tuple:  # tangent term and β only enter a landing run
+        if r["method"] != "landing":
+            return (r["method"],)
+        return ("landing", r["tangent"], float(r["beta"]) if r["tangent"] == "beta" else None)
+
+    fields = {field(r) for r in rows}
     return len(fields) > 1 and any(r["step"] == "constant" for r in rows)
 
 
