@@ -6,12 +6,13 @@ import streamlit as st
 from landing_core import figures
 from landing_core.solvers import METHODS
 from landing_core.ui import compare, controls
-from landing_core.ui.state import STEP_LABELS, TANGENT_LABELS
+from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
 config = controls.sidebar()
 st.title("Compare configurations")
 st.markdown(
-    f"Every row runs on **the same problem** ({config.problem}, St({config.n}, {config.p}), "
+    f"Every row runs on **the same problem** ({PROBLEM_LABELS[config.problem]} on "
+    f"St({config.n}, {config.p}), "
     f"seed {config.seed}) **from the same X₀** (distance {config.distance:g} from the "
     f"manifold), with the sidebar's tolerance {config.tol:.0e} and at most {config.max_iter} "
     "iterations. Edit, add or remove rows (up to six); a row's label follows its settings."
