@@ -111,10 +111,12 @@ SAFE_STALL = (" The safe step only guards feasibility (‖XᵀX − I‖ stays b
               "instead of converging. Lower the cap η, or choose Armijo or Barzilai–Borwein.")
 
 
-def show_status(status: str, message: str) -> None:
+def show_status(status: str, message: str, t: runner.Trace | None = None) -> None:
     kind = {"converged": status_box.success, "diverged": status_box.error,
             "max_iter": status_box.warning}.get(status, status_box.info)
-    kind(message + (SAFE_STALL if status == "max_iter" and config.step == "safe" else ""))
+    stall = status == "max_iter" and config.step == "safe" and t is not None \
+        and runner.stalled(t)
+    kind(message + (SAFE_STALL if stall else ""))
 
 
 def show_numbers(t: runner.Trace, k: int) -> None:
@@ -145,7 +147,7 @@ f_star = runner.optimum(config, problem)
 if st.session_state.playing:
     def draw(t: runner.Trace, full: bool) -> None:
         if t.finished:
-            show_status(t.status, t.message)
+            show_status(t.status, t.message, t)
         else:
             show_status("running", f"Running… k = {t.k}")
         show_numbers(t, t.k)
@@ -155,7 +157,7 @@ if st.session_state.playing:
     st.session_state.playing = False
     st.rerun()
 
-show_status(trace.status, trace.message)
+show_status(trace.status, trace.message, trace)
 show_numbers(trace, current)
 show_figures(trace, current if current != trace.k else None)
 

@@ -264,3 +264,12 @@ def test_the_url_keeps_only_what_restores_the_view():
     assert "view" not in at.query_params  # St(3, 1) has one view: nothing to name
     at.run()
     assert not at.warning  # the warning does not come back
+
+
+def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
+    cut_short = _app({"max_iter": "60"})  # converging, only cut at 60 iterations
+    assert cut_short.warning[0].value.startswith("Reached the iteration limit")
+    assert "only guards feasibility" not in cut_short.warning[0].value
+    circling = _app({"n": "20", "p": "4", "max_iter": "1500"})  # eta = 0.1 is too large here
+    assert circling.warning[0].value.startswith("Reached the iteration limit")
+    assert "only guards feasibility" in circling.warning[0].value

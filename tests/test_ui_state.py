@@ -82,3 +82,18 @@ def test_npy_of_wrong_dimension_is_rejected():
     np.save(buf, np.zeros((2, 2, 2)))
     with pytest.raises(ValueError, match="2-D matrix"):
         parse_matrix("a.npy", buf.getvalue())
+
+
+def test_stalled_tells_a_run_cut_short_from_one_going_nowhere():
+    from landing_core.ui.runner import Trace, stalled
+    k = np.arange(200)
+
+    def trace(residual):
+        t = Trace(3, 2)
+        t.grad_norm, t.infeasibility = list(residual), [0.0] * len(residual)
+        return t
+
+    assert not stalled(trace(0.9**k))  # converging, cut at the limit
+    assert stalled(trace(1 + 0.1 * np.sin(k)))  # circling
+    assert stalled(trace(np.r_[0.9 ** k[:100], 0.9 ** 100 * 1.05 ** k[:100]]))  # drifting away
+    assert not stalled(trace(np.ones(10)))  # too short to tell

@@ -35,6 +35,17 @@ def step_rule(config: AppConfig) -> StepRule:
     }[config.step]()
 
 
+def stalled(trace: Trace) -> bool:
+    """No progress in the last quarter of the run: the residual ||grad|| + ||h|| never fell
+    below half of its best over the first three quarters (a run cut short while converging
+    keeps falling; one circling under too large a step does not)."""
+    r = np.add(trace.grad_norm, trace.infeasibility)
+    if len(r) < 20:
+        return False
+    cut = 3 * len(r) // 4
+    return bool(np.min(r[cut:]) > 0.5 * np.min(r[:cut]))
+
+
 def build_problem(config: AppConfig, matrix: Array | None = None) -> Problem:
     """The problem of ``config``, from the user's matrix when one is given (ValueError if bad)."""
     if matrix is None or config.problem not in MATRIX_ROLES:
