@@ -311,15 +311,11 @@ def initial_point(
         s = np.asarray(singular_values, dtype=float).reshape(-1)
         if s.shape != (p,) or not np.all(np.isfinite(s)) or np.any(s <= 0):
             raise ValueError(f"singular_values must be {p} positive finite numbers, got {s}")
-    U, V = _haar(rng, n, p), _haar(rng, p, p)
+    # qf of a Gaussian matrix is uniformly (Haar) distributed; without qf's sign fix,
+    # Householder QR gives det Q one fixed sign, and every X0 with p = n would lie in one
+    # component of O(n)
+    U, V = qf(rng.standard_normal((n, p))), qf(rng.standard_normal((p, p)))
     return (U * s) @ V.T
-
-
-def _haar(rng: np.random.Generator, n: int, p: int) -> Array:
-    """A uniformly (Haar) distributed point of St(n, p): qf of a Gaussian matrix. (Without the
-    sign fix in ``qf``, Householder QR gives det Q one fixed sign for square matrices, and every
-    X0 with p = n would lie in the same component of O(n).)"""
-    return qf(rng.standard_normal((n, p)))
 
 
 def qf(A: Array) -> Array:

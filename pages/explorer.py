@@ -8,7 +8,7 @@ from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 config = controls.sidebar()
 problem, matrix = controls.session_problem(config)
 
-key = (config.run_key(), None if matrix is None else controls.matrix_key())
+key = (config.run_key(), None if matrix is None else st.session_state.matrix_id)
 if st.session_state.get("trace_key") != key:
     st.session_state.trace = runner.compute(config, matrix)
     st.session_state.records = None

@@ -214,8 +214,3 @@ def session_problem(config: AppConfig) -> tuple[Problem, np.ndarray | None]:
         st.warning(f"Your matrix does not fit this problem ({err}); using the built-in one.")
         return build_problem(config), None
 
-
-def matrix_key() -> str | None:
-    """What identifies the session's matrix for caching runs (None: the built-in one)."""
-    return st.session_state.get("matrix_id") if st.session_state.get("matrix") is not None \
-        else None
