@@ -2,7 +2,7 @@
 
 brockett(3, 2): ``solvers.landing`` (the whole run: records, histories, stopping test) and the
 bare ``solvers.iterate`` generator, with a constant step (0.1) and with the default step rule
-(None: Barzilai-Borwein capped by the safe step), ITERATIONS iterations each (tol = 1e-300 so
+(None: Barzilai-Borwein made safe), ITERATIONS iterations each (tol = 1e-300 so
 the run never stops early), REPEATS times interleaved. Goal: >= 30,000 iterations/s, so the app
 never waits on numerics. Run: ``uv run python benchmarks/bench_iterations.py``.
 """

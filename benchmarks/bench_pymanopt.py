@@ -14,6 +14,8 @@ The first table runs landing as the library ships it: problems.brockett's value_
 A X once per iterate for the cost and the gradient; pymanopt gets the cost and the gradient as
 separate functions, each computing A X, as its API asks. The second table gives both sides a
 one-entry cache of A X, shared by the cost and the gradient at the same point.
+The row "BB, whole step <= 1/(2ω)" is the BB rule of sessions 1-2, which capped the whole step
+at the safe step's 1/(2 omega) instead of the normal term's step alone (``normal_cap=False``).
 The last table repeats landing (default step) and CG from eight starts, since the number of
 iterations either needs depends on X_0. Goal: landing faster than both pymanopt solvers.
 Run: ``uv run --group bench python benchmarks/bench_pymanopt.py`` (needs pymanopt).
@@ -36,7 +38,7 @@ from landing_core import problems, solvers, steps
 N, P = 200, 20
 GAP, FEAS, CAP = 1e-6, 1e-6, 60.0
 REPEATS = 5
-DEFAULT, CG, SD = "landing, default step (BB + safe cap)", "pymanopt ConjugateGradient", \
+DEFAULT, CG, SD = "landing, default step (BB, safe)", "pymanopt ConjugateGradient", \
     "pymanopt SteepestDescent"
 
 
@@ -133,6 +135,8 @@ def table(problem, A, w, X0, shared: bool, slow: bool) -> float:
     }
     if slow:
         runs |= {
+            "landing, BB, whole step <= 1/(2ω)": lambda: run_landing(
+                problem, A, w, X0, steps.BarzilaiBorwein(normal_cap=False), shared),
             "landing, Armijo": lambda: run_landing(problem, A, w, X0, steps.Armijo(), shared),
             "landing, constant step 0.01": lambda: run_landing(problem, A, w, X0, 0.01, shared),
             SD: lambda: run_pymanopt(SteepestDescent, problem, A, w, X0, shared),

@@ -18,7 +18,7 @@ import numpy as np
 
 from .geometry import frobenius_norm, h, landing_direction, riemannian_gradient_stiefel
 from .problems import Problem, nearest_stiefel, qf
-from .steps import BarzilaiBorwein, Safe, StepContext, StepRule, as_step_rule
+from .steps import BarzilaiBorwein, Safe, Step, StepContext, StepRule, as_step_rule
 
 Array = np.ndarray
 
@@ -91,7 +91,7 @@ class Config:
     method: "landing", "rgd-qr", "rgd-polar", "rgd-cayley" or "penalty";
     tangent: the landing tangent term ("beta", "euclidean", "relative");
     beta > 0 (beta-metric), omega > 0 (normal term weight; the penalty's weight too);
-    step: a number (constant), a step rule, or None (Barzilai-Borwein with the safe cap).
+    step: a number (constant), a step rule, or None (Barzilai-Borwein, made safe).
     """
 
     beta: float = 0.5
@@ -206,8 +206,8 @@ def _broken(X: Array, what: str) -> _Diverged:
 
 def _evaluate(
     problem: Problem, X: Array, config: Config
-) -> tuple[float, Array, Array, float, float]:
-    """(f, G, V, ||h||_F, ||grad||) at X for the configured method; _Diverged if it breaks.
+) -> tuple[float, Array, Array, Array, float, float]:
+    """(f, G, V, h(X), ||h||_F, ||grad||) at X for the configured method; _Diverged if it breaks.
 
     Finiteness is checked on the scalars only: a finite ||h(X)||_F implies a finite X, and then
     V = grad + omega X h(X) is finite with grad (an overflow would surface at the next iterate).
@@ -232,7 +232,7 @@ def _evaluate(
         raise _broken(X, "the cost or the gradient became NaN or infinite")
     if d > BLOWUP:
         raise _Diverged(f"‖XᵀX − I‖_F = {d:.3g} exceeded {BLOWUP:.0e}")
-    return cost, G, V, d, gnorm
+    return cost, G, V, H, d, gnorm
 
 
 def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterator[Record]:
@@ -247,6 +247,7 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
     rule = as_step_rule(config.step)
     retraction = RETRACTIONS.get(config.method.removeprefix("rgd-"))
     omega = 0.0 if retraction else config.omega
+    is_landing = config.method == "landing"  # V = T + omega X h: a rule may lower omega
     if retraction:
         X = nearest_stiefel(X)
     state: dict = {}
@@ -254,7 +255,7 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
             else "Try a smaller step or the safe step rule.")
     t0 = time.perf_counter()
     try:
-        cost, G, V, d, gnorm = _evaluate(problem, X, config)
+        cost, G, V, H, d, gnorm = _evaluate(problem, X, config)
     except _Diverged as err:
         raise ValueError(f"X0 is not a valid start: {err}") from err
     k, eta = 0, float("nan")
@@ -266,11 +267,18 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
             return retraction(X, -step * V) if retraction else -step * V + X
 
         try:
-            eta = float(rule(StepContext(X, V, G, d, omega, problem.cost, move, k), state))
+            step = rule(StepContext(X, V, G, d, omega, problem.cost, move, k, H, is_landing),
+                        state)
+            eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
             X_next = move(eta)
-            cost, G, V, d, gnorm = _evaluate(problem, X_next, config)
+            if isinstance(step, Step) and step.omega != omega:  # a lowered normal weight
+                if not (is_landing and 0 < step.omega < omega):
+                    raise ValueError(f"a Step's normal weight must lie in (0, ω = {omega:g}] "
+                                     f"on a landing run, got {step.omega!r}")
+                X_next += (eta * (omega - step.omega)) * (X @ H)
+            cost, G, V, H, d, gnorm = _evaluate(problem, X_next, config)
         except (_Diverged, np.linalg.LinAlgError) as err:
             yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, "diverged",
                          f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
@@ -359,7 +367,9 @@ def landing(
 
     The normal term is the paper's omega X (X^T X - I) (= omega/2 times the gradient of
     N = 1/2 ||h||^2). ``step``: a number (constant), a rule from ``landing_core.steps``, or None
-    for Barzilai-Borwein capped by the safe step (converges without tuning).
+    for Barzilai-Borwein made safe by the safe step (converges without tuning; a long BB step
+    lowers omega for that step so that the normal term's step eta omega stays 1/2, see
+    ``steps.BarzilaiBorwein``).
     """
     config = Config(beta=beta, omega=omega, step=step, tangent=tangent, method="landing")
     return solve(problem, X0, config, tol=tol, max_iter=max_iter,
