@@ -288,7 +288,7 @@ class BarzilaiBorwein:
     :class:`Step`): the normal term moves by exactly 1/2 X h, the largest step the cap allows
     it, and the safe-step bound is checked with omega_k, so ||h|| <= eps still holds. Capping
     the whole step instead (``normal_cap=False``) truncates BB's long steps, on which its speed
-    rests: brockett(200, 20) needs 4-7x more iterations so (benchmarks/bench_pymanopt.py).
+    rests: brockett(200, 20) needs 3-6x more iterations so (benchmarks/bench_pymanopt.py).
     """
 
     eta_max: float = 1e3

@@ -29,6 +29,14 @@ from .upload import MATRIX_ROLES, parse_matrix
 
 LOG_GRID = [round(float(v), 3 - int(np.floor(np.log10(v)))) for v in np.logspace(-2, 2, 41)]
 TOL_GRID = [10.0**e for e in range(-14, -1)]
+STEP_HELP = (
+    "**constant**: η at every step (too large diverges). "
+    "**safe**: η shortened where needed so that ‖XᵀX − I‖_F stays ≤ ε = 0.5 (Ablin et al.). "
+    "**Armijo**: backtracking on f + μ/2 ‖XᵀX − I‖², first trial η. "
+    "**Barzilai–Borwein**: the step from the last two iterates, made safe; needs no η. "
+    "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "
+    "by ηω = ½: the cap guards the normal term, not the descent."
+)
 
 
 def get_config() -> AppConfig:
@@ -168,7 +176,8 @@ def sidebar() -> AppConfig:
     omega = sb.select_slider("ω (normal term weight)",
                              _options(LOG_GRID, st.session_state.get("w_omega", config.omega)),
                              key="w_omega", format_func=fmt)
-    step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get)
+    step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,
+                        help=STEP_HELP)
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",
                           min_value=1e-4, max_value=10.0, step=0.01, format="%.4g", key="w_eta",
                           disabled=step == "bb")
