@@ -286,7 +286,8 @@ class BarzilaiBorwein:
     eta > 1/(2 omega) inside the safe region (||h|| < 1) is therefore taken whole on the tangent
     term, with the normal weight lowered to omega_k = 1/(2 eta) for that step (a
     :class:`Step`): the normal term moves by exactly 1/2 X h, the largest step the cap allows
-    it, and the safe-step bound is checked with omega_k, so ||h|| <= eps still holds. Capping
+    it, and the safe-step bound is checked with omega_k, so ||h|| <= eps still holds. This
+    long step is taken only where it is longer than the step capped as a whole. Capping
     the whole step instead (``normal_cap=False``) truncates BB's long steps, on which its speed
     rests: brockett(200, 20) needs 3-6x more iterations so (benchmarks/bench_pymanopt.py).
     """
@@ -314,18 +315,38 @@ class BarzilaiBorwein:
                 eta = math.sqrt(ss / yy)
         eta = min(max(eta, self.eta_min), self.eta_max)
         state.update(X=ctx.X, V=ctx.V)
+        safe = min(eta, safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta_max, self.eps))
         omega, d = float(ctx.omega), float(ctx.d)
         if self.normal_cap and ctx.landing and ctx.H is not None and d < 1 and 2 * eta * omega > 1:
-            omega_k = 0.5 / eta
-            H = ctx.H
-            normal2 = float(np.vdot(H, H @ H)) + d * d  # ||X H||^2 = <H, (I + H) H>
-            g2 = float(np.vdot(ctx.V, ctx.V)) - (omega * omega - omega_k * omega_k) * normal2
-            g = math.sqrt(max(g2, omega_k * omega_k * normal2))  # ||T + omega_k X H||_F
-            state["eta"] = eta = min(eta, _safe_step(d, g, omega_k, self.eps))
-            return Step(eta, omega_k)
-        safe = safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta_max, self.eps)
-        state["eta"] = eta = min(eta, safe)
-        return eta
+            long = self._long_step(ctx, eta, omega, d)
+            if long.eta > safe:
+                state["eta"] = long.eta
+                return long
+        state["eta"] = safe
+        return safe
+
+    def _long_step(self, ctx: StepContext, eta: float, omega: float, d: float) -> Step:
+        """The BB step eta > 1/(2 omega) with omega_k = 1/(2 eta), made safe for omega_k.
+
+        Where the safe bound shortens eta to t (||h|| near eps: the bound grows with omega
+        there), omega_k is raised to 1/(2 t) and the bound taken again, so that the normal
+        term is not starved. ||T + omega_k X H||_F comes from p x p work: <T, X H> = 0, so
+        ||T + w X H||^2 = ||V||^2 - (omega^2 - w^2) ||X H||^2, ||X H||^2 = <H, (I + H) H>.
+        """
+        H = ctx.H
+        normal2 = float(np.vdot(H, H @ H)) + d * d
+        v2 = float(np.vdot(ctx.V, ctx.V))
+
+        def bound(w: float) -> float:
+            g2 = max(v2 - (omega * omega - w * w) * normal2, w * w * normal2)
+            return _safe_step(d, math.sqrt(g2), w, self.eps)
+
+        omega_k = 0.5 / eta
+        t = min(eta, bound(omega_k))
+        if t < eta:
+            omega_k = min(omega, 0.5 / t)
+            t = min(t, bound(omega_k))
+        return Step(t, omega_k)
 
 
 def as_step_rule(step: float | StepRule | None) -> StepRule:
