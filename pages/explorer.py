@@ -28,6 +28,10 @@ st.markdown(
 )
 st.latex(r"X_{k+1} = X_k - \eta_k\left(\operatorname{grad} f(X_k)"
          r" + \omega\, X_k (X_k^\top X_k - I_p)\right)")
+if config.step == "bb":
+    st.caption("Barzilai–Borwein: a step ηₖ > 1/(2ω) keeps its full length on the tangent term "
+               "and lowers ω for that step to about 1/(2ηₖ), so that the normal term still moves "
+               "by ½ Xₖ(XₖᵀXₖ − I).")
 
 
 def _restart(cfg, prob) -> None:

@@ -273,3 +273,11 @@ def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
     circling = _app({"n": "20", "p": "4", "max_iter": "1500"})  # eta = 0.1 is too large here
     assert circling.warning[0].value.startswith("Reached the iteration limit")
     assert "only guards feasibility" in circling.warning[0].value
+
+
+def test_the_bb_rule_says_how_it_treats_omega():
+    """BB's long steps lower ω for that step (steps.BarzilaiBorwein): the explorer says so under
+    the update formula, for BB only."""
+    text = "lowers ω for that step"
+    assert any(text in c.value for c in _app({"step": "bb"}).caption)
+    assert not any(text in c.value for c in _app({"step": "safe"}).caption)
