@@ -267,8 +267,8 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
             return retraction(X, -step * V) if retraction else -step * V + X
 
         try:
-            step = rule(StepContext(X, V, G, d, omega, problem.cost, move, k, H, is_landing),
-                        state)
+            step = rule(StepContext(X, V, G, d, omega, problem.cost, move, k, H, is_landing,
+                                    gnorm), state)
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")

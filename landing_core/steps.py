@@ -41,8 +41,9 @@ class StepContext:
     X: the iterate; V: the direction (X_{k+1} = move(eta), = X - eta V for landing);
     G: the Euclidean gradient at X; d = ||h(X)||_F; omega: the normal term's weight;
     cost: X -> f(X); move: eta -> X_{k+1}(eta); k: the iteration counter;
-    H = h(X) and ``landing``: V is a landing field T + omega X H (X^T T skew), whose normal
-    weight a rule may lower for one step by returning a :class:`Step`.
+    H = h(X), tangent_norm = ||T||_F and ``landing``: V is a landing field T + omega X H
+    (X^T T skew), whose normal weight a rule may lower for one step by returning a
+    :class:`Step`.
     """
 
     X: Array
@@ -55,6 +56,7 @@ class StepContext:
     k: int
     H: Array | None = None
     landing: bool = False
+    tangent_norm: float | None = None
 
 
 class Step(NamedTuple):
@@ -279,15 +281,17 @@ class BarzilaiBorwein:
     are meaningless; ||s||/||y||, their geometric mean when <s,y> > 0, is used: it follows the
     curvature's magnitude, where keeping the previous step froze eta at a small value and left a
     run crawling away from a saddle for thousands of iterations. The step is clipped to
-    [eta_min, eta_max], then made safe. The first step is the safe step.
+    [eta_min, eta_max], then made safe. The first request is eta_max, so the first step is
+    the safe step (or the long step below).
 
     ``normal_cap`` (default): the safe step's cap 1/(2 omega) guards the normal term, whose step
     eta omega contracts h by about 1 - 2 eta omega; it need not cut the tangent step. A BB step
     eta > 1/(2 omega) inside the safe region (||h|| < 1) is therefore taken whole on the tangent
     term, with the normal weight lowered to omega_k = 1/(2 eta) for that step (a
     :class:`Step`): the normal term moves by exactly 1/2 X h, the largest step the cap allows
-    it, and the safe-step bound is checked with omega_k, so ||h|| <= eps still holds. This
-    long step is taken only where it is longer than the step capped as a whole. Capping
+    it (less where the safe bound shortens the step; see ``_long_step``), and the safe-step
+    bound is checked with omega_k, so ||h|| <= eps still holds. This long step is taken only
+    where it is longer than the step capped as a whole. Capping
     the whole step instead (``normal_cap=False``) truncates BB's long steps, on which its speed
     rests: brockett(200, 20) needs 3-6x more iterations so (benchmarks/bench_pymanopt.py).
     """
@@ -317,7 +321,8 @@ class BarzilaiBorwein:
         state.update(X=ctx.X, V=ctx.V)
         safe = min(eta, safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta_max, self.eps))
         omega, d = float(ctx.omega), float(ctx.d)
-        if self.normal_cap and ctx.landing and ctx.H is not None and d < 1 and 2 * eta * omega > 1:
+        if (self.normal_cap and ctx.landing and ctx.H is not None and ctx.tangent_norm is not None
+                and d < 1 and 2 * eta * omega > 1):
             long = self._long_step(ctx, eta, omega, d)
             if long.eta > safe:
                 state["eta"] = long.eta
@@ -329,17 +334,19 @@ class BarzilaiBorwein:
         """The BB step eta > 1/(2 omega) with omega_k = 1/(2 eta), made safe for omega_k.
 
         Where the safe bound shortens eta to t (||h|| near eps: the bound grows with omega
-        there), omega_k is raised to 1/(2 t) and the bound taken again, so that the normal
-        term is not starved. ||T + omega_k X H||_F comes from p x p work: <T, X H> = 0, so
-        ||T + w X H||^2 = ||V||^2 - (omega^2 - w^2) ||X H||^2, ||X H||^2 = <H, (I + H) H>.
+        there), omega_k is raised to min(omega, 1/(2 t)) and the bound taken again, so that the
+        normal term is not starved (eta omega_k may then fall below 1/2). The norm in the bound
+        needs no n x p work: <T, X H> = 0 (X^T T skew, H symmetric), so
+        ||T + w X H||_F^2 = ||T||^2 + w^2 ||X H||^2 with ||X H||^2 = <H, (I + H) H>; ||T|| is
+        the solver's (a difference ||V||^2 - (omega^2 - w^2) ||X H||^2 would lose ||T|| to
+        rounding when the normal term dominates and w << omega).
         """
         H = ctx.H
         normal2 = float(np.vdot(H, H @ H)) + d * d
-        v2 = float(np.vdot(ctx.V, ctx.V))
+        tangent2 = float(ctx.tangent_norm) ** 2
 
         def bound(w: float) -> float:
-            g2 = max(v2 - (omega * omega - w * w) * normal2, w * w * normal2)
-            return _safe_step(d, math.sqrt(g2), w, self.eps)
+            return _safe_step(d, math.sqrt(tangent2 + w * w * normal2), w, self.eps)
 
         omega_k = 0.5 / eta
         t = min(eta, bound(omega_k))
