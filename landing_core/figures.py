@@ -65,14 +65,20 @@ def convergence_figure(
     *,
     f_star: float | None = None,
     current: int | None = None,
+    normal_step: Array | None = None,
 ) -> go.Figure:
     """Three panels against k: |f(X_k) - f*| (f(X_k) when f* is unknown), ||h(X_k)||_F and
-    ||grad|| together, and the step eta_k; log axes. ``current`` marks an iteration."""
+    ||grad|| together, and the step eta_k with, when given, the normal term's step
+    eta_k omega_k (dotted); log axes. ``current`` marks an iteration."""
     k = np.arange(len(cost))
     gap_title = "|f(Xₖ) − f*|" if f_star is not None else "f(Xₖ)"
+    normal = None if normal_step is None else _positive(normal_step)
+    if normal is not None and not np.any(np.isfinite(normal)):
+        normal = None  # no normal term (a retraction): nothing to draw
+    step_title = "steps ηₖ and ηₖωₖ" if normal is not None else "step ηₖ"
     # the spacing leaves room for a label such as 3.73×10⁻⁶ (a step that varies < 1 decade)
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.12,
-                        subplot_titles=(gap_title, "‖h(Xₖ)‖ and ‖grad‖", "step ηₖ"))
+                        subplot_titles=(gap_title, "‖h(Xₖ)‖ and ‖grad‖", step_title))
     if f_star is not None:
         fig.add_trace(go.Scatter(x=k, y=_positive(np.asarray(cost) - f_star), name="|f − f*|",
                                  line=dict(color=PALETTE[0], width=3)), 1, 1)
@@ -86,6 +92,9 @@ def convergence_figure(
                              line=dict(color=PALETTE[2], width=3, dash="dash")), 1, 2)
     fig.add_trace(go.Scatter(x=k, y=_positive(step), name="ηₖ",
                              line=dict(color=PALETTE[3], width=3)), 1, 3)
+    if normal is not None:
+        fig.add_trace(go.Scatter(x=k, y=normal, name="ηₖωₖ (normal term's step)",
+                                 line=dict(color=PALETTE[4], width=3, dash="dot")), 1, 3)
     fig.update_yaxes(**LOG_AXIS, row=1, col=2)
     fig.update_yaxes(**{**LOG_AXIS, "nticks": 4}, row=1, col=3)
     fig.update_xaxes(title_text="iteration k")

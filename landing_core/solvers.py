@@ -120,7 +120,8 @@ class Record:
     """One iterate: k, X_k, f(X_k), ||h(X_k)||_F, ||grad|| (the tangent term's norm), the step
     eta_{k-1} that produced X_k (NaN for k = 0), seconds since the start, and the status:
     "running", or "diverged" on a final record that repeats the last valid iterate X_k (its
-    step is then eta_k, the step that failed)."""
+    step is then eta_k, the step that failed). ``normal_step``: eta_{k-1} omega_{k-1}, the step
+    taken along X h (omega_{k-1} < omega where a rule lowered it; 0 for the retractions)."""
 
     k: int
     X: Array
@@ -131,13 +132,15 @@ class Record:
     time: float
     status: str = "running"
     message: str = ""
+    normal_step: float = math.nan
 
 
 @dataclass
 class Result:
     """A finished run: final X, number of updates, status, message and histories.
 
-    Histories hold iterations + 1 entries, X_0's first. ``iterates`` holds X_k for the indices in
+    Histories hold iterations + 1 entries, X_0's first (``step`` and ``normal_step``, the steps
+    that produced X_k, are NaN there). ``iterates`` holds X_k for the indices in
     ``iterate_index`` when asked for (decimated to a bounded count), else is None.
     """
 
@@ -150,6 +153,7 @@ class Result:
     grad_norm: Array
     step: Array
     time: Array
+    normal_step: Array
     f_star: float | None = None
     iterates: Array | None = None
     iterate_index: Array | None = None
@@ -258,14 +262,15 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
         cost, G, V, H, d, gnorm = _evaluate(problem, X, config)
     except _Diverged as err:
         raise ValueError(f"X0 is not a valid start: {err}") from err
-    k, eta = 0, float("nan")
+    k, eta, eta_w = 0, math.nan, math.nan
     while True:
-        yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0)
+        yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, normal_step=eta_w)
 
         def move(step: float, X: Array = X, V: Array = V) -> Array:
             # X - step V, written so that numpy reuses the temporary -step V for the result
             return retraction(X, -step * V) if retraction else -step * V + X
 
+        eta_w = math.nan
         try:
             step = rule(StepContext(X, V, G, d, omega, problem.cost, move, k, H, is_landing,
                                     gnorm), state)
@@ -273,16 +278,18 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
             X_next = move(eta)
+            eta_w = eta * omega
             if isinstance(step, Step) and step.omega != omega:  # a lowered normal weight
                 if not (is_landing and 0 < step.omega < omega):
                     raise ValueError(f"a Step's normal weight must lie in (0, ω = {omega:g}] "
                                      f"on a landing run, got {step.omega!r}")
                 X_next += (eta * (omega - step.omega)) * (X @ H)
+                eta_w = eta * step.omega
             cost, G, V, H, d, gnorm = _evaluate(problem, X_next, config)
         except (_Diverged, np.linalg.LinAlgError) as err:
             yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, "diverged",
                          f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
-                         f"iterate. {hint}")
+                         f"iterate. {hint}", eta_w)
             return
         X, k = X_next, k + 1
 
@@ -307,7 +314,7 @@ def solve(
     config = config or Config()
     _check_run(tol, max_iter)
     hist: dict[str, list[float]] = {k: [] for k in ("cost", "infeasibility", "grad_norm",
-                                                    "step", "time")}
+                                                    "step", "time", "normal_step")}
     index: list[int] = []
     frames: list[Array] = []
     stride = 1

@@ -127,3 +127,27 @@ def test_replay_views_stop_at_the_chosen_iteration():
     traj = next(t for t in shown[0].figure.data if t.name == "trajectory")
     assert len(traj.x) == 8
     np.testing.assert_allclose(traj.x[-1], trace.X[7][0, 0])
+
+
+def test_the_step_panel_shows_the_normal_step_where_there_is_one():
+    """BB lowers omega on long steps: the step panel draws eta_k omega_k (from the trace) beside
+    eta_k; Riemannian GD has no normal term, and the panel shows eta_k alone."""
+    trace, problem, config = _trace(n=20, p=4, step="bb", max_iter=200)
+    fig = views.convergence(trace, runner.optimum(config, problem))
+    normal = next(t for t in fig.data if t.name.startswith("ηₖωₖ"))
+    np.testing.assert_array_equal(normal.y[1:], trace.normal_step[1:])
+    assert np.nanmax(normal.y) <= 0.5 * (1 + 1e-12) < np.nanmax(trace.step)  # long steps
+    rgd = figures.convergence_figure([1.0, 0.5], [0.0, 0.0], [1.0, 0.5], [np.nan, 0.1],
+                                     normal_step=[np.nan, 0.0])
+    assert [t.name for t in rgd.data] == ["f", "‖XᵀX − I‖<sub>F</sub>", "‖grad‖ (tangent term)",
+                                          "ηₖ"]
+
+
+def test_the_history_csv_reads_back_as_the_trace():
+    trace, _, _ = _trace(n=5, p=2, step="bb", max_iter=30, tol=1e-14)
+    rows = np.genfromtxt(trace.csv().splitlines(), delimiter=",", names=True)
+    assert rows.dtype.names == ("k", "cost", "infeasibility", "grad_norm", "step",
+                                "normal_step", "time")
+    np.testing.assert_array_equal(rows["k"], np.arange(31))
+    for name in rows.dtype.names[1:]:
+        np.testing.assert_array_equal(rows[name], getattr(trace, name))

@@ -439,3 +439,25 @@ def test_every_armijo_step_satisfies_sufficient_decrease_of_the_merit(tangent):
             checked += 1
         X = X - eta * V
     assert checked >= 20
+
+
+def test_the_history_records_the_normal_step_actually_taken():
+    """Result.normal_step: X_{k+1} = X_k - eta_k T_k - (eta_k omega_k) X_k h(X_k), checked on every
+    kept iterate of a BB run (rebuilt from landing_field with omega = 0 for T, and X h); with
+    long steps its normal step never exceeds 1/2, and a constant step records eta omega."""
+    problem = make_problem("brockett", 12, 3, seed=2)
+    X0 = initial_point(12, 3, 0.3, seed=2)
+    res = landing(problem, X0, beta=0.7, omega=2.0, max_iter=120, tol=1e-30, keep_iterates=200)
+    X = res.iterates
+    assert len(X) == res.iterations + 1 and np.isnan(res.normal_step[0])
+    for k in range(res.iterations):
+        T = geo.landing_field(X[k], problem.egrad(X[k]), 0.7, 1.0)[0]
+        Xh = X[k] @ (X[k].T @ X[k] - np.eye(3))
+        np.testing.assert_allclose(X[k + 1], X[k] - res.step[k + 1] * T
+                                   - res.normal_step[k + 1] * Xh, rtol=0, atol=1e-13)
+    long = res.step[1:] > 0.25  # beyond 1/(2 omega)
+    assert long.sum() > 10
+    assert np.all(res.normal_step[1:][long] <= 0.5 * (1 + 1e-12))
+    assert np.all(res.normal_step[1:][~long] == pytest.approx(2.0 * res.step[1:][~long]))
+    const = landing(problem, X0, omega=2.0, step=0.01, max_iter=5, tol=1e-30)
+    np.testing.assert_allclose(const.normal_step[1:], 0.02, rtol=1e-15)

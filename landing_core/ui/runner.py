@@ -70,6 +70,7 @@ class Trace:
     infeasibility: list[float] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
     step: list[float] = field(default_factory=list)
+    normal_step: list[float] = field(default_factory=list)
     time: list[float] = field(default_factory=list)
     X: list[Array] = field(default_factory=list)
     sigma: list[Array] = field(default_factory=list)
@@ -91,6 +92,7 @@ class Trace:
         self.infeasibility.append(rec.infeasibility)
         self.grad_norm.append(rec.grad_norm)
         self.step.append(rec.step)
+        self.normal_step.append(rec.normal_step)
         self.time.append(rec.time)
         M = rec.X.T @ rec.X
         self.sigma.append(np.sqrt(np.clip(np.linalg.eigvalsh(M), 0.0, None))[::-1])
@@ -110,10 +112,10 @@ class Trace:
         return True
 
     def csv(self) -> str:
-        rows = ["k,cost,infeasibility,grad_norm,step,time"]
-        rows += [f"{k},{c!r},{h!r},{g!r},{s!r},{t!r}" for k, (c, h, g, s, t) in
+        rows = ["k,cost,infeasibility,grad_norm,step,normal_step,time"]
+        rows += [f"{k},{c!r},{h!r},{g!r},{s!r},{w!r},{t!r}" for k, (c, h, g, s, w, t) in
                  enumerate(zip(self.cost, self.infeasibility, self.grad_norm, self.step,
-                               self.time, strict=True))]
+                               self.normal_step, self.time, strict=True))]
         return "\n".join(rows) + "\n"
 
 

@@ -22,7 +22,8 @@ class View:
 
 def convergence(trace: Trace, f_star: float | None, current: int | None = None) -> go.Figure:
     return figures.convergence_figure(trace.cost, trace.infeasibility, trace.grad_norm,
-                                      trace.step, f_star=f_star, current=current)
+                                      trace.step, f_star=f_star, current=current,
+                                      normal_step=trace.normal_step)
 
 
 VIEWS = {  # name -> (short label, title)
