@@ -53,7 +53,9 @@ shared by every page.
 
 **The views.**
 - *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the tangent term's
-  norm and the step $\eta_k$, on log axes.
+  norm, the step $\eta_k$ and the normal term's step $\eta_k\omega_k$, on log axes
+  ($\omega_k = \omega$ except where Barzilai–Borwein lowers it on a long step, keeping
+  $\eta_k\omega_k \le \tfrac12$).
 - $n = 2, p = 1$: the plane, the unit circle, the layer circles through the iterates, the cost as
   contours and the landing field as arrows.
 - $n = 3, p = 1$: the unit sphere coloured by the cost, with layer spheres and the trajectory.
