@@ -77,7 +77,8 @@ fair_label = st.radio("Steps", list(compare.FAIRNESS), horizontal=True, key="com
                            "grad_β scales with 1/β, so one η suits one β and not another.")
 if compare.FAIRNESS[fair_label] is None and compare.constant_step_is_unfair(valid):
     st.info("A constant η favours whichever tangent term happens to be scaled for it. For a "
-            "fair comparison choose “each at its safe step” or “each with Armijo” above.",
+            "fair comparison choose “each at its safe step”, “each with Armijo” or “each with "
+            "Barzilai–Borwein” above.",
             icon=":material/balance:")
 
 

@@ -46,7 +46,7 @@ shared by every page.
 - *Compare*: up to six configurations (β values, tangent terms, landing against Riemannian
   gradient descent with a retraction or against the penalty method) from the same $X_0$, overlaid.
   A constant η favours whichever tangent term happens to be scaled for it: compare "each at its
-  safe step" or "each with Armijo" for a fair contest.
+  safe step", "each with Armijo" or "each with Barzilai–Borwein" for a fair contest.
 - *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
   diverged cells are grey with ×; pick a cell to open it in the explorer.
 - *Theory*: the paper's statements beside their residuals, computed live at a random $X$.

@@ -62,6 +62,8 @@ def test_fairness_overrides_every_rows_step_rule():
     assert diverged["status"] == "diverged"
     assert safe["status"] != "diverged" and safe["infeasibility"].max() <= 0.5 + 1e-12 or \
         safe["infeasibility"][0] > 0.5
+    (bb,), _ = compare.run_rows(config, rows, "bb")  # BB ignores eta = 5 and converges
+    assert bb["status"] == "converged"
 
 
 @pytest.mark.parametrize(("bad", "fragment"), [

@@ -21,6 +21,7 @@ FAIRNESS = {
     "as set in each row": None,
     "each at its safe step (η as the cap)": "safe",
     "each with Armijo (no η to tune)": "armijo",
+    "each with Barzilai–Borwein (no η to tune)": "bb",
 }
 
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from ..problems import Problem
 from .runner import build_problem, start
@@ -135,8 +136,25 @@ def _matrix_upload(config: AppConfig) -> None:
             st.button("Use the built-in matrix again", on_click=_use_built_in)
 
 
+def _through_navigation() -> None:
+    """Run this page through app.py's st.navigation.
+
+    Streamlit starts in its legacy mode when a pages/ folder sits beside the entry point, and
+    leaves it only once some session has run app.py's st.navigation. Until then a page URL
+    opened directly (a shared link to /compare, the first visit after a restart) runs the page
+    file alone: file names in the sidebar, no wide layout, for every visitor. Leave that mode
+    for the process and rerun: the rerun goes through app.py, which opens this page by its URL.
+    Only on a session's first run, before any widget event a rerun would drop (AppTest
+    starts every run of its own in the legacy mode).
+    """
+    if PagesManager.uses_pages_directory and "config" not in st.session_state:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def sidebar() -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step."""
+    _through_navigation()
     config = get_config()
     if st.session_state.pop("pending_config", False):
         _write_widgets(config)

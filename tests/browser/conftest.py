@@ -6,6 +6,7 @@ The tests fail (never skip) when the browser is missing; as root the session ins
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,11 +44,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """The app served on a free loopback port; yields its base URL."""
+@contextlib.contextmanager
+def _serve(log: Path) -> Iterator[str]:
+    """Serve the app on a free loopback port; yield its base URL once healthy."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
@@ -65,9 +66,25 @@ def server(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail(f"streamlit did not start: {log.read_text()}")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The app, shared by the tests; yields its base URL."""
+    with _serve(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_server(tmp_path):
+    """A server no browser has visited yet (Streamlit keeps process-wide page state)."""
+    with _serve(tmp_path / "server.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,29 @@
+"""A shared page link opened first on a freshly started server (found in session 3).
+
+Streamlit starts in its legacy pages/ mode and leaves it only once app.py's st.navigation has
+run; a first visit straight to /compare used to run pages/compare.py alone: the sidebar listed
+file names ("app", "compare", ...), the layout was not wide, and so for every later visitor.
+"""
+
+from __future__ import annotations
+
+from .helpers import wait_idle
+
+NAV = '[data-testid="stSidebarNav"] a'
+
+
+def test_a_page_link_opened_first_goes_through_the_app_navigation(fresh_server, page, shots):
+    page.goto(f"{fresh_server}/compare?problem=brockett&n=20&p=4&step=bb")
+    wait_idle(page)
+    page.screenshot(path=shots / "navigation_first_visit_compare.png")
+    labels = [text.split("\n")[-1] for text in page.locator(NAV).all_inner_texts()]
+    assert labels == ["Explorer", "Compare", "Sweep", "Theory", "Lecture presets", "Guide"]
+    assert page.locator("h1").first.inner_text() == "Compare configurations"
+    assert "n=20" in page.url and "p=4" in page.url  # the link's settings were kept
+    # the wide layout of app.py's set_page_config: the main block spans most of the window
+    width = page.evaluate("document.querySelector('[data-testid=\"stMainBlockContainer\"]')"
+                          ".getBoundingClientRect().width")
+    assert width > 1000
+    page.goto(f"{fresh_server}/sweep")  # and the next visitor too
+    wait_idle(page, charts=False)
+    assert page.locator(NAV).first.inner_text().endswith("Explorer")
