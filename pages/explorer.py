@@ -14,6 +14,7 @@ if st.session_state.get("trace_key") != key:
     st.session_state.records = None
     st.session_state.trace_key = key
     st.session_state.playing = False
+    st.session_state.pop("replay", None)
 trace: runner.Trace = st.session_state.trace
 
 st.title("Landing on St(n, p)")
@@ -38,12 +39,18 @@ def _restart(cfg, prob) -> None:
     st.session_state.trace, st.session_state.records = runner.start(cfg, prob)
 
 
+def _latest() -> None:
+    """Run, Step and Reset show the newest iterate: the replay slider lets go of its place."""
+    st.session_state.pop("replay", None)
+
+
 # The buttons act in callbacks, which run before the page: every button is then drawn with the
 # state its click produced (Step is enabled right after Reset, Pause while playing).
 def _on_run(cfg, prob) -> None:
     if st.session_state.trace.finished or st.session_state.records is None:
         _restart(cfg, prob)
     st.session_state.playing = True
+    _latest()
 
 
 def _on_pause() -> None:
@@ -61,11 +68,13 @@ def _on_step(cfg, prob) -> None:
     t = st.session_state.trace
     if not t.finished:
         t.status, t.message = "paused", f"Stepped to k = {t.k}."
+    _latest()
 
 
 def _on_reset(cfg, prob) -> None:
     _restart(cfg, prob)
     st.session_state.playing = False
+    _latest()
 
 
 b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 3])
@@ -82,7 +91,9 @@ b4.button("Reset", icon=":material/restart_alt:", width="stretch", on_click=_on_
 status_box = st.empty()
 current = trace.k
 if trace.k > 0 and not st.session_state.playing:
-    current = st.slider("Replay: iteration k", 0, trace.k, trace.k,
+    if st.session_state.get("replay", 0) > trace.k:
+        del st.session_state["replay"]
+    current = st.slider("Replay: iteration k", 0, trace.k, trace.k, key="replay",
                         help="Drag to go back to any iteration; the figures follow.")
 else:  # the same place kept while a run plays (the page does not jump)
     st.slider("Replay: iteration k", 0, 1, 0, disabled=True,

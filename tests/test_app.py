@@ -281,3 +281,18 @@ def test_the_bb_rule_says_how_it_treats_omega():
     text = "lowers ω for that step"
     assert any(text in c.value for c in _app({"step": "bb"}).caption)
     assert not any(text in c.value for c in _app({"step": "safe"}).caption)
+
+
+def test_run_after_replay_shows_the_newest_iterate():
+    """Found by a user pass: Replay dragged back to k = 20, then Run animated the whole run and
+    snapped back to k = 20 (the slider kept its place). Run, Step and Reset now release it."""
+    at = _app({"max_iter": "30", "speed": "instant"})
+    at.slider(key="replay").set_value(20).run()
+    assert _metric(at, "iteration k") == "20"
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert _metric(at, "iteration k") == "30" and at.slider(key="replay").value == 30
+    at.slider(key="replay").set_value(5).run()
+    next(b for b in at.button if b.label == "Reset").click().run()
+    assert _metric(at, "iteration k") == "0"
+    next(b for b in at.button if b.label == "Step").click().run()
+    assert _metric(at, "iteration k") == "1" and at.slider(key="replay").value == 1
