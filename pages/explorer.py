@@ -121,17 +121,10 @@ elif "view" in st.query_params:  # one view (or none) for this size: nothing to 
 geometry_box = st.empty()
 
 
-SAFE_STALL = (" The safe step only guards feasibility (‖XᵀX − I‖ stays below ε = 0.5 once "
-              "there); it does not make f decrease: when η is too large for f, the run circles "
-              "instead of converging. Lower the cap η, or choose Armijo or Barzilai–Borwein.")
-
-
 def show_status(status: str, message: str, t: runner.Trace | None = None) -> None:
     kind = {"converged": status_box.success, "diverged": status_box.error,
             "max_iter": status_box.warning}.get(status, status_box.info)
-    stall = status == "max_iter" and config.step == "safe" and t is not None \
-        and runner.stalled(t)
-    kind(message + (SAFE_STALL if stall else ""))
+    kind(message + (runner.limit_hint(t, config) if t is not None else ""))
 
 
 def show_numbers(t: runner.Trace, k: int) -> None:

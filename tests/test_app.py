@@ -273,6 +273,19 @@ def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
     circling = _app({"n": "20", "p": "4", "max_iter": "1500"})  # eta = 0.1 is too large here
     assert circling.warning[0].value.startswith("Reached the iteration limit")
     assert "only guards feasibility" in circling.warning[0].value
+    assert "outside the safe region" not in circling.warning[0].value
+
+
+@pytest.mark.parametrize("step", ["safe", "bb"])
+def test_a_run_held_outside_the_safe_region_is_not_called_circling(step):
+    """Found by a user pass: brockett(200, 20) with the safe step was told that eta = 0.1 is too
+    large, while its steps were ~3e-4 and f kept falling; X_k never entered ||h|| <= 0.5. The
+    hint now says that and suggests a larger omega (omega = 10 enters the region in 24 steps)."""
+    at = _app({"problem": "brockett", "n": "200", "p": "20", "max_iter": "500", "step": step})
+    text = at.warning[0].value
+    assert text.startswith("Reached the iteration limit")
+    assert "outside the safe region" in text and "Raise ω" in text
+    assert "only guards feasibility" not in text
 
 
 def test_the_bb_rule_says_how_it_treats_omega():

@@ -46,6 +46,36 @@ def stalled(trace: Trace) -> bool:
     return bool(np.min(r[cut:]) > 0.5 * np.min(r[:cut]))
 
 
+SAFE_EPS = 0.5  # the safe region ||X^T X - I||_F <= eps of the app's safe and BB rules
+
+
+def limit_hint(trace: Trace, config: AppConfig) -> str:
+    """Why a safe-step or BB run that reached the iteration limit without progress got there
+    (an empty string when it did not stall, or for other rules):
+
+    - X_k still outside the safe region: the safe step only lets ||h|| shrink there, and a
+      large tangent term leaves room for short steps only; a larger omega pulls X_k in sooner;
+    - the safe step at its cap eta (steps of at least half the cap): eta is too large for f.
+    """
+    if trace.status != "max_iter" or config.step not in ("safe", "bb") or not stalled(trace):
+        return ""
+    d = trace.infeasibility[-1]
+    steps = np.asarray(trace.step[1:], dtype=float)
+    recent = float(np.median(steps[3 * len(steps) // 4:]))
+    if d > SAFE_EPS:
+        return (f" Xₖ is still outside the safe region (‖XᵀX − I‖_F = {d:.3g} > ε = "
+                f"{SAFE_EPS:g}), where the safe step lets ‖XᵀX − I‖ only shrink; a large "
+                f"tangent term then leaves room for short steps only (ηₖ ≈ {recent:.1e}). "
+                "Raise ω to pull Xₖ in sooner, start nearer the manifold (X₀ distance), or "
+                "raise the iteration limit.")
+    if config.step == "safe" and recent >= 0.5 * config.eta:
+        return (f" The safe step only guards feasibility (‖XᵀX − I‖ stays below ε = "
+                f"{SAFE_EPS:g} once there); it does not make f decrease: here η = "
+                f"{config.eta:g} is too large for f and the run circles instead of converging. "
+                "Lower the cap η, or choose Armijo or Barzilai–Borwein.")
+    return ""
+
+
 def build_problem(config: AppConfig, matrix: Array | None = None) -> Problem:
     """The problem of ``config``, from the user's matrix when one is given (ValueError if bad)."""
     if matrix is None or config.problem not in MATRIX_ROLES:
