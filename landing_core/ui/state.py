@@ -8,6 +8,7 @@ list of warnings (an invalid or out-of-range value falls back to the default, wi
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, fields, replace
 
 from ..problems import PROBLEMS
@@ -91,6 +92,8 @@ def _parse(name: str, raw: str) -> object:
             value = float(raw)
         except ValueError:
             raise ValueError(f"{name}={raw!r} is not a number") from None
+        if not math.isfinite(value):
+            raise ValueError(f"{name}={raw!r} is not a finite number")
         if kind is int:
             if value != int(value):
                 raise ValueError(f"{name}={raw!r} is not an integer")
