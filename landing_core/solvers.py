@@ -235,7 +235,7 @@ def _evaluate(
     if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
         raise _broken(X, "the cost or the gradient became NaN or infinite")
     if d > BLOWUP:
-        raise _Diverged(f"‖XᵀX − I‖_F = {d:.3g} exceeded {BLOWUP:.0e}")
+        raise _Diverged(f"‖XᵀX − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
     return cost, G, V, H, d, gnorm
 
 

@@ -95,10 +95,14 @@ against = st.radio("Against", ["iteration", "time"], horizontal=True, key="compa
 st.plotly_chart(figures.comparison_figure(runs, f_star=f_star, against=against),
                 width="stretch", theme=None)
 st.subheader("Summary")
-st.dataframe(pd.DataFrame(compare.summary(runs, f_star)), width="stretch", hide_index=True,
+table = compare.summary(runs, f_star)
+for entry in table:  # "—" where a run never reached the tolerance
+    it, ms = entry["iterations to tol"], entry["time to tol (ms)"]
+    entry["iterations to tol"] = "—" if it is None else f"{it:,}"
+    entry["time to tol (ms)"] = "—" if ms is None else f"{ms:.1f}"
+st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
-                            "final ‖XᵀX − I‖_F": st.column_config.NumberColumn(format="%.3e"),
-                            "time to tol (ms)": st.column_config.NumberColumn(format="%.1f")})
+                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(format="%.3e")})
 st.caption("A negative final f − f* means the last iterate is still slightly off the manifold, "
            "where f can go below its minimum on St(n, p); the plots show |f − f*|.")
 for run in runs:

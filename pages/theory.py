@@ -85,7 +85,7 @@ def header(X: np.ndarray, problem: Problem, what: str, checks: list[theory.Check
     sigma = np.linalg.svd(X, compute_uv=False)
     c = st.columns([1, 1, 1, 1, 1.3])
     c[0].metric("X is n × p", f"{problem.n} × {problem.p}")
-    c[1].metric("‖XᵀX − I‖_F", f"{np.linalg.norm(h(X)):.3f}")
+    c[1].metric(r"$\|X^\top X - I\|_F$", f"{np.linalg.norm(h(X)):.3f}")
     c[2].metric("singular values of X", f"{sigma.min():.2f} … {sigma.max():.2f}")
     c[3].metric("β", f"{config.beta:g}")
     if c[4].button("New random X", icon=":material/casino:", key="theory_new_x",

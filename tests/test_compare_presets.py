@@ -64,6 +64,8 @@ def test_fairness_overrides_every_rows_step_rule():
         safe["infeasibility"][0] > 0.5
     (bb,), _ = compare.run_rows(config, rows, "bb")  # BB ignores eta = 5 and converges
     assert bb["status"] == "converged"
+    assert (diverged["label"], safe["label"], bb["label"]) == (
+        "const", "const [safe (η ≤ 5)]", "const [BB]")  # the rule that ran is named
 
 
 @pytest.mark.parametrize(("bad", "fragment"), [

@@ -130,7 +130,8 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     """Run every row on the configured problem from the configured X_0.
 
     Returns one dict per row (label, histories, iterates for n <= 3, status, message,
-    iterations) and f* (over X_0's component when p = n).
+    iterations) and f* (over X_0's component when p = n). Under a fairness choice each label
+    names the rule that ran, e.g. "β = 0.1 [BB]".
     """
     problem = build_problem(config, matrix)
     X0 = initial(config, problem)
@@ -139,7 +140,10 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     for r in rows:
         result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
                        max_iter=config.max_iter, keep_iterates=keep)
-        runs.append(dict(label=str(r["label"]), cost=result.cost,
+        label = str(r["label"])
+        if fairness is not None:  # the rule that ran, where it overrides the row's
+            label += f" [{_STEP_TEXT[fairness].format(eta=float(r['eta']))}]"
+        runs.append(dict(label=label, cost=result.cost,
                          infeasibility=result.infeasibility, grad_norm=result.grad_norm,
                          time=result.time, X=result.iterates, status=result.status,
                          message=result.message, iterations=result.iterations))
@@ -157,6 +161,6 @@ def summary(runs: list[dict], f_star: float | None) -> list[dict]:
             "iterations to tol": run["iterations"] if done else None,
             "time to tol (ms)": 1e3 * float(run["time"][-1]) if done else None,
             "final f − f*": None if f_star is None else float(run["cost"][-1] - f_star),
-            "final ‖XᵀX − I‖_F": float(run["infeasibility"][-1]),
+            "final ‖XᵀX − I‖": float(run["infeasibility"][-1]),
         })
     return table

@@ -32,7 +32,7 @@ LOG_GRID = [round(float(v), 3 - int(np.floor(np.log10(v)))) for v in np.logspace
 TOL_GRID = [10.0**e for e in range(-14, -1)]
 STEP_HELP = (
     "**constant**: η at every step (too large diverges). "
-    "**safe**: η shortened where needed so that ‖XᵀX − I‖_F stays ≤ ε = 0.5 (Ablin et al.). "
+    "**safe**: η shortened where needed so that ‖XᵀX − I‖ stays ≤ ε = 0.5 (Ablin et al.). "
     "**Armijo**: backtracking on f + μ/2 ‖XᵀX − I‖², first trial η. "
     "**Barzilai–Borwein**: the step from the last two iterates, made safe; needs no η. "
     "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "

@@ -46,7 +46,7 @@ PRESETS: list[Preset] = [
     Preset(
         "Too large a step diverges; the safe step does not",
         "With η = 0.08 the constant step blows up within a few iterations (status diverged). "
-        "The safe step shortens the first steps so that ‖XᵀX − I‖_F stays bounded, and converges.",
+        "The safe step shortens the first steps so that ‖XᵀX − I‖ stays bounded, and converges.",
         "compare",
         AppConfig(problem="brockett", n=20, p=4, seed=0, distance=0.3, step="safe", eta=0.08,
                   max_iter=1500),

@@ -63,7 +63,7 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
     steps = np.asarray(trace.step[1:], dtype=float)
     recent = float(np.median(steps[3 * len(steps) // 4:]))
     if d > SAFE_EPS:
-        return (f" Xₖ is still outside the safe region (‖XᵀX − I‖_F = {d:.3g} > ε = "
+        return (f" Xₖ is still outside the safe region (‖XᵀX − I‖ = {d:.3g} > ε = "
                 f"{SAFE_EPS:g}), where the safe step lets ‖XᵀX − I‖ only shrink; a large "
                 f"tangent term then leaves room for short steps only (ηₖ ≈ {recent:.1e}). "
                 "Raise ω to pull Xₖ in sooner, start nearer the manifold (X₀ distance), or "
