@@ -86,7 +86,7 @@ def header(X: np.ndarray, problem: Problem, what: str, checks: list[theory.Check
     c = st.columns([1, 1, 1, 1, 1.3])
     c[0].metric("X is n × p", f"{problem.n} × {problem.p}")
     c[1].metric(r"$\|X^\top X - I\|_F$", f"{np.linalg.norm(h(X)):.3f}")
-    c[2].metric("singular values of X", f"{sigma.min():.2f} … {sigma.max():.2f}")
+    c[2].metric("σ(X), min … max", f"{sigma.min():.2f} … {sigma.max():.2f}")
     c[3].metric("β", f"{config.beta:g}")
     if c[4].button("New random X", icon=":material/casino:", key="theory_new_x",
                    width="stretch"):
@@ -165,7 +165,7 @@ section(
     ["tangent_space"], checks)
 
 section(
-    r"The β-metric on $\mathbb{R}_*^{n\times p}$ (eq. beta_metric)",
+    r"The β-metric on $\mathbb{R}_*^{n\times p}$",
     [r"g^\beta_X(\xi,\zeta) = \big\langle \xi,\ (I_n - (1-\beta)\, X (X^\top X)^{-1} X^\top)"
      r"\, \zeta\, (X^\top X)^{-1} \big\rangle"],
     "The pullback, through $\\Phi^{-1}\\colon Y \\mapsto Y M^{-1/2}$, of the β-metric of "
@@ -183,9 +183,10 @@ section(
     ["normal_space"], checks)
 
 section(
-    "The projection onto the tangent space (eq. proj_beta)",
-    [r"\mathrm{Proj}_{X,\beta}(Z) = X (X^\top X)^{-1} \operatorname{skew}(X^\top Z)"
-     r" + (I_n - X (X^\top X)^{-1} X^\top)\, Z",
+    "The projection onto the tangent space",
+    [r"\begin{aligned} \mathrm{Proj}_{X,\beta}(Z) &= X (X^\top X)^{-1}"
+     r" \operatorname{skew}(X^\top Z) \\ &\quad + (I_n - X (X^\top X)^{-1} X^\top)\, Z"
+     r" \end{aligned}",
      r"g^\beta_X\big(\xi,\ Z - \mathrm{Proj}_{X,\beta}(Z)\big) = 0 \quad "
      r"\forall \xi \in \mathrm{T}_X \mathrm{St}_{X^\top X}"],
     "The $g^\\beta$-orthogonal projection does not depend on β either (the normal space "
@@ -193,7 +194,7 @@ section(
     ["proj_tangent", "proj_orthogonal", "proj_idempotent"], checks)
 
 section(
-    r"The unconstrained gradient $\nabla_\beta f$ (eq. nabla_beta)",
+    r"The unconstrained gradient $\nabla_\beta f$",
     [r"\nabla_\beta f(X) = \Big(I_n + \tfrac{1-\beta}{\beta}\, X (X^\top X)^{-1} X^\top\Big)"
      r"\, \nabla_E f(X)\, X^\top X",
      r"\mathrm{D}f(X)[Z] = g^\beta_X\big(Z, \nabla_\beta f(X)\big) \quad "
@@ -204,7 +205,7 @@ section(
     ["nabla_identity", "nabla_fd"], checks)
 
 section(
-    r"The tangent term $\operatorname{grad}_\beta f$ (eq. grad_beta)",
+    r"The tangent term $\operatorname{grad}_\beta f$",
     [r"\begin{aligned} \operatorname{grad}_\beta f(X) &= \mathrm{Proj}_{X,\beta}"
      r"\big(\nabla_\beta f(X)\big) \\ &= G M - \tfrac{1}{2\beta}\, X G^\top X"
      r" + \Big(\tfrac{1}{2\beta} - 1\Big) X M^{-1} X^\top G M \end{aligned}",
