@@ -66,12 +66,12 @@ def test_parse_matrix_reads_csv_and_npy():
 @pytest.mark.parametrize(
     ("name", "data", "fragment"),
     [
-        ("a.csv", b"1,2\n3,x\n", "could not be read"),
-        ("a.csv", b"1,2\n3\n", "could not be read"),
+        ("a.csv", b"1,2\n3,x\n", "'x' in row 2, column 2 is not a number"),
+        ("a.csv", b"1,2,3\n4,5\n", "row 2 has 2 values where the rows above have 3"),
         ("a.csv", b"1,nan\n3,4\n", "NaN or infinite"),
-        ("a.npy", b"not a numpy file", "could not be read"),
+        ("a.npy", b"not a numpy file", r"not a \.npy file of numbers \(write one with numpy"),
         ("a.xlsx", b"1,2", "upload a .csv or .npy"),
-        ("a.csv", b"\xff\xfe\x00", "could not be read"),
+        ("a.csv", b"\xff\xfe\x00", "not UTF-8 text; save the matrix as comma-separated"),
     ],
 )
 def test_malformed_uploads_raise_a_clear_value_error(name, data, fragment):

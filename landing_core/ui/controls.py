@@ -95,17 +95,23 @@ def fmt(v: float) -> str:
     return f"{v:g}"
 
 
+def _forget_matrix() -> None:
+    st.session_state.matrix = st.session_state.matrix_id = st.session_state.matrix_name = None
+
+
 def _use_built_in() -> None:
     """Forget the uploaded matrix, and clear the uploader (a new key) so it does not return."""
-    st.session_state.matrix = st.session_state.matrix_id = st.session_state.matrix_name = None
+    _forget_matrix()
     st.session_state.upload_version = st.session_state.get("upload_version", 0) + 1
 
 
 def _upload_changed(key: str) -> None:
     """The user removed the file from the uploader: back to the built-in matrix. (Only a user's
-    action calls this; a page switch, which also empties the box, keeps the matrix.)"""
+    action calls this; a page switch, which also empties the box, keeps the matrix.) The
+    uploader keeps its key: replacing a file passes through "no file", and a new key there
+    dropped the replacement (found by a user pass: a good file right after a rejected one)."""
     if st.session_state.get(key) is None:
-        _use_built_in()
+        _forget_matrix()
 
 
 def _matrix_upload(config: AppConfig) -> None:
