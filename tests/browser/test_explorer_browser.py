@@ -78,3 +78,23 @@ def test_each_view_renders(server, page, shots, query, view, name):
     page.screenshot(path=shots / f"view_{name}.png")
     page.locator(CHART).nth(1).screenshot(path=shots / f"chart_{name}.png")
     assert page.console_errors == []
+
+
+def test_a_good_upload_right_after_a_rejected_one_is_used(server, page, shots, tmp_path):
+    """Found by a user pass: replacing a rejected file passes through "no file", which cleared
+    the uploader and dropped the good file that followed."""
+    bad, good = tmp_path / "bad.csv", tmp_path / "good.csv"
+    bad.write_text("1,2,3\n4,5\n7,8,9\n")
+    good.write_text("3,0,0\n0,1,0\n0,0,-2\n")
+    page.goto(f"{server}/?step=bb")
+    wait_idle(page)
+    page.get_by_text("Your own matrix").click()
+    uploader = '[data-testid="stSidebar"] input[type="file"]'
+    page.set_input_files(uploader, str(bad))
+    page.get_by_text("row 2 has 2 values where the rows above have 3").wait_for(timeout=30_000)
+    page.set_input_files(uploader, str(good))
+    page.get_by_text("Using good.csv (3 × 3).").wait_for(timeout=30_000)
+    wait_idle(page)
+    # Brockett with A = diag(3, 1, -2), N = diag(2, 1): f* = 2(-2) + 1(1) = -3
+    assert float(_metric(page, "f(Xₖ)")) == pytest.approx(-3.0, abs=1e-6)
+    page.screenshot(path=shots / "explorer_upload_after_rejection.png")
