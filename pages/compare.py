@@ -8,14 +8,16 @@ from landing_core.solvers import METHODS
 from landing_core.ui import compare, controls
 from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
-config = controls.sidebar()
+config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")
 st.markdown(
     f"Every row runs on **the same problem** ({PROBLEM_LABELS[config.problem]} on "
     f"St({config.n}, {config.p}), "
     f"seed {config.seed}) **from the same X₀** (distance {config.distance:g} from the "
     f"manifold), with the sidebar's tolerance {config.tol:.0e} and at most {config.max_iter} "
-    "iterations. Edit, add or remove rows (up to six); a row's label follows its settings."
+    "iterations. Edit, add or remove rows (up to six); a row's label follows its settings. "
+    "Each row sets its own method, tangent term, β, ω, step rule and η: the sidebar's do not "
+    "apply here."
 )
 
 if config.p == 1:
@@ -23,9 +25,19 @@ if config.p == 1:
             "that differ only in β coincide. Compare methods, tangent terms or steps, or set "
             "p ≥ 2.", icon=":material/info:")
 
-if "compare_rows" not in st.session_state:
-    st.session_state.compare_rows = compare.default_rows(config)
+STEPS_CODE = {label: code or "rows" for label, code in compare.FAIRNESS.items()}  # for the URL
+if "compare_rows" not in st.session_state:  # the session's first visit: a shared link's table
+    url_rows, url_warnings = (compare.rows_from_query(st.query_params["rows"])
+                              if "rows" in st.query_params else ([], []))
+    for warning in url_warnings:
+        st.warning(warning, icon="⚠️")
+    st.session_state.compare_rows = url_rows or compare.default_rows(config)
     st.session_state.compare_version = 0
+    by_code = {code: label for label, code in STEPS_CODE.items()}
+    if st.query_params.get("steps") in by_code:
+        st.session_state.compare_fairness = by_code[st.query_params["steps"]]
+    if st.query_params.get("against") in ("iteration", "time"):
+        st.session_state.compare_against = st.query_params["against"]
 
 edited = st.data_editor(
     pd.DataFrame(st.session_state.compare_rows, columns=compare.COLUMNS),
@@ -92,6 +104,8 @@ runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label],
 
 against = st.radio("Against", ["iteration", "time"], horizontal=True, key="compare_against",
                    format_func={"iteration": "iterations", "time": "wall time"}.get)
+st.query_params.update(rows=compare.rows_query(st.session_state.compare_rows),
+                       steps=STEPS_CODE[fair_label], against=against)  # a link reopens this
 st.plotly_chart(figures.comparison_figure(runs, f_star=f_star, against=against),
                 width="stretch", theme=None)
 st.subheader("Summary")

@@ -5,7 +5,7 @@ import streamlit as st
 from landing_core.ui import controls, runner, views
 from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
-config = controls.sidebar()
+config = controls.sidebar(owns=("view",))
 problem, matrix = controls.session_problem(config)
 
 key = (config.run_key(), None if matrix is None else st.session_state.matrix_id)

@@ -38,7 +38,8 @@ the span; for $p = 1$ that rotation block vanishes and β changes nothing.
 to look at. Or pick a problem and a size in the sidebar; the run is computed at once. Press
 **Run** to watch it unfold (choose *slow* speed for a class), **Pause** to talk, **Step** to go one
 iteration at a time, **Reset** to start over. After a run, drag **Replay** to return to any
-iteration. Every setting is in the URL: copy it to reopen exactly this view. The sidebar is
+iteration. The sidebar's settings, the explorer's view and the compare table are in the URL:
+copy it to reopen exactly this view (the sweep's grid is not). The sidebar is
 shared by every page.
 
 **The pages.**

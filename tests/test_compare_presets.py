@@ -237,3 +237,46 @@ def test_the_fairness_note_only_where_a_constant_step_compares_different_fields(
     assert not compare.constant_step_is_unfair(rgd)  # nor a retraction's step
     mixed = [compare.row("a", step="constant"), compare.row("b", method="penalty")]
     assert compare.constant_step_is_unfair(mixed)
+
+
+def test_rows_round_trip_through_the_url_and_bad_rows_are_dropped_with_a_reason():
+    rows = [compare.row("β = 0.1 | a ~ label", beta=0.1, step="bb"),
+            compare.row("RGD", method="rgd-polar", step="safe", eta=0.05)]
+    text = compare.rows_query(rows)
+    assert compare.rows_from_query(text) == (rows, [])
+    bad = json.loads(text) + [["x", "newton", "beta", 1, 1, "safe", 0.1]]
+    kept, warnings = compare.rows_from_query(json.dumps(bad))
+    assert kept == rows and warnings == ["URL row 'x' dropped: unknown method 'newton'."]
+    assert compare.rows_from_query("[[1, 2") == (
+        [], ["URL parameter rows could not be read; showing the default rows."])
+    assert compare.rows_from_query('[["a", "landing"]]')[0] == []  # too few fields
+    many, warnings = compare.rows_from_query(compare.rows_query(rows * 4))
+    assert len(many) == compare.MAX_ROWS and "first 6 rows" in warnings[0]
+
+
+def _compare_link(query: dict[str, str]) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    return at
+
+
+def test_a_compare_link_reopens_its_table_steps_and_axis():
+    """Found by a user pass: a copied Compare URL reopened the default rows and "as set in each
+    row". The table, the Steps choice and the x axis are now in the URL."""
+    rows = [compare.row("β = 0.1", beta=0.1), compare.row("β = 10", beta=10.0)]
+    at = _compare_link({"n": "3", "p": "2", "rows": compare.rows_query(rows), "steps": "bb",
+                        "against": "time"})
+    assert at.session_state.compare_rows == rows
+    assert compare.FAIRNESS[at.radio(key="compare_fairness").value] == "bb"
+    assert at.radio(key="compare_against").value == "time"
+    summary = at.dataframe[1].value  # [0] is the editable table
+    assert list(summary["configuration"]) == ["β = 0.1 [BB]", "β = 10 [BB]"]
+    # and the page writes what it shows back into the URL
+    at.radio(key="compare_fairness").set_value(list(compare.FAIRNESS)[2]).run()
+    assert at.query_params["steps"] == "armijo"
+    assert compare.rows_from_query(at.query_params["rows"])[0] == rows
+    at.switch_page("pages/explorer.py").run()  # another page drops the table from the URL
+    assert "rows" not in at.query_params and "steps" not in at.query_params

@@ -6,6 +6,7 @@ validates them, applies the fairness choice and runs each with ``landing_core.so
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 
@@ -17,12 +18,34 @@ from .state import STATUS_LABELS, AppConfig
 
 MAX_ROWS = 6
 COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta")
-FAIRNESS = {
+FAIRNESS = {  # the "Steps" choice: label -> the rule every row runs with (None: its own)
     "as set in each row": None,
     "each at its safe step (η as the cap)": "safe",
     "each with Armijo (no η to tune)": "armijo",
     "each with Barzilai–Borwein (no η to tune)": "bb",
 }
+
+
+def rows_query(rows: list[dict]) -> str:
+    """The rows as one URL parameter: a compact JSON list of [label, method, ..., eta]."""
+    return json.dumps([[r.get(c) for c in COLUMNS] for r in rows], ensure_ascii=False,
+                      separators=(",", ":"))
+
+
+def rows_from_query(text: str) -> tuple[list[dict], list[str]]:
+    """The valid rows of a ``rows_query`` string (at most MAX_ROWS), and a warning for each
+    thing dropped; no rows and a warning when it cannot be read at all."""
+    try:
+        items = json.loads(text)
+        rows = [dict(zip(COLUMNS, item, strict=True)) for item in items]
+    except (ValueError, TypeError):
+        return [], ["URL parameter rows could not be read; showing the default rows."]
+    warnings = [f"URL row {r.get('label')!r} dropped: {why}." for r in rows
+                if (why := check_row(r)) is not None]
+    valid = [{**r, "label": str(r["label"])} for r in rows if check_row(r) is None]
+    if len(valid) > MAX_ROWS:
+        warnings.append(f"Only the first {MAX_ROWS} rows of the URL are kept.")
+    return valid[:MAX_ROWS], warnings
 
 
 def default_rows(config: AppConfig) -> list[dict]:

@@ -16,7 +16,6 @@ from .state import (
     ITER_MAX,
     N_MAX,
     P_MAX,
-    PAGE_PARAMS,
     PROBLEM_LABELS,
     SPEEDS,
     STEP_LABELS,
@@ -158,8 +157,9 @@ def _through_navigation() -> None:
         st.rerun()
 
 
-def sidebar() -> AppConfig:
-    """Draw the controls; return the (validated) configuration and keep the URL in step."""
+def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
+    """Draw the controls; return the (validated) configuration and keep the URL in step. The
+    page's own URL parameters (``owns``, among PAGE_PARAMS) stay; other pages' are dropped."""
     _through_navigation()
     config = get_config()
     if st.session_state.pop("pending_config", False):
@@ -224,9 +224,9 @@ def sidebar() -> AppConfig:
         _matrix_upload(new)
     st.session_state.config = new
     query = to_query(new)
-    for key in [k for k in st.query_params if k not in query and k not in PAGE_PARAMS]:
-        del st.query_params[key]  # an unknown parameter was warned about once: drop it
-    for key, value in query.items():  # page parameters (the view) stay
+    for key in [k for k in st.query_params if k not in query and k not in owns]:
+        del st.query_params[key]  # unknown (warned about once) or another page's: drop it
+    for key, value in query.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
     return new

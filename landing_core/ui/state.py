@@ -36,7 +36,9 @@ STATUS_LABELS = {"converged": "converged", "max_iter": "iteration limit", "diver
 SPEEDS = {"slow": 30.0, "normal": 250.0, "instant": float("inf")}  # iterations per second
 
 N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
-PAGE_PARAMS = ("view",)  # URL parameters a page owns (the explorer's geometry view)
+# URL parameters a page owns: the explorer's geometry view; the compare table, its step choice
+# and its x axis. The shared configuration ignores them; other pages drop them.
+PAGE_PARAMS = ("view", "rows", "steps", "against")
 
 
 @dataclass(frozen=True)
