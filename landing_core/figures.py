@@ -371,7 +371,8 @@ def comparison_figure(
     """Overlaid convergence of several runs: |f - f*| (or f), ||h||_F and ||grad|| against the
     iteration k or the wall time; one colour per run, one legend.
 
-    Each run is a dict with "label", "cost", "infeasibility", "grad_norm" and "time" arrays.
+    Each run is a dict with "label", "cost", "infeasibility", "grad_norm" and "time" arrays,
+    and optionally "status": a diverged run's last iterate gets a cross in each panel.
     """
     if against not in ("iteration", "time"):
         raise ValueError("against must be 'iteration' or 'time'")
@@ -388,6 +389,12 @@ def comparison_figure(
             fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=run["label"],
                                      legendgroup=run["label"], showlegend=col == 1,
                                      line=dict(color=colour, width=3)), 1, col)
+            if run.get("status") == "diverged":  # a run cut short early: mark where it ends
+                fig.add_trace(go.Scatter(
+                    x=x[-1:], y=y[-1:], mode="markers", name=f"{run['label']}: diverged",
+                    legendgroup=run["label"], showlegend=False,
+                    marker=dict(symbol="x", size=16, color=colour, line=dict(width=1)),
+                    hovertemplate=f"diverged after k = {len(x) - 1}<extra></extra>"), 1, col)
     for col in (1, 2, 3):
         if col > 1 or f_star is not None:
             fig.update_yaxes(**LOG_AXIS, row=1, col=col)

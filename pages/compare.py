@@ -20,11 +20,6 @@ st.markdown(
     "apply here."
 )
 
-if config.p == 1:
-    st.info("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0): rows "
-            "that differ only in β coincide. Compare methods, tangent terms or steps, or set "
-            "p ≥ 2.", icon=":material/info:")
-
 STEPS_CODE = {label: code or "rows" for label, code in compare.FAIRNESS.items()}  # for the URL
 if "compare_rows" not in st.session_state:  # the session's first visit: a shared link's table
     url_rows, url_warnings = (compare.rows_from_query(st.query_params["rows"])
@@ -78,6 +73,10 @@ for r in rows:
         st.warning(f"Row {r.get('label')!r} skipped: {problem_with_row}.")
     else:
         valid.append(r)
+if config.p == 1 and compare.differ_only_in_beta(valid):
+    st.info("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0): rows "
+            "that differ only in β coincide. Compare methods, tangent terms or steps, or set "
+            "p ≥ 2.", icon=":material/info:")
 if not valid:
     st.info("Add a row to compare.")
     st.stop()

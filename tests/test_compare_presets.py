@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from landing_core import figures
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
 from landing_core.steps import BarzilaiBorwein, Safe
@@ -280,3 +281,33 @@ def test_a_compare_link_reopens_its_table_steps_and_axis():
     assert compare.rows_from_query(at.query_params["rows"])[0] == rows
     at.switch_page("pages/explorer.py").run()  # another page drops the table from the URL
     assert "rows" not in at.query_params and "steps" not in at.query_params
+
+
+def test_the_p1_note_only_where_rows_differ_in_beta_alone():
+    """Found by a user pass: the circle preset (rows differ by method) opened with the note
+    that β does nothing for p = 1. It now shows only where two rows differ in β alone."""
+    betas = [compare.row("a", beta=0.1), compare.row("b", beta=5.0)]
+    methods = [compare.row("a"), compare.row("b", method="penalty"),
+               compare.row("c", method="rgd-qr")]
+    assert compare.differ_only_in_beta(betas)
+    assert not compare.differ_only_in_beta(methods)
+    assert not compare.differ_only_in_beta([compare.row("a", beta=0.1),
+                                            compare.row("b", beta=5.0, omega=2.0)])
+    note = "every β gives the same tangent term"
+    at = _compare_link({"n": "2", "p": "1", "rows": compare.rows_query(betas)})
+    assert any(note in i.value for i in at.info)
+    at = _compare_link({"n": "2", "p": "1", "rows": compare.rows_query(methods)})
+    assert not any(note in i.value for i in at.info)
+
+
+def test_a_diverged_run_is_marked_where_it_ends():
+    config = AppConfig(problem="brockett", n=20, p=4, max_iter=300)
+    runs, f_star = compare.run_rows(config, [compare.row("const", step="constant", eta=0.08),
+                                             compare.row("safe", step="safe", eta=0.08)], None)
+    assert [r["status"] for r in runs] == ["diverged", "max_iter"]
+    fig = figures.comparison_figure(runs, f_star=f_star)
+    crosses = [t for t in fig.data if t.mode == "markers"]
+    assert len(crosses) == 3 and all(t.name == "const: diverged" for t in crosses)
+    k = runs[0]["iterations"]
+    assert all(list(t.x) == [k] for t in crosses)
+    assert crosses[1].y[0] == pytest.approx(runs[0]["infeasibility"][-1])

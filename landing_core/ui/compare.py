@@ -99,6 +99,16 @@ def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     return out
 
 
+def differ_only_in_beta(rows: list[dict]) -> bool:
+    """Some two β-metric landing rows differ in β alone (for p = 1 such rows coincide)."""
+    betas: dict[tuple, set[float]] = {}
+    for r in rows:
+        if r["method"] == "landing" and r["tangent"] == "beta":
+            key = (float(r["omega"]), r["step"], float(r["eta"]))
+            betas.setdefault(key, set()).add(float(r["beta"]))
+    return any(len(b) > 1 for b in betas.values())
+
+
 def constant_step_is_unfair(rows: list[dict]) -> bool:
     """A constant η compares runs whose fields scale differently: some row takes a constant
     step, and the rows differ in method or, for landing, in tangent term (β counts for the
