@@ -45,7 +45,8 @@ PRESETS: list[Preset] = [
     ),
     Preset(
         "Too large a step diverges; the safe step does not",
-        "With η = 0.08 the constant step blows up within a few iterations (status diverged). "
+        "With η = 0.08 the constant step blows up within a few iterations (status diverged, "
+        "the ✕ where it stops). "
         "The safe step shortens the first steps so that ‖XᵀX − I‖ stays bounded, and converges.",
         "compare",
         AppConfig(problem="brockett", n=20, p=4, seed=0, distance=0.3, step="safe", eta=0.08,
