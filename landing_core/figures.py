@@ -5,6 +5,7 @@ Sized for a projector: large fonts, the Okabe-Ito colour-blind-safe palette, lab
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -39,6 +40,24 @@ LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=40, 
               legend=dict(font=dict(size=15), orientation="h", yanchor="top", y=-0.14,
                           xanchor="left", x=0))
 LOG_AXIS = dict(type="log", exponentformat="power", nticks=6)  # few labels, even over <1 decade
+
+
+def _decade_ticks(fig: go.Figure) -> None:
+    """Log y axes whose data span a decade or more get ticks at powers of ten only (at most
+    about six): left to itself plotly labels the minor ticks there with bare digits
+    ("10⁻¹, 9, 8, 7 …"). Narrower ranges keep plotly's own ticks (e.g. 3.73×10⁻⁶)."""
+    values: dict[str, list[Array]] = {}
+    for trace in fig.data:
+        y = np.asarray(trace.y if trace.y is not None else [], dtype=float)
+        values.setdefault(trace.yaxis or "y", []).append(y[np.isfinite(y) & (y > 0)])
+    for axis, ys in values.items():
+        name = "yaxis" + axis[1:]
+        y = np.concatenate(ys)
+        if fig.layout[name].type != "log" or y.size == 0:
+            continue
+        span = float(np.log10(y.max()) - np.log10(y.min()))
+        if span >= 1:
+            fig.layout[name].update(dtick=max(1, math.ceil(span / 5)))
 
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -104,6 +123,7 @@ def convergence_figure(
                           col=col)
     fig.update_layout(**LAYOUT, height=420)
     fig.update_layout(legend=dict(y=-0.22))
+    _decade_ticks(fig)
     return fig
 
 
@@ -401,6 +421,7 @@ def comparison_figure(
     fig.update_xaxes(title_text="iteration k" if against == "iteration" else "wall time (s)")
     fig.update_layout(**LAYOUT, height=440)
     fig.update_layout(legend=dict(y=-0.2))
+    _decade_ticks(fig)
     return fig
 
 
