@@ -48,7 +48,8 @@ def test_a_preset_opens_its_comparison(server, page, shots):
     page.get_by_text("constant η = 0.08: Diverged at iteration").wait_for(timeout=30_000)
     names = page.evaluate(
         f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
-    assert sorted(set(names)) == ["constant η = 0.08", "safe step, η ≤ 0.08"]
+    assert sorted(set(names)) == ["constant η = 0.08", "constant η = 0.08: diverged",
+                                  "safe step, η ≤ 0.08"]  # a cross where the run ended
     # the preset's configuration reached the sidebar
     assert page.get_by_label("n", exact=True).input_value() == "20"
     page.screenshot(path=shots / "preset_safe_step.png")
