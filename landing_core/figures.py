@@ -246,8 +246,9 @@ def _wireframe(
                         showlegend=False, hoverinfo="skip")
 
 
-# far enough (and low enough) that a cube scene's corners and tick labels are not clipped
-CAMERA = dict(eye=dict(x=1.8, y=1.8, z=1.05))
+# close enough to fill the box, and looking a little below the centre so that the cube's lower
+# corners and tick labels are not clipped by the legend (checked on the frame and cone views)
+CAMERA = dict(eye=dict(x=1.45, y=1.45, z=0.8), center=dict(x=0, y=0, z=-0.12))
 
 
 def _scene(R: float) -> dict:
