@@ -115,7 +115,13 @@ for entry in table:  # "—" where a run never reached the tolerance
     entry["time to tol (ms)"] = "—" if ms is None else f"{ms:.1f}"
 st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
-                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(format="%.3e")})
+                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(format="%.3e"),
+                            "turn within the span (rad)": st.column_config.NumberColumn(
+                                format="%.3g", help="How far the columns turn about each "
+                                "other, summed over the run: β scales it by 1/β."),
+                            "motion of the span": st.column_config.NumberColumn(
+                                format="%.3g", help="How far span(Xₖ) itself moves, summed "
+                                "over the run.")})
 st.caption("A negative final f − f* means the last iterate is still slightly off the manifold, "
            "where f can go below its minimum on St(n, p); the plots show |f − f*|.")
 for run in runs:

@@ -183,17 +183,40 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     return runs, problem.optimum_from(X0)
 
 
+def frame_motion(X: np.ndarray) -> tuple[float, float]:
+    """How far the frame turns within its own span, and how far the span moves, summed along
+    iterates X of shape (K, n, p): for each step D = X_{k+1} - X_k, the rotation
+    ||skew(X_k^T D)||_F / sqrt(2) (for p = 2 the in-span angle) and ||D - Q Q^T D||_F with
+    Q an orthonormal basis of span(X_k). The beta-metric scales the first with 1/beta."""
+    X = np.asarray(X, dtype=float)
+    D = X[1:] - X[:-1]
+    A = np.swapaxes(X[:-1], -1, -2) @ D
+    skew = 0.5 * (A - np.swapaxes(A, -1, -2))
+    Q = np.linalg.qr(X[:-1])[0]
+    off = D - Q @ (np.swapaxes(Q, -1, -2) @ D)
+    return (float(np.linalg.norm(skew, axis=(-2, -1)).sum() / np.sqrt(2)),
+            float(np.linalg.norm(off, axis=(-2, -1)).sum()))
+
+
 def summary(runs: list[dict], f_star: float | None) -> list[dict]:
-    """The summary table: iterations and time to tolerance, final f - f*, final ||h||, status."""
+    """The summary table: iterations and time to tolerance, final f - f*, final ||h||, status;
+    where the iterates were kept and p >= 2, the frame's turn within its span and the span's
+    motion (``frame_motion``)."""
     table = []
     for run in runs:
         done = run["status"] == "converged"
-        table.append({
+        entry = {
             "configuration": run["label"],
             "status": STATUS_LABELS.get(run["status"], run["status"]),
             "iterations to tol": run["iterations"] if done else None,
             "time to tol (ms)": 1e3 * float(run["time"][-1]) if done else None,
             "final f − f*": None if f_star is None else float(run["cost"][-1] - f_star),
             "final ‖XᵀX − I‖": float(run["infeasibility"][-1]),
-        })
+        }
+        X = run.get("X")
+        if X is not None and np.ndim(X) == 3 and np.shape(X)[-1] >= 2 and len(X) > 1:
+            turn, moved = frame_motion(X)
+            entry["turn within the span (rad)"] = turn
+            entry["motion of the span"] = moved
+        table.append(entry)
     return table

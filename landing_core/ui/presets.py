@@ -37,8 +37,8 @@ PRESETS: list[Preset] = [
     Preset(
         "The frame on the sphere: β = 0.1 against β = 10",
         "Small β magnifies the rotation of the frame within its own span (the 1/β block): with "
-        "β = 0.1 the columns turn about each other about eight times as far as with β = 10, "
-        "while the span itself moves about as much. Both land.",
+        "β = 0.1 the columns turn about each other about seven times as far as with β = 10, "
+        "while the span itself moves about as much (the summary's last two columns). Both land.",
         "compare",
         AppConfig(problem="brockett", n=3, p=2, seed=4, distance=0.6, step="bb", max_iter=3000),
         [row("β = 0.1", beta=0.1, step="bb"), row("β = 10", beta=10.0, step="bb")],
