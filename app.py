@@ -13,4 +13,5 @@ page = st.navigation([
     st.Page("pages/presets.py", title="Lecture presets", icon=":material/school:"),
     st.Page("pages/guide.py", title="Guide", icon=":material/menu_book:"),
 ])
+st.session_state.run_via_app = True  # this run went through st.navigation (controls.sidebar)
 page.run()

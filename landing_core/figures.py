@@ -42,10 +42,20 @@ LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=40, 
 LOG_AXIS = dict(type="log", exponentformat="power", nticks=6)  # few labels, even over <1 decade
 
 
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_label(mantissa: int, exponent: int) -> str:
+    """2×10⁻³, 10⁻³ (plotly's 'power' exponent format, for ticks we place ourselves)."""
+    power = f"10{str(exponent).translate(_SUPERSCRIPTS)}"
+    return power if mantissa == 1 else f"{mantissa}×{power}"
+
+
 def _decade_ticks(fig: go.Figure) -> None:
-    """Log y axes whose data span a decade or more get ticks at powers of ten only (at most
-    about six): left to itself plotly labels the minor ticks there with bare digits
-    ("10⁻¹, 9, 8, 7 …"). Narrower ranges keep plotly's own ticks (e.g. 3.73×10⁻⁶)."""
+    """Readable ticks on log y axes. Left to itself plotly labels minor log ticks with bare
+    digits ("10⁻¹, 9, 8, 7 …"). Data spanning two decades or more: powers of ten only (at most
+    about six); one to two decades, where that leaves a single label: 1, 2 and 5 times the
+    powers of ten, labelled in full; narrower: plotly's own ticks (e.g. 3.73×10⁻⁶)."""
     values: dict[str, list[Array]] = {}
     for trace in fig.data:
         y = np.asarray(trace.y if trace.y is not None else [], dtype=float)
@@ -55,9 +65,14 @@ def _decade_ticks(fig: go.Figure) -> None:
         y = np.concatenate(ys)
         if fig.layout[name].type != "log" or y.size == 0:
             continue
-        span = float(np.log10(y.max()) - np.log10(y.min()))
-        if span >= 1:
-            fig.layout[name].update(dtick=max(1, math.ceil(span / 5)))
+        low, high = np.log10(y.min()), np.log10(y.max())
+        if high - low >= 2:
+            fig.layout[name].update(dtick=max(1, math.ceil((high - low) / 5)))
+        elif high - low >= 1:
+            ticks = [(m, e) for e in range(math.floor(low), math.ceil(high) + 1) for m in (1, 2, 5)
+                     if y.min() <= m * 10.0**e <= y.max()]
+            fig.layout[name].update(tickvals=[m * 10.0**e for m, e in ticks],
+                                    ticktext=[_power_label(m, e) for m, e in ticks])
 
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")

@@ -77,6 +77,7 @@ if config.p == 1 and compare.differ_only_in_beta(valid):
     st.info("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0): rows "
             "that differ only in β coincide. Compare methods, tangent terms or steps, or set "
             "p ≥ 2.", icon=":material/info:")
+st.query_params["rows"] = compare.rows_query(st.session_state.compare_rows)  # for a link
 if not valid:
     st.info("Add a row to compare.")
     st.stop()
@@ -103,8 +104,7 @@ runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label],
 
 against = st.radio("Against", ["iteration", "time"], horizontal=True, key="compare_against",
                    format_func={"iteration": "iterations", "time": "wall time"}.get)
-st.query_params.update(rows=compare.rows_query(st.session_state.compare_rows),
-                       steps=STEPS_CODE[fair_label], against=against)  # a link reopens this
+st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link reopens this
 st.plotly_chart(figures.comparison_figure(runs, f_star=f_star, against=against),
                 width="stretch", theme=None)
 st.subheader("Summary")

@@ -70,8 +70,10 @@ def test_fairness_overrides_every_rows_step_rule():
 
 
 @pytest.mark.parametrize(("bad", "fragment"), [
-    (dict(beta=-1.0), "beta must be a number > 0"),
-    (dict(eta=float("nan")), "eta must be a number > 0"),
+    (dict(beta=-1.0), "beta must be a number in [0.001, 1000], got -1.0"),
+    (dict(eta=float("nan")), "eta must be a number in [1e-05, 100], got nan"),
+    (dict(omega=True), "omega must be a number"),  # a JSON true from a URL is no number
+    (dict(beta=1e300), "beta must be a number in"),
     (dict(method="newton"), "unknown method"),
     (dict(step=None), "unknown step rule"),
 ])
@@ -257,6 +259,18 @@ def test_rows_round_trip_through_the_url_and_bad_rows_are_dropped_with_a_reason(
     assert compare.rows_from_query('[["a", "landing"]]')[0] == []  # too few fields
     many, warnings = compare.rows_from_query(compare.rows_query(rows * 4))
     assert len(many) == compare.MAX_ROWS and "first 6 rows" in warnings[0]
+    # found by review: hostile or odd links (a crash there stayed for the whole session)
+    unreadable = ([], ["URL parameter rows could not be read; showing the default rows."])
+    assert compare.rows_from_query("[" * 1000 + "]" * 1000) == unreadable  # RecursionError
+    assert compare.rows_from_query('{"a": 1}') == unreadable
+    assert compare.rows_from_query('["abcdefg"]') == unreadable
+    assert compare.rows_from_query("[" + ",".join(['["x"]'] * 5000) + "]") == unreadable
+    bools, warnings = compare.rows_from_query('[["b","landing","beta",true,1,"safe",0.1]]')
+    assert bools == [] and "beta must be a number" in warnings[0]
+    flood = json.dumps([["x", "newton", "beta", 1, 1, "safe", 0.1]] * 50)
+    assert compare.rows_from_query(flood)[1][-1] == "… and 47 more rows dropped."
+    (unlabelled,), _ = compare.rows_from_query('[[null,"landing","beta",2,1,"bb",1]]')
+    assert unlabelled["label"] == "β = 2, ω = 1, BB" and unlabelled["beta"] == 2.0
 
 
 def _compare_link(query: dict[str, str]) -> AppTest:
@@ -315,3 +329,4 @@ def test_a_diverged_run_is_marked_where_it_ends():
     k = runs[0]["iterations"]
     assert all(list(t.x) == [k] for t in crosses)
     assert crosses[1].y[0] == pytest.approx(runs[0]["infeasibility"][-1])
+    assert fig.layout.yaxis2.dtick >= 1  # decades only over the blow-up's many decades

@@ -163,3 +163,7 @@ def test_log_axes_over_a_decade_or_more_tick_at_powers_of_ten_only():
     assert fig.layout.yaxis.dtick == 3  # |f - f*| over 12.25 decades
     assert fig.layout.yaxis2.dtick == 1  # ||h|| over 4.7 decades (grad over 0.65)
     assert fig.layout.yaxis3.dtick is None  # a constant step: plotly's own label
+    # found by review: 1 to 2 decades left one label; there 1, 2, 5 x 10^k are placed
+    fig = figures.convergence_figure([1.0] * 4, [1.0] * 4, [1.0] * 4, [np.nan, 3e-3, 1e-2, 0.09])
+    assert list(fig.layout.yaxis3.tickvals) == pytest.approx([5e-3, 1e-2, 2e-2, 5e-2])
+    assert list(fig.layout.yaxis3.ticktext) == ["5×10⁻³", "10⁻²", "2×10⁻²", "5×10⁻²"]

@@ -33,16 +33,29 @@ def rows_query(rows: list[dict]) -> str:
 
 
 def rows_from_query(text: str) -> tuple[list[dict], list[str]]:
-    """The valid rows of a ``rows_query`` string (at most MAX_ROWS), and a warning for each
-    thing dropped; no rows and a warning when it cannot be read at all."""
+    """The valid rows of a ``rows_query`` string (at most MAX_ROWS), and warnings for what was
+    dropped (the first three named); no rows and one warning when it cannot be read at all
+    (not JSON, nested, or longer than any six rows need). β, ω and η become floats; a row
+    without a text label gets ``auto_label``."""
+    unreadable = [], ["URL parameter rows could not be read; showing the default rows."]
+    if len(text) > 100 * MAX_ROWS * len(COLUMNS):
+        return unreadable
     try:
         items = json.loads(text)
+        if not (isinstance(items, list) and all(isinstance(i, list) for i in items)):
+            return unreadable
         rows = [dict(zip(COLUMNS, item, strict=True)) for item in items]
-    except (ValueError, TypeError):
-        return [], ["URL parameter rows could not be read; showing the default rows."]
-    warnings = [f"URL row {r.get('label')!r} dropped: {why}." for r in rows
-                if (why := check_row(r)) is not None]
-    valid = [{**r, "label": str(r["label"])} for r in rows if check_row(r) is None]
+    except (ValueError, TypeError, RecursionError):
+        return unreadable
+    dropped = [f"URL row {str(r.get('label'))[:40]!r} dropped: {why}." for r in rows
+               if (why := check_row(r)) is not None]
+    warnings = dropped[:3] + ([f"… and {len(dropped) - 3} more rows dropped."]
+                              if len(dropped) > 3 else [])
+    valid = []
+    for r in (r for r in rows if check_row(r) is None):
+        r = {**r, **{c: float(r[c]) for c in ("beta", "omega", "eta")}}
+        valid.append({**r, "label": r["label"] if isinstance(r["label"], str) and
+                      r["label"].strip() else auto_label(r)})
     if len(valid) > MAX_ROWS:
         warnings.append(f"Only the first {MAX_ROWS} rows of the URL are kept.")
     return valid[:MAX_ROWS], warnings
@@ -122,6 +135,9 @@ def constant_step_is_unfair(rows: list[dict]) -> bool:
     return len(fields) > 1 and any(r["step"] == "constant" for r in rows)
 
 
+ROW_BOUNDS = {"beta": (1e-3, 1e3), "omega": (1e-3, 1e3), "eta": (1e-5, 100.0)}  # as the editor
+
+
 def check_row(r: dict) -> str | None:
     """Why a row cannot run (a message), or None when it is valid."""
     if r.get("method") not in METHODS:
@@ -130,14 +146,14 @@ def check_row(r: dict) -> str | None:
         return f"unknown tangent term {r.get('tangent')!r}"
     if r.get("step") not in ("safe", "constant", "armijo", "bb"):
         return f"unknown step rule {r.get('step')!r}"
-    for name in ("beta", "omega", "eta"):
+    for name, (low, high) in ROW_BOUNDS.items():
         value = r.get(name)
         try:
-            ok = value is not None and math.isfinite(float(value)) and float(value) > 0
+            ok = not isinstance(value, bool) and low <= float(value) <= high  # NaN fails too
         except (TypeError, ValueError):
             ok = False
         if not ok:
-            return f"{name} must be a number > 0, got {value!r}"
+            return f"{name} must be a number in [{low:g}, {high:g}], got {value!r}"
     return None
 
 

@@ -114,7 +114,8 @@ def _upload_changed(key: str) -> None:
 
 
 def _matrix_upload(config: AppConfig) -> None:
-    """The 'your own matrix' expander: parse, validate, keep the last good matrix.
+    """The 'your own matrix' expander: parse and validate; a rejected file is reported and not
+    used (the matrix in use stays until the uploader is emptied, as replacing a file does).
 
     A matrix is known by its upload's ``file_id``, so a corrected file uploaded under the same
     name replaces the old one; ``matrix_id`` is what runs are cached on.
@@ -147,12 +148,17 @@ def _through_navigation() -> None:
     Streamlit starts in its legacy mode when a pages/ folder sits beside the entry point, and
     leaves it only once some session has run app.py's st.navigation. Until then a page URL
     opened directly (a shared link to /compare, the first visit after a restart) runs the page
-    file alone: file names in the sidebar, no wide layout, for every visitor. Leave that mode
-    for the process and rerun: the rerun goes through app.py, which opens this page by its URL.
-    Only on a session's first run, before any widget event a rerun would drop (AppTest
-    starts every run of its own in the legacy mode).
+    file alone: file names in the sidebar, no wide layout, for every visitor. app.py marks each
+    run it makes; a session's first run without that mark leaves the legacy mode for the
+    process and reruns, and the rerun goes through app.py, which opens this page by its URL.
+    The mark, not the process-wide flag, decides: visitors arriving together after a restart
+    each started in the legacy mode, whoever flipped the flag first (found by review: three of
+    four simultaneous first visits kept the file-name sidebar). Only on a session's first run,
+    before any widget event a rerun would drop (AppTest starts every run of its own in the
+    legacy mode).
     """
-    if PagesManager.uses_pages_directory and "config" not in st.session_state:
+    via_app = st.session_state.pop("run_via_app", False)
+    if not via_app and "config" not in st.session_state:
         PagesManager.uses_pages_directory = False
         st.rerun()
 

@@ -17,7 +17,8 @@ def wait_idle(page, timeout: float = 60_000, charts: bool = True) -> None:
 def points_js(index: int = 0, trace: int = 0) -> str:
     """JS for the number of points plotted in a trace (``_fullData``: plotly.py sends numpy
     arrays base64-encoded, so ``data[t].x`` is not an array)."""
-    return f"document.querySelectorAll({CHART!r})[{index}]._fullData[{trace}].x.length"
+    # ?.: undefined, not an exception, while the chart is mid-redraw (wait_for_function polls)
+    return f"document.querySelectorAll({CHART!r})[{index}]?._fullData?.[{trace}]?.x?.length"
 
 
 def chart_points(page, index: int = 0, trace: int = 0) -> int:

@@ -7,7 +7,9 @@ file names ("app", "compare", ...), the layout was not wide, and so for every la
 
 from __future__ import annotations
 
-from .helpers import wait_idle
+import time
+
+from .helpers import IDLE, wait_idle
 
 NAV = '[data-testid="stSidebarNav"] a'
 
@@ -27,3 +29,26 @@ def test_a_page_link_opened_first_goes_through_the_app_navigation(fresh_server, 
     page.goto(f"{fresh_server}/sweep")  # and the next visitor too
     wait_idle(page, charts=False)
     assert page.locator(NAV).first.inner_text().endswith("Explorer")
+
+
+def test_page_links_opened_together_on_a_fresh_server_all_get_the_app(fresh_server, browser):
+    """Found by review: a class opening one shared link together after a restart. Each of the
+    first sessions started in the legacy mode; those that reached the guard after another had
+    flipped the process-wide flag kept the file-name sidebar. app.py's per-run mark decides."""
+    paths = ["compare?n=20&p=4", "theory", "sweep", "guide"]
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1200}) for _ in paths]
+    pages = [c.new_page() for c in contexts]
+    for pg, path in zip(pages, paths, strict=True):
+        pg.goto(f"{fresh_server}/{path}", wait_until="commit")  # all at once, not in turn
+    time.sleep(2)
+    try:
+        for pg in pages:
+            # the page's sidebar has run (it writes the settings into the URL), then settled
+            pg.wait_for_function("location.search.includes('problem=')", timeout=90_000)
+            pg.wait_for_selector(IDLE, state="attached", timeout=90_000)
+            pg.wait_for_timeout(1000)
+            labels = [t.split("\n")[-1] for t in pg.locator(NAV).all_inner_texts()]
+            assert labels[0] == "Explorer" and "app" not in labels, (pg.url, labels)
+    finally:
+        for c in contexts:
+            c.close()
