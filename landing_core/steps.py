@@ -241,7 +241,7 @@ class Armijo:
     def __call__(self, ctx: StepContext, state: dict) -> float:
         X, V = ctx.X, ctx.V
         p = X.shape[-1]
-        H = X.T @ X - np.eye(p)
+        H = ctx.H if ctx.H is not None else X.T @ X - np.eye(p)  # the solver's h(X)
         a = float(np.vdot(ctx.G, V))
         b = 2.0 * float(np.vdot(H, X.T @ V))
         mu = max(state.get("mu", self.mu0), self.mu0)

@@ -46,7 +46,7 @@ def stalled(trace: Trace) -> bool:
     return bool(np.min(r[cut:]) > 0.5 * np.min(r[:cut]))
 
 
-SAFE_EPS = 0.5  # the safe region ||X^T X - I||_F <= eps of the app's safe and BB rules
+SAFE_EPS = Safe().eps  # the safe region ||X^T X - I||_F <= eps of the app's safe and BB rules
 
 
 def limit_hint(trace: Trace, config: AppConfig) -> str:
