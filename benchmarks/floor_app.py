@@ -8,7 +8,7 @@ chart a one-trace 3-D scatter (WebGL). Not part of the app.
 import plotly.graph_objects as go
 import streamlit as st
 
-from landing_core.ui import controls
+from explorer import controls
 
 page = st.query_params.get("page", "bare")
 if page == "sidebar":

@@ -3,10 +3,10 @@
 import pandas as pd
 import streamlit as st
 
+from explorer import compare, controls
+from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
 from landing_core.solvers import METHODS
-from landing_core.ui import compare, controls
-from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")

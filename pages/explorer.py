@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from landing_core.ui import controls, runner, views
-from landing_core.ui.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
+from explorer import controls, runner, views
+from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
 config = controls.sidebar(owns=("view",))
 problem, matrix = controls.session_problem(config)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from landing_core.ui import controls
+from explorer import controls
 
 controls.sidebar()
 

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from landing_core.ui import controls
-from landing_core.ui.presets import PRESETS
+from explorer import controls
+from explorer.presets import PRESETS
 
 controls.sidebar()
 st.title("Lecture presets")

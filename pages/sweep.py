@@ -4,7 +4,7 @@ The problem, X₀, tangent term, tolerance and iteration limit come from the sha
 page chooses the plane, the grid and the step rule ("safe" or "constant": the batch runner's two).
 One sweep is one vectorized batch (landing_core.sweep), cached per configuration. A cell (chosen
 in the selectboxes or by clicking a heatmap) opens in the explorer with its parameters.
-The model (specification, batch run, heatmaps) lives in landing_core.ui.sweeps.
+The model (specification, batch run, heatmaps) lives in explorer.sweeps.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from landing_core.ui import controls
-from landing_core.ui.state import (
+from explorer import controls
+from explorer.state import (
     PROBLEM_LABELS,
     STATUS_LABELS,
     STEP_LABELS,
     TANGENT_LABELS,
     AppConfig,
 )
-from landing_core.ui.sweeps import (
+from explorer.sweeps import (
     ETA_CHOICES,
     PARAM_CHOICES,
     PLANES,

@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer import controls
+from explorer.state import PROBLEM_LABELS, AppConfig
 from landing_core import figures, theory
 from landing_core.geometry import h
 from landing_core.problems import Problem, nearest_stiefel
-from landing_core.ui import controls
-from landing_core.ui.state import PROBLEM_LABELS, AppConfig
 
 config = controls.sidebar()
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from landing_core.ui import compare
-from landing_core.ui.controls import LOG_GRID
-from landing_core.ui.views import VIEWS
+from explorer import compare
+from explorer.controls import LOG_GRID
+from explorer.views import VIEWS
 
 APP = "../app.py"
 TIMEOUT = 60

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import compare
+from explorer.presets import PRESETS
+from explorer.state import AppConfig
+from explorer.views import VIEWS
 from landing_core import figures
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
 from landing_core.steps import BarzilaiBorwein, Safe
-from landing_core.ui import compare
-from landing_core.ui.presets import PRESETS
-from landing_core.ui.state import AppConfig
-from landing_core.ui.views import VIEWS
 
 TIMEOUT = 60
 

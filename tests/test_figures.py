@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
+from explorer import runner, views
+from explorer.state import AppConfig
 from landing_core import figures
 from landing_core.geometry import landing_field
 from landing_core.problems import brockett, quartic
 from landing_core.solvers import landing
-from landing_core.ui import runner, views
-from landing_core.ui.state import AppConfig
 
 
 def _trace(**kw) -> tuple[runner.Trace, object, AppConfig]:

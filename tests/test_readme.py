@@ -18,6 +18,11 @@ def test_the_readme_example_prints_what_it_says():
     printed = out.getvalue().splitlines()
     claimed = [line.split("#", 1)[1].strip() for line in code.splitlines()
                if line.startswith("print(")]
-    assert printed[0] == claimed[0]  # "converged 197": status and iteration count, exactly
+    # "converged ~190": the status exactly; the count within 10 % (the last few iterations
+    # depend on the BLAS kernel's rounding: 197 on one machine, 191 on another)
+    status, count = printed[0].split()
+    claimed_status, approx = claimed[0].split()
+    assert status == claimed_status
+    assert abs(int(count) - int(approx.lstrip("~"))) <= 0.1 * int(approx.lstrip("~"))
     assert abs(float(printed[1])) < 1e-12 and claimed[1] == "< 1e-12"
     assert float(printed[2]) < 1e-13 and claimed[2].endswith("< 1e-13")

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import sweeps as page
+from explorer.state import AppConfig
 from landing_core import figures, initial_point, landing
 from landing_core import sweep as batch
 from landing_core.steps import Safe
-from landing_core.ui import sweeps as page
-from landing_core.ui.state import AppConfig
 
 APP = "../app.py"
 TIMEOUT = 60

@@ -5,8 +5,8 @@ import io
 import numpy as np
 import pytest
 
-from landing_core.ui.state import AppConfig, from_query, to_query, validate
-from landing_core.ui.upload import parse_matrix
+from explorer.state import AppConfig, from_query, to_query, validate
+from explorer.upload import parse_matrix
 
 
 def test_url_round_trip_restores_the_exact_config():
@@ -87,7 +87,7 @@ def test_npy_of_wrong_dimension_is_rejected():
 
 
 def test_stalled_tells_a_run_cut_short_from_one_going_nowhere():
-    from landing_core.ui.runner import Trace, stalled
+    from explorer.runner import Trace, stalled
     k = np.arange(200)
 
     def trace(residual):

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import streamlit as st
 
-from ..problems import Problem, initial_point, make_problem
-from ..solvers import Config, Record, iterate, stop_reason
-from ..steps import Armijo, BarzilaiBorwein, Constant, Safe, StepRule
+from landing_core.problems import Problem, initial_point, make_problem
+from landing_core.solvers import Config, Record, iterate, stop_reason
+from landing_core.steps import Armijo, BarzilaiBorwein, Constant, Safe, StepRule
+
 from .state import SPEEDS, AppConfig
 from .upload import MATRIX_ROLES
 

@@ -12,7 +12,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..solvers import METHODS, Config, solve
+from landing_core.solvers import METHODS, Config, solve
+
 from .runner import build_problem, initial, step_rule
 from .state import STATUS_LABELS, AppConfig
 

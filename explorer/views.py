@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import figures
-from ..problems import Problem
+from landing_core import figures
+from landing_core.problems import Problem
+
 from .runner import Trace
 from .state import AppConfig
 

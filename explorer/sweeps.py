@@ -15,8 +15,9 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from .. import figures
-from .. import sweep as batch
+from landing_core import figures
+from landing_core import sweep as batch
+
 from . import runner
 from .state import AppConfig
 

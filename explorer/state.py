@@ -11,7 +11,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, fields, replace
 
-from ..problems import PROBLEMS
+from landing_core.problems import PROBLEMS
 
 PROBLEM_LABELS = {
     "brockett": "Brockett tr(XᵀAXN)",

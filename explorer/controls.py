@@ -9,7 +9,8 @@ import numpy as np
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from ..problems import Problem
+from landing_core.problems import Problem
+
 from .runner import build_problem, start
 from .state import (
     BOUNDS,

@@ -1,0 +1,7 @@
+"""The app's Streamlit glue: configuration and URL state, sidebar controls, the runner and the
+in-browser player. The only streamlit code besides ``app.py`` and ``pages/``; the numerics live in
+``landing_core``, which never imports this package or streamlit.
+
+``controls``, ``runner`` and ``sweeps`` import streamlit; the other modules are pure (testable
+without a running app).
+"""
