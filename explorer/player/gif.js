@@ -9,6 +9,7 @@
  *              loop     0 = forever (default), n = n repeats, null or -1 = play once
  *              background  [r, g, b] that non-opaque pixels are composited on (default white)
  *              dither   ordered-dither amplitude in levels (default 8, 0 = off), see below
+ *              stats    an object to fill with {colours, distinct, paletteMs, framesMs}
  *
  * How:
  * - One global palette (up to 256 colours; 255 and a transparent index for animations).
@@ -42,6 +43,7 @@
   var LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
   var SAMPLE_TARGET = 1 << 20;  // colour samples over all frames
   var LLOYD_PASSES = 2;
+  function now() { return typeof performance !== "undefined" ? performance.now() : Date.now(); }
   var BAYER4 = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5];
 
   /* ---------- output ---------- */
@@ -413,13 +415,14 @@
     var maxColours = animated ? 255 : 256;   // one index kept for "unchanged" pixels
 
     // palette: exact if the frames hold few colours, else quantised from a subsample
-    var total = n * frames.length;
+    var t0 = now(), total = n * frames.length;
     var step = Math.max(1, Math.floor(total / SAMPLE_TARGET));
     var counts = countColours(frames, n, bg, step, Infinity);
     if (step > 1 && counts.n <= maxColours) {
       counts = countColours(frames, n, bg, 1, maxColours) || counts;
     }
     var pal = makePalette(counts, maxColours);
+    var tPalette = now();
     var nEntries = pal.n + (animated ? 1 : 0), bits = 1;
     while ((1 << bits) < nEntries) bits++;
     var trans = pal.n;
@@ -510,6 +513,12 @@
       prev = px;
     }
     out.byte(0x3B);
+    if (options.stats) {
+      options.stats.colours = pal.n;
+      options.stats.distinct = counts.n;
+      options.stats.paletteMs = tPalette - t0;
+      options.stats.framesMs = now() - tPalette;
+    }
     return out.buf.slice(0, out.pos);
   }
 

@@ -4,6 +4,8 @@
  * returns their ImageData: a filled contour plot of a cost (flat colour bands), a sphere shaded
  * smoothly by cost, the trajectory (antialiased lines) and the moving iterate (a dot) on both,
  * a convergence curve that grows with a cursor, and text (the iteration, the cost).
+ * With {pan: true} the whole scene moves sideways every frame (every pixel changes: the
+ * encoder's worst case, as when a 3-D view rotates).
  * GifScene.FLAT lists the flat fill colours as [r, g, b]: white and the contour bands.
  */
 (function (root) {
@@ -54,7 +56,8 @@
     return {img: img, side: side, cx: cx, cy: cy, rad: rad};
   }
 
-  function frames(count, width, height) {
+  function frames(count, width, height, opts) {
+    var pan = !!(opts && opts.pan);
     var canvas = document.createElement("canvas");
     canvas.width = width; canvas.height = height;
     var ctx = canvas.getContext("2d", {willReadFrequently: true});
@@ -66,7 +69,11 @@
     function logCost(t) { return -0.5 - 7 * t + 0.3 * Math.sin(40 * t); }
     for (var k = 0; k < count; k++) {
       var t = count > 1 ? k / (count - 1) : 0;
-      ctx.putImageData(bg.img, 0, 0);
+      if (pan) {
+        ctx.fillStyle = "#ffffff"; ctx.fillRect(0, 0, width, height);
+        ctx.save(); ctx.translate(-(k % 40), 0);
+        ctx.putImageData(bg.img, -(k % 40), 0);
+      } else ctx.putImageData(bg.img, 0, 0);
       // trajectory on the plane and on the sphere
       var views = [toPlane, toSphere];
       for (var vi = 0; vi < 2; vi++) {
@@ -98,6 +105,7 @@
       ctx.fillText("iteration " + k + "   f = " + Math.pow(10, logCost(t)).toExponential(3),
         plotL + 8, plotTop + 16);
       ctx.fillText("landing, \u03b2 = 0.5", 12, height - 14);
+      if (pan) ctx.restore();
       out.push(ctx.getImageData(0, 0, width, height));
     }
     return out;
