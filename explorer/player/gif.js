@@ -5,7 +5,8 @@
  *
  *   LandingGif.encode(frames, options) -> Uint8Array (the .gif file)
  *     frames:  ImageData[] or {data: Uint8ClampedArray (RGBA), width, height}[], all one size
- *     options: delayCs  hundredths of a second per frame, a number or an array (default 4)
+ *     options: delayCs  hundredths of a second per frame, a number or an array (default 4;
+ *                       browsers show delays below 2 as 10)
  *              loop     0 = forever (default), n = n repeats, null or -1 = play once
  *              background  [r, g, b] that non-opaque pixels are composited on (default white)
  *              dither   ordered-dither amplitude in levels (default 8, 0 = off), see below
