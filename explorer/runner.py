@@ -1,29 +1,24 @@
 """Build the run an AppConfig describes, compute it at once or stream it live.
 
-``Trace`` (pure) accumulates records and what the views need; ``compute`` runs a configuration
-to its end (cached per configuration); ``animate`` streams iterations from
-``landing_core.solvers.iterate`` into placeholders, redrawing about 15 times a second.
+``Trace`` accumulates records and what the player's views need; ``start`` begins a run of an
+``AppConfig`` (``explorer.live`` feeds it in chunks).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-import streamlit as st
 
 from landing_core.problems import Problem, initial_point, make_problem
 from landing_core.solvers import Config, Record, iterate, stop_reason
 from landing_core.steps import Armijo, BarzilaiBorwein, Constant, Safe, StepRule
 
-from .state import SPEEDS, AppConfig
+from .state import AppConfig
 from .upload import MATRIX_ROLES
 
 Array = np.ndarray
-REDRAW_SECONDS = 1 / 15
-FULL_REDRAW_SECONDS = 1.0
 
 
 def step_rule(config: AppConfig) -> StepRule:
@@ -172,43 +167,3 @@ def run_to_end(trace: Trace, records: Iterator[Record], config: AppConfig) -> Tr
     while not trace.finished:
         trace.feed(next(records), config.tol, config.max_iter)
     return trace
-
-
-@st.cache_data(max_entries=64, show_spinner="Computing the run…")
-def compute(config: AppConfig, matrix: Array | None = None) -> Trace:
-    """The whole run of ``config`` (cached per configuration; each caller gets a copy)."""
-    return run_to_end(*start(config, build_problem(config, matrix)), config)
-
-
-def animate(
-    trace: Trace,
-    records: Iterator[Record],
-    config: AppConfig,
-    draw: Callable[[Trace, bool], None],
-) -> None:
-    """Stream iterations into ``trace``, pacing to the chosen speed (iterations per second).
-
-    ``draw(trace, full)`` redraws at most ~15 times a second and never spends more than about
-    half the wall time drawing; ``full`` (the heavy geometry views too) at most once a second.
-    A widget click interrupts the loop at the next draw (Pause).
-    """
-    rate = SPEEDS[config.speed]
-    t0 = time.perf_counter()
-    done = trace.k
-    next_draw = next_full = 0.0
-    while not trace.finished:
-        trace.feed(next(records), config.tol, config.max_iter)
-        now = time.perf_counter()
-        if np.isfinite(rate):
-            ahead = (trace.k - done) / rate - (now - t0)
-            if ahead > 0:
-                time.sleep(ahead)
-                now = time.perf_counter()
-        if now >= next_draw:
-            full = now >= next_full
-            draw(trace, full)
-            end = time.perf_counter()
-            next_draw = end + max(REDRAW_SECONDS, end - now)
-            if full:
-                next_full = end + max(FULL_REDRAW_SECONDS, 2 * (end - now))
-    trace.message += f" Animated {trace.k - done} iterations in {time.perf_counter() - t0:.2f} s."

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from explorer import runner, views
+from explorer import runner
 from explorer.state import AppConfig
 from landing_core import figures
 from landing_core.geometry import landing_field
@@ -20,7 +20,8 @@ def _trace(**kw) -> tuple[runner.Trace, object, AppConfig]:
 def test_convergence_figure_has_one_point_per_iterate_and_the_gap():
     trace, problem, config = _trace(n=5, p=2, max_iter=40, tol=1e-14)
     f_star = runner.optimum(config, problem)
-    fig = views.convergence(trace, f_star)
+    fig = figures.convergence_figure(trace.cost, trace.infeasibility, trace.grad_norm,
+                                     trace.step, f_star=f_star)
     assert trace.k == 40
     gap, infeas, grad, step = (fig.data[i] for i in range(4))
     assert len(gap.y) == len(infeas.y) == len(grad.y) == len(step.y) == 41
@@ -75,22 +76,17 @@ def test_plane_arrows_follow_minus_the_landing_field():
     assert any(t.name == "landing field −V" for t in fig.data)
 
 
-def test_sphere_and_frame_views_draw_every_iterate():
-    trace, problem, config = _trace(n=3, p=1, max_iter=25, tol=1e-14)
-    shown = views.geometry_views(trace, problem, config)
-    assert [v.title.split(":")[0] for v in shown] == ["The sphere", "Singular values of Xₖ"][:1]
-    traj = next(t for t in shown[0].figure.data if t.name == "trajectory")
+def test_sphere_frame_and_cone_figures_draw_every_iterate():
+    trace, _, _ = _trace(n=3, p=1, max_iter=25, tol=1e-14)
+    fig = figures.sphere_figure(np.array(trace.X), brockett(3, 1).cost)
+    traj = next(t for t in fig.data if t.name == "trajectory")
     assert len(traj.x) == 26
-    trace, problem, config = _trace(n=3, p=2, max_iter=25, tol=1e-14)
-    shown = {v.title.split(":")[0]: v.figure for v in views.geometry_views(trace, problem,
-                                                                            config)}
-    assert set(shown) == {"The frame", "Singular values of Xₖ",
-                          "The Gram matrix XₖᵀXₖ in the cone SPD(2)"}
-    paths = [t for t in shown["The frame"].data if (t.name or "").startswith("path")]
+    trace, _, _ = _trace(n=3, p=2, max_iter=25, tol=1e-14)
     X = np.array(trace.X)
+    paths = [t for t in figures.frame_figure(X).data if (t.name or "").startswith("path")]
     for j, path in enumerate(paths):
         np.testing.assert_allclose(path.x, X[:, 0, j])
-    cone = shown["The Gram matrix XₖᵀXₖ in the cone SPD(2)"]
+    cone = figures.gram_cone_figure(np.array(trace.gram))
     point = next(t for t in cone.data if t.name == "XₖᵀXₖ")
     M = np.einsum("kij,kil->kjl", X, X)
     np.testing.assert_allclose(point.x, M[:, 0, 0])
@@ -121,19 +117,21 @@ def test_singular_values_are_those_of_the_iterates():
         runner.initial(config, problem), compute_uv=False)[0])
 
 
-def test_replay_views_stop_at_the_chosen_iteration():
+def test_a_plane_figure_marks_the_chosen_iteration():
     trace, problem, config = _trace(n=2, p=1, max_iter=20, tol=1e-14)
-    shown = views.geometry_views(trace, problem, config, current=7)
-    traj = next(t for t in shown[0].figure.data if t.name == "trajectory")
-    assert len(traj.x) == 8
-    np.testing.assert_allclose(traj.x[-1], trace.X[7][0, 0])
+    fig = figures.plane_figure(np.array(trace.X), problem.cost, problem.egrad, beta=0.5,
+                               omega=1.0, tangent="beta", current=7)
+    mark = next(t for t in fig.data if t.name == "X₇")
+    np.testing.assert_allclose([mark.x[0], mark.y[0]], trace.X[7][:, 0])
 
 
 def test_the_step_panel_shows_the_normal_step_where_there_is_one():
     """BB lowers omega on long steps: the step panel draws eta_k omega_k (from the trace) beside
     eta_k; Riemannian GD has no normal term, and the panel shows eta_k alone."""
     trace, problem, config = _trace(n=20, p=4, step="bb", max_iter=200)
-    fig = views.convergence(trace, runner.optimum(config, problem))
+    fig = figures.convergence_figure(trace.cost, trace.infeasibility, trace.grad_norm,
+                                     trace.step, f_star=runner.optimum(config, problem),
+                                     normal_step=trace.normal_step)
     normal = next(t for t in fig.data if t.name.startswith("ηₖωₖ"))
     np.testing.assert_array_equal(normal.y[1:], trace.normal_step[1:])
     assert np.nanmax(normal.y) <= 0.5 * (1 + 1e-12) < np.nanmax(trace.step)  # long steps

@@ -24,3 +24,25 @@ def points_js(index: int = 0, trace: int = 0) -> str:
 def chart_points(page, index: int = 0, trace: int = 0) -> int:
     """The number of points in trace ``trace`` of the ``index``-th plotly chart."""
     return page.evaluate(points_js(index, trace))
+
+
+PLAYER = 'iframe[title="explorer.live.landing_player"]'
+
+
+def player(page, timeout: float = 60_000):
+    """The explorer's player (its iframe's Frame) once it holds a run."""
+    page.wait_for_selector(IDLE, timeout=timeout)
+    frame = page.wait_for_selector(PLAYER, timeout=timeout).content_frame()
+    frame.wait_for_function("window.landingPlayer && landingPlayer.run", timeout=timeout)
+    return frame
+
+
+STATE_JS = """() => { const p = landingPlayer, r = p.run;
+  return {k: Math.floor(p.kf), kf: p.kf, have: r.cost.length, done: r.done, playing: p.playing,
+          status: p.status.textContent, view: r.view.kind, cost: r.cost[r.cost.length - 1],
+          draws: p.stats.draws.geometry, run_id: r.id}; }"""
+
+
+def state(frame) -> dict:
+    """The player's place (k, fractional kf), what it holds and what it shows."""
+    return frame.evaluate(STATE_JS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import CHART, points_js, wait_idle
+from .helpers import CHART, player, points_js, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -13,7 +13,7 @@ def _open(page, server, link: str, charts: bool = True) -> None:
     """Load the app and go to a page through the sidebar navigation (a direct page URL makes
     the frontend request /<page>/_stcore/... first and log 404s)."""
     page.goto(server)
-    wait_idle(page)
+    player(page)  # the explorer, where the app opens
     page.locator('[data-testid="stSidebarNav"]').get_by_text(link, exact=True).click()
     wait_idle(page, charts=charts)
 

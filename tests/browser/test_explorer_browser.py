@@ -1,4 +1,5 @@
-"""The explorer end to end in headless Chromium: load, change a parameter, Run, Pause, views."""
+"""The explorer end to end in headless Chromium: the in-browser player (Run, Pause, Step, Reset,
+the slider, the keys), every view, a streamed large run and the exports."""
 
 from __future__ import annotations
 
@@ -6,95 +7,226 @@ import re
 
 import pytest
 
-from .helpers import CHART, chart_points, points_js, wait_idle
+from .helpers import player, state
 
 pytestmark = pytest.mark.browser
 
+CANVASES_JS = "() => [...document.querySelectorAll('canvas')].map(c => c.toDataURL())"
+IDLE_FPS_JS = """() => new Promise(done => { let n = 0; const t0 = performance.now();
+  const tick = () => { n++; if (performance.now() - t0 < 1000) requestAnimationFrame(tick);
+                       else done(n / ((performance.now() - t0) / 1000)); };
+  requestAnimationFrame(tick); })"""
+DRAW_RATE_JS = """() => new Promise(done => { const s = landingPlayer.stats.draws;
+  const g0 = s.geometry, c0 = s.convergence, t0 = performance.now();
+  setTimeout(() => { const dt = (performance.now() - t0) / 1000;
+    done({geometry: (s.geometry - g0) / dt, convergence: (s.convergence - c0) / dt,
+          playing: landingPlayer.playing}); }, 1000); })"""
 
-def _metric(page, label: str) -> str:
-    box = page.locator('[data-testid="stMetric"]', has_text=label).first
-    return box.locator('[data-testid="stMetricValue"]').inner_text()
+
+def _click(frame, name: str) -> None:
+    frame.get_by_role("button", name=name, exact=True).click()
 
 
-def test_default_load_shows_the_computed_run(server, page, shots):
+def test_default_load_holds_the_whole_run_at_x0(server, page, shots):
     page.goto(server)
-    wait_idle(page)
-    page.get_by_text(re.compile(r"Converged after \d+ iterations")).wait_for()
-    k = int(_metric(page, "iteration k"))
-    assert k > 0
-    assert chart_points(page, 0, 0) == k + 1  # |f - f*| has one point per iterate
-    assert page.locator(CHART).count() == 2  # convergence and the chosen view (the frame)
+    frame = player(page)
+    s = state(frame)
+    assert s["done"] and s["k"] == 0 and s["have"] > 10
+    assert re.search(r"Ready: press Run .*Converged after \d+ iterations", s["status"])
+    assert s["view"] == "frame"
+    for name in ("Run", "Pause", "Step", "Reset"):  # real controls, found by their names
+        assert frame.get_by_role("button", name=name, exact=True).count() == 1
+    assert frame.get_by_role("slider", name="Replay: iteration k").count() == 1
     page.screenshot(path=shots / "explorer_default_3x2.png")
     assert page.console_errors == []
 
 
-def test_change_a_parameter_then_run_to_the_end(server, page, shots):
-    page.goto(server)
-    wait_idle(page)
-    box = page.get_by_label("max iterations")
-    box.fill("60")
-    box.press("Enter")
-    page.get_by_text("Reached the iteration limit (60)").wait_for(timeout=30_000)
-    wait_idle(page)
-    page.get_by_role("button", name="Run").click()
-    page.get_by_text(re.compile(r"Animated 60 iterations in")).wait_for(timeout=30_000)
-    wait_idle(page)
-    page.wait_for_function(f"{points_js(0, 0)} === 61")
-    assert _metric(page, "iteration k") == "60"
+def test_run_plays_to_the_end_and_says_how_it_ended(server, page, shots):
+    page.goto(f"{server}/?max_iter=60&tol=1e-14")
+    frame = player(page)
+    _click(frame, "Run")
+    frame.wait_for_function("landingPlayer.status.textContent.startsWith('Reached the "
+                            "iteration limit (60)')", timeout=10_000)
+    s = state(frame)
+    assert s["k"] == 60 and not s["playing"]
+    assert frame.get_by_role("button", name="Step", exact=True).is_disabled()
     page.screenshot(path=shots / "explorer_after_run.png")
     assert page.console_errors == []
 
 
-def test_pause_stops_a_slow_run(server, page):
-    page.goto(f"{server}/?speed=slow&max_iter=400&tol=1e-14&n=20&p=4")
-    wait_idle(page)
-    page.get_by_role("button", name="Run").click()
-    page.get_by_text(re.compile(r"Running… k = \d+")).wait_for(timeout=20_000)
-    page.get_by_role("button", name="Pause").click()
-    page.get_by_text(re.compile(r"Paused at k = \d+")).wait_for(timeout=20_000)
-    k = int(re.search(r"Paused at k = (\d+)", page.inner_text("body")).group(1))
-    assert 0 < k < 400
+def test_pause_stills_every_chart_and_step_reset_and_the_slider_act_at_once(server, page):
+    page.goto(f"{server}/?speed=slow&max_iter=400&tol=1e-14&n=3&p=1")
+    frame = player(page)
+    _click(frame, "Run")
+    page.wait_for_timeout(600)
+    assert state(frame)["playing"]
+    _click(frame, "Pause")
+    page.wait_for_timeout(150)
+    still = frame.evaluate(CANVASES_JS)
+    s = state(frame)
+    assert not s["playing"] and 0 < s["k"] < 400
+    assert s["status"].startswith(f"Paused at k = {s['k']}")
+    page.wait_for_timeout(600)
+    assert frame.evaluate(CANVASES_JS) == still  # nothing moved after 150 ms
+    _click(frame, "Step")
+    assert state(frame)["k"] == s["k"] + 1
+    _click(frame, "Reset")
+    assert state(frame)["k"] == 0
+    moved = frame.evaluate("""() => new Promise(done => {
+        const before = [...document.querySelectorAll('canvas')].map(c => c.toDataURL());
+        const slider = document.querySelector('input[type=range]'), t0 = performance.now();
+        slider.value = '37'; slider.dispatchEvent(new Event('input'));
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+          const after = [...document.querySelectorAll('canvas')].map(c => c.toDataURL());
+          done({ms: performance.now() - t0, k: Math.floor(landingPlayer.kf),
+                changed: after.map((a, i) => a !== before[i])}); })); })""")
+    assert moved["k"] == 37 and moved["changed"] == [True, True] and moved["ms"] < 100
+    assert page.console_errors == []
+
+
+def test_the_keys_run_pause_step_back_and_reset_from_the_page(server, page):
+    page.goto(f"{server}/?speed=slow&max_iter=400&tol=1e-14")
+    frame = player(page)
+    page.locator("h1").first.click()  # the focus on the page around the player, as a clicker's
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert state(frame)["k"] == 2
+    page.keyboard.press("ArrowLeft")
+    assert state(frame)["k"] == 1
+    page.keyboard.press("Space")
+    page.wait_for_timeout(400)
+    assert state(frame)["playing"]
+    page.keyboard.press("Space")
+    k = state(frame)["k"]
+    assert not state(frame)["playing"] and k > 1
+    page.keyboard.press("Home")
+    assert state(frame)["k"] == 0
     assert page.console_errors == []
 
 
 @pytest.mark.parametrize(
     ("query", "view", "name"),
     [
-        ("problem=quartic&n=2&p=1&distance=0.5", None, "plane_2x1"),
-        ("problem=brockett&n=3&p=1", None, "sphere_3x1"),
-        ("problem=brockett&n=3&p=2", None, "frame_3x2"),
-        ("problem=procrustes&n=20&p=4", None, "singular_values_20x4"),
-        ("problem=linear&n=3&p=2&distance=1.0", "Gram matrix", "gram_cone_3x2"),
+        ("problem=quartic&n=2&p=1&distance=0.5", "plane", "plane_2x1"),
+        ("problem=brockett&n=3&p=1", "sphere", "sphere_3x1"),
+        ("problem=brockett&n=3&p=2", "frame", "frame_3x2"),
+        ("problem=procrustes&n=20&p=4", "sigma", "singular_values_20x4"),
+        ("problem=linear&n=3&p=2&distance=1.0&view=cone", "cone", "gram_cone_3x2"),
     ],
 )
-def test_each_view_renders(server, page, shots, query, view, name):
-    page.goto(f"{server}/?{query}")
-    wait_idle(page)
-    if view is not None:
-        page.get_by_role("radio", name=view).click()  # a segmented control
-        page.get_by_text("The Gram matrix XₖᵀXₖ in the cone SPD(2)").wait_for(timeout=30_000)
-        wait_idle(page)
-    page.wait_for_function(f"document.querySelectorAll({CHART!r}).length === 2")
+def test_each_view_plays(server, page, shots, query, view, name):
+    page.goto(f"{server}/?{query}&speed=slow")
+    frame = player(page)
+    assert state(frame)["view"] == view
+    _click(frame, "Run")
+    page.wait_for_timeout(700)
+    _click(frame, "Pause")
+    blank = frame.evaluate("""() => { const c = document.querySelector('canvas');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let ink = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 200) ink++;
+        return ink / (d.length / 4); }""")
+    assert blank > 0.01  # the view drew something
     page.screenshot(path=shots / f"view_{name}.png")
-    page.locator(CHART).nth(1).screenshot(path=shots / f"chart_{name}.png")
     assert page.console_errors == []
 
 
+@pytest.mark.parametrize("query", ["n=2&p=1&problem=brockett", "n=3&p=1", "n=3&p=2"])
+def test_motion_keeps_up_with_the_browser(server, page, query):
+    """The issue's measurement: constant eta = 0.01, 1,500 iterations at normal speed. The goal
+    (each chart redraws on at least half of the browser's idle animation frames) is measured on
+    a quiet machine by benchmarks/bench_player.py; here, beside other tests on two cores, each
+    chart must still redraw on a third of them."""
+    page.goto(f"{server}/?{query}&step=constant&eta=0.01&max_iter=1500&tol=1e-14")
+    frame = player(page)
+    idle = frame.evaluate(IDLE_FPS_JS)
+    _click(frame, "Run")
+    page.wait_for_timeout(300)
+    rate = frame.evaluate(DRAW_RATE_JS)
+    assert rate["playing"]
+    assert rate["geometry"] >= idle / 3 and rate["convergence"] >= idle / 3, (rate, idle)
+
+
+def test_a_large_run_streams_and_pauses_while_it_is_computed(server, page, shots):
+    page.goto(f"{server}/?n=200&p=50&max_iter=5000&tol=1e-14&problem=brockett")
+    frame = player(page)
+    s = state(frame)
+    assert not s["done"] and s["have"] >= 1
+    started = frame.evaluate("""() => new Promise(done => {
+        const t0 = performance.now();
+        document.querySelector('button[aria-label=Run]').click();
+        const poll = () => landingPlayer.kf > 0 ? done(performance.now() - t0)
+                                                : requestAnimationFrame(poll);
+        requestAnimationFrame(poll); })""")
+    assert started < 500  # motion within 0.5 s of Run
+    page.wait_for_timeout(1500)
+    _click(frame, "Pause")
+    paused = state(frame)
+    assert not paused["done"] and not paused["playing"] and paused["k"] > 0
+    frame.wait_for_function(f"landingPlayer.run.cost.length > {paused['have']}",
+                            timeout=20_000)  # chunks keep coming while paused
+    assert state(frame)["k"] == paused["k"]
+    page.screenshot(path=shots / "explorer_streamed_200x50.png")
+    assert page.console_errors == []
+
+
+def test_the_html_export_plays_offline(server, page, browser, shots, tmp_path):
+    page.goto(f"{server}/?n=2&p=1&problem=quartic&distance=0.5")
+    frame = player(page)
+    have = state(frame)["have"]
+    with page.expect_download() as info:
+        _click(frame, "HTML")
+    path = tmp_path / "landing-run.html"
+    info.value.save_as(path)
+    html = path.read_text()
+    assert "<script src" not in html and "http" not in html.split("LANDING_DATA")[0]
+    offline = browser.new_context(offline=True, viewport={"width": 1300, "height": 900})
+    try:
+        standalone = offline.new_page()
+        errors = []
+        standalone.on("pageerror", lambda e: errors.append(str(e)))
+        standalone.goto(path.as_uri())
+        standalone.wait_for_function("window.landingPlayer && landingPlayer.run")
+        assert state(standalone)["have"] == have
+        standalone.get_by_role("button", name="Run", exact=True).click()
+        standalone.wait_for_function("landingPlayer.status.textContent.startsWith('Converged')",
+                                     timeout=10_000)
+        standalone.screenshot(path=shots / "explorer_exported_html.png")
+        assert errors == []
+    finally:
+        offline.close()
+
+
 def test_a_good_upload_right_after_a_rejected_one_is_used(server, page, shots, tmp_path):
-    """Found by a user pass: replacing a rejected file passes through "no file", which cleared
-    the uploader and dropped the good file that followed."""
+    """Replacing a rejected file passes through "no file"; the good file that follows is used."""
     bad, good = tmp_path / "bad.csv", tmp_path / "good.csv"
     bad.write_text("1,2,3\n4,5\n7,8,9\n")
     good.write_text("3,0,0\n0,1,0\n0,0,-2\n")
     page.goto(f"{server}/?step=bb")
-    wait_idle(page)
+    player(page)
     page.get_by_text("Your own matrix").click()
     uploader = '[data-testid="stSidebar"] input[type="file"]'
     page.set_input_files(uploader, str(bad))
     page.get_by_text("row 2 has 2 values where the rows above have 3").wait_for(timeout=30_000)
     page.set_input_files(uploader, str(good))
     page.get_by_text("Using good.csv (3 × 3).").wait_for(timeout=30_000)
-    wait_idle(page)
+    frame = player(page)
     # Brockett with A = diag(3, 1, -2), N = diag(2, 1): f* = 2(-2) + 1(1) = -3
-    assert float(_metric(page, "f(Xₖ)")) == pytest.approx(-3.0, abs=1e-6)
+    frame.wait_for_function("Math.abs(landingPlayer.run.cost.at(-1) + 3) < 1e-6", timeout=30_000)
     page.screenshot(path=shots / "explorer_upload_after_rejection.png")
+
+
+def test_the_gif_export_has_200_frames_made_in_under_15_s(server, page, tmp_path):
+    from PIL import Image  # Pillow comes with streamlit
+
+    page.goto(f"{server}/?n=3&p=1&max_iter=400&tol=1e-14")
+    frame = player(page)
+    with page.expect_download(timeout=60_000) as info:
+        _click(frame, "GIF")
+    path = tmp_path / "landing-run.gif"
+    info.value.save_as(path)
+    made = frame.evaluate("landingPlayer.stats.gif")
+    assert made["frames"] == 200 and made["seconds"] < 15
+    with Image.open(path) as gif:
+        assert gif.n_frames == 200 and gif.size == (880, 400)
+        assert gif.info["duration"] == 50 and gif.info.get("loop") == 0
+    assert frame.get_by_text(re.compile(r"Saved landing-run.gif: 200 frames")).count() == 1

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .helpers import CHART, IDLE, wait_idle
+from .helpers import CHART, IDLE, player
 
 pytestmark = pytest.mark.browser
 
@@ -69,7 +69,7 @@ def test_sweep_heatmaps_resize_and_open_a_cell(server, page, shots):
 
     page.get_by_role("button", name="Open in explorer").click()
     page.get_by_role("heading", name="Landing on St(n, p)").wait_for(timeout=30_000)
-    wait_idle(page)
+    player(page)
     page.get_by_text("β = 1 · ω = 1 · constant η, η = 0.0562").wait_for()
     assert "beta=1.0" in page.url and "eta=0.0562" in page.url and "step=constant" in page.url
     assert page.console_errors == []

@@ -1,0 +1,132 @@
+"""The explorer's player in Streamlit: a components.v1 iframe fed with a run in chunks.
+
+The session keeps one ``LiveRun``: a worker thread computes the run while the page sends what
+has arrived (all of a small run at once); the player asks for the next chunk each time one
+arrives, by setting its value {run_id, have}, which reruns only the player's fragment.
+Animation frames never reach the server: Run, Pause, Step, Reset, the slider and the keys act
+in the browser.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from pathlib import Path
+
+import streamlit as st
+import streamlit.components.v1 as components
+
+from landing_core.problems import Problem
+
+from . import playback, runner
+from .state import AppConfig
+
+FIRST_WAIT = 0.25  # seconds a new run may take before the page shows it (all of a small run)
+CHUNK_WAIT = 0.25  # seconds a request for more waits for new iterations
+_player = components.declare_component(
+    "landing_player", path=str(Path(__file__).resolve().parent / "player"))
+
+
+class LiveRun:
+    """A run computed by a worker thread while the browser plays what has arrived.
+
+    The thread appends to ``trace`` under ``lock``; the page reads a consistent chunk under the
+    same lock. Replacing the run (a new configuration) cancels the thread; a run never exceeds
+    the configuration's iteration limit, so the work is bounded.
+    """
+
+    def __init__(self, key: tuple, config: AppConfig, problem: Problem) -> None:
+        self.key = key
+        self.run_id = uuid.uuid4().hex[:12]
+        self.trace, self._records = runner.start(config, problem)
+        self.lock = threading.Lock()
+        self.cancelled = False
+        self._config = config
+        self._thread = threading.Thread(target=self._work, name=f"landing-{self.run_id}",
+                                        daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        tol, limit = self._config.tol, self._config.max_iter
+        try:
+            while not self.cancelled:
+                record = next(self._records)
+                with self.lock:
+                    if self.trace.feed(record, tol, limit):
+                        return
+        except Exception as err:  # noqa: BLE001 - the page must hear of it, not a dead thread
+            with self.lock:
+                self.trace.status = "diverged"
+                self.trace.message = f"The run stopped at k = {self.trace.k}: {err}"
+
+    def wait(self, seconds: float) -> None:
+        """Let the worker run for up to ``seconds`` (less if the run ends)."""
+        self._thread.join(seconds)
+
+
+
+def session_run(config: AppConfig, problem: Problem, matrix_id: object) -> LiveRun:
+    """The session's run of this configuration, started when the configuration is new (the
+    previous run's worker is cancelled)."""
+    key = (config.run_key(), matrix_id)
+    run = st.session_state.get("live_run")
+    if run is None or run.key != key:
+        if run is not None:
+            run.cancelled = True
+        run = LiveRun(key, config, problem)
+        run.wait(FIRST_WAIT)
+        st.session_state.live_run = run
+    return run
+
+
+def requested(run: LiveRun) -> int:
+    """Where the chunk to send starts: the browser's last request for this run (what it
+    has), or 0 (a new run, or a player that was re-created and holds nothing)."""
+    ask = st.session_state.get("player")
+    if not isinstance(ask, dict) or ask.get("run_id") != run.run_id:
+        return 0
+    have = ask.get("have")
+    if not isinstance(have, int) or not 0 <= have <= run.trace.k + 1:
+        return 0
+    return have
+
+
+def payload(run: LiveRun, start: int, config: AppConfig, problem: Problem, view: str,
+            *, lecture: bool = False) -> dict:
+    """The player's arguments: the chunk from ``start`` and the header, read under the run's
+    lock (the worker may be appending)."""
+    with run.lock:
+        t = run.trace
+        data = playback.chunk(t, min(start, t.k + 1))
+        data |= {
+            "run_id": run.run_id,
+            "done": t.finished,
+            "status": t.status,
+            "message": t.message + runner.limit_hint(t, config) if t.finished else "",
+            "header": playback.header(view, t, problem, config,
+                                      runner.optimum(config, problem), lecture=lecture),
+        }
+    return data
+
+
+@st.fragment
+def player(config: AppConfig, problem: Problem, matrix_id: object, view: str,
+           *, lecture: bool = False) -> LiveRun:
+    """Draw the player for this configuration and view, with the chunk the browser needs, and
+    the downloads of the history computed so far."""
+    run = session_run(config, problem, matrix_id)
+    start = requested(run)
+    if start > run.trace.k and not run.trace.finished:
+        run.wait(CHUNK_WAIT)  # the browser has everything so far: wait for more
+    data = payload(run, start, config, problem, view, lecture=lecture)
+    _player(data=data, key="player", default=None)
+    with run.lock:
+        done = run.trace.finished
+        csv = run.trace.csv() if done else ""
+    d1, d2 = st.columns(2)
+    d1.download_button("History (CSV)", csv, file_name="landing_history.csv", mime="text/csv",
+                       disabled=not done,
+                       help=None if done else "Available once the run is computed.")
+    d2.download_button("Configuration (JSON)", config.to_json(), file_name="landing_config.json",
+                       mime="application/json")
+    return run

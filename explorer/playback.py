@@ -1,0 +1,135 @@
+"""What the in-browser player receives: a run's header (sizes, f*, speed, the chosen geometry
+view's static data) and chunks of its history. Pure (no streamlit).
+
+The player (``explorer/player/player.js``) draws every frame itself; the server sends the data
+once, in chunks for long runs: ``chunk(trace, start)`` holds iterations start, start + 1, … of
+the trace so far. JSON has no NaN: non-finite numbers travel as null.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.colors
+
+from landing_core.figures import PALETTE
+from landing_core.geometry import landing_field
+from landing_core.problems import Problem
+
+from .runner import Trace
+from .state import SPEEDS, AppConfig
+from .views import VIEWS
+
+Array = np.ndarray
+
+# the cost's colours (plotly's Cividis: readable under colour-vision deficiencies)
+COLORSCALE = [[i / (len(plotly.colors.sequential.Cividis) - 1), c]
+              for i, c in enumerate(plotly.colors.sequential.Cividis)]
+PLANE_GRID = 100  # cost samples per side of the plane view
+PLANE_ARROWS = 15  # field arrows per side
+SPHERE_GRID = (24, 48)  # latitude x longitude cells of the sphere view
+DECIMALS = 6  # geometry coordinates: a millionth of the unit sphere is below a pixel
+
+
+def _floats(values) -> list[float | None]:
+    """Numbers for JSON: non-finite values as None."""
+    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=float).ravel()]
+
+
+def _rows(values: list[Array], start: int, width: int) -> list[list[float]]:
+    if not values[start:]:
+        return []
+    return np.round(np.asarray(values[start:], dtype=float).reshape(-1, width), DECIMALS).tolist()
+
+
+def chunk(trace: Trace, start: int = 0) -> dict:
+    """Iterations start … trace.k: the scalar histories, and per iterate the rows the views
+    draw (X_k row-major for n <= 3, the singular values, (m11, m22, m12) of the Gram matrix for
+    p = 2)."""
+    if not 0 <= start <= trace.k + 1:
+        raise ValueError(f"start = {start} outside 0 … {trace.k + 1}")
+    n, p = trace.n, trace.p
+    gram = [np.array([M[0, 0], M[1, 1], M[0, 1]]) for M in trace.gram[start:]]
+    return {
+        "start": start,
+        "cost": _floats(trace.cost[start:]),
+        "h": _floats(trace.infeasibility[start:]),
+        "grad": _floats(trace.grad_norm[start:]),
+        "step": _floats(trace.step[start:]),
+        "nstep": _floats(trace.normal_step[start:]),
+        "x": _rows(trace.X, start, n * p) if trace.X else None,
+        "sigma": _rows(trace.sigma, start, p) if p >= 2 or n > 3 else None,
+        "gram": _rows(gram, 0, 3) if p == 2 else None,
+    }
+
+
+def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
+    """The plane (n = 2, p = 1): the cost on a grid around the iterates and the landing field
+    -V on a coarser one, each arrow scaled to at most one grid spacing."""
+    pts = np.asarray(trace.X, dtype=float).reshape(-1, 2)
+    R = max(1.6, 1.15 * float(np.max(np.linalg.norm(pts, axis=1))))
+    g = np.linspace(-R, R, PLANE_GRID)
+    gx, gy = np.meshgrid(g, g)  # row i: x2 = g[i]
+    Z = problem.cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None])
+    a = np.linspace(-R, R, PLANE_ARROWS)
+    ax, ay = (m.ravel() for m in np.meshgrid(a, a))
+    keep = np.hypot(ax, ay) > 0.2  # X = 0 is rank-deficient: no field there
+    P = np.stack([ax[keep], ay[keep]], axis=1)[:, :, None]
+    _, V, _ = landing_field(P, problem.egrad(P), config.beta, config.omega, config.tangent)
+    V = -V[:, :, 0]
+    length = np.linalg.norm(V, axis=1, keepdims=True)
+    V = V / np.maximum(length, 1e-12) * np.minimum(length, 1.0) * (0.9 * 2 * R / PLANE_ARROWS)
+    return {"R": R, "m": PLANE_GRID, "z": _floats(Z), "zlo": float(np.min(Z)),
+            "zhi": float(np.max(Z)),
+            "arrows": np.round(np.hstack([P[:, :, 0], V]), DECIMALS).tolist()}
+
+
+def _sphere(trace: Trace, problem: Problem) -> dict:
+    """The sphere (n = 3, p = 1): the cost at the centres of a latitude-longitude grid of the
+    unit sphere."""
+    nlat, nlon = SPHERE_GRID
+    lat = -np.pi / 2 + np.pi * (np.arange(nlat) + 0.5) / nlat
+    lon = 2 * np.pi * (np.arange(nlon) + 0.5) / nlon
+    la, lo = np.meshgrid(lat, lon, indexing="ij")
+    pts = np.stack([np.cos(la) * np.cos(lo), np.cos(la) * np.sin(lo), np.sin(la)], axis=-1)
+    Z = problem.cost(pts.reshape(-1, 3)[:, :, None])
+    R = max(1.3, 1.1 * float(np.max(np.linalg.norm(np.asarray(trace.X).reshape(-1, 3), axis=1))))
+    return {"R": R, "nlat": nlat, "nlon": nlon, "z": _floats(Z), "zlo": float(np.min(Z)),
+            "zhi": float(np.max(Z))}
+
+
+def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> dict:
+    """The chosen geometry view: its kind, title and caption and what it draws that does not
+    move (computed from the iterates so far)."""
+    label, title, caption = VIEWS[name]
+    data: dict = {"kind": name, "title": title, "caption": caption}
+    if name == "plane":
+        data |= _plane(trace, problem, config)
+    elif name == "sphere":
+        data |= _sphere(trace, problem)
+    elif name == "frame":
+        tips = np.asarray(trace.X, dtype=float)
+        data["R"] = max(1.3, 1.1 * float(np.max(np.linalg.norm(tips, axis=1))))
+    elif name == "cone":
+        M = np.asarray(trace.gram, dtype=float)
+        data["top"] = 1.15 * max(2.0, float(np.max(M[:, 0, 0])), float(np.max(M[:, 1, 1])))
+    return data
+
+
+def header(
+    view: str, trace: Trace, problem: Problem, config: AppConfig, f_star: float | None,
+    *, lecture: bool = False,
+) -> dict:
+    """What the player needs besides the history: sizes, f*, the iteration limit, the speed in
+    iterations per second (None: instant), colours and the view's static data."""
+    rate = SPEEDS[config.speed]
+    return {
+        "n": problem.n, "p": problem.p,
+        "f_star": None if f_star is None else float(f_star),
+        "max_iter": config.max_iter,
+        "rate": rate if math.isfinite(rate) else None,
+        "palette": PALETTE, "colorscale": COLORSCALE,
+        "view": view_data(view, trace, problem, config),
+        "lecture": lecture,
+    }

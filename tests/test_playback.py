@@ -1,0 +1,114 @@
+"""The player's data (explorer.playback): chunks of a run's history and each view's static
+data, checked against the trace and against the cost and the landing field computed
+independently, point by point."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer import playback, runner
+from explorer.state import AppConfig
+from landing_core.geometry import grad_beta
+
+pytestmark = pytest.mark.filterwarnings("error")
+
+
+def _trace(**kw) -> tuple[runner.Trace, object, AppConfig]:
+    config = AppConfig(**kw)
+    problem = runner.build_problem(config)
+    return runner.run_to_end(*runner.start(config, problem), config), problem, config
+
+
+def test_a_whole_chunk_holds_every_iterate_of_the_trace():
+    trace, _, _ = _trace(n=3, p=2, max_iter=40, tol=1e-14)
+    data = playback.chunk(trace, 0)
+    assert data["start"] == 0 and len(data["cost"]) == trace.k + 1 == 41
+    assert data["cost"] == trace.cost and data["h"] == trace.infeasibility
+    assert data["step"][0] is None and data["step"][1:] == trace.step[1:]  # NaN travels as null
+    X = np.array(trace.X)
+    np.testing.assert_allclose(data["x"], X.reshape(41, 6), atol=0.5e-6)  # rounded to 1e-6
+    np.testing.assert_array_equal(np.array(data["x"])[:, [0, 2, 4]],  # column 1: 0, 2, 4
+                                  np.round(X[:, :, 0], playback.DECIMALS))
+    np.testing.assert_allclose(data["sigma"], [np.linalg.svd(x, compute_uv=False) for x in X],
+                               atol=1e-6)
+    M = np.einsum("kij,kil->kjl", X, X)
+    np.testing.assert_allclose(data["gram"], np.stack([M[:, 0, 0], M[:, 1, 1], M[:, 0, 1]], 1),
+                               atol=1e-6)
+    json.dumps(data, allow_nan=False)  # strict JSON: the browser's JSON.parse takes it
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 6), p=st.integers(1, 3), cut=st.floats(0, 1))
+def test_chunks_are_suffixes_of_the_whole(n, p, cut):
+    p = min(p, n)
+    trace, _, _ = _trace(n=n, p=p, max_iter=15, tol=1e-14)
+    whole = playback.chunk(trace, 0)
+    start = round(cut * (trace.k + 1))
+    part = playback.chunk(trace, start)
+    assert part["start"] == start
+    for key, value in whole.items():
+        if isinstance(value, list):
+            assert part[key] == value[start:], key
+        elif key != "start":
+            assert part[key] is None and value is None
+    assert (whole["x"] is None) == (n > 3)
+    assert (whole["sigma"] is None) == (p == 1 and n <= 3)
+    assert (whole["gram"] is None) == (p != 2)
+
+
+def test_a_chunk_outside_the_trace_is_refused():
+    trace, _, _ = _trace(n=3, p=1, max_iter=5, tol=1e-14)
+    assert playback.chunk(trace, trace.k + 1)["cost"] == []
+    with pytest.raises(ValueError, match="outside"):
+        playback.chunk(trace, trace.k + 2)
+
+
+def test_the_plane_shows_the_cost_and_minus_the_landing_field():
+    trace, problem, config = _trace(problem="quartic", n=2, p=1, distance=0.5, omega=2.0,
+                                    max_iter=50)
+    view = playback.view_data("plane", trace, problem, config)
+    R, m = view["R"], view["m"]
+    assert R >= 1.6 and 1.15 * max(np.linalg.norm(x) for x in trace.X) - 1e-12 <= R
+    g = np.linspace(-R, R, m)
+    for i, j in [(0, 0), (3, 71), (m - 1, 10), (50, m - 1)]:  # row i is x2 = g[i]
+        x = np.array([[g[j]], [g[i]]])
+        assert view["z"][i * m + j] == pytest.approx(float(problem.cost(x)), rel=1e-12)
+    spacing = 2 * R / playback.PLANE_ARROWS
+    for x1, x2, u, v in view["arrows"][::17]:
+        X = np.array([[x1], [x2]])
+        G = problem.egrad(X)
+        V = grad_beta(X, G, config.beta) + config.omega * X * (X.T @ X - 1.0)  # eq. (landing)
+        direction = -V[:, 0] / np.linalg.norm(V)
+        arrow = np.array([u, v])
+        assert np.linalg.norm(arrow) <= 0.9 * spacing + 1e-6  # coordinates rounded to 1e-6
+        np.testing.assert_allclose(arrow, direction * np.linalg.norm(arrow), atol=2e-6)
+        assert math.hypot(x1, x2) > 0.2  # never at the rank-deficient origin
+
+
+def test_the_sphere_colours_each_cell_by_the_cost_at_its_centre():
+    trace, problem, config = _trace(n=3, p=1, max_iter=30)
+    view = playback.view_data("sphere", trace, problem, config)
+    nlat, nlon = view["nlat"], view["nlon"]
+    assert len(view["z"]) == nlat * nlon
+    for i, j in [(0, 0), (5, 17), (nlat - 1, nlon - 1), (12, 30)]:
+        lat = -np.pi / 2 + np.pi * (i + 0.5) / nlat  # as player.js places cell (i, j)
+        lon = 2 * np.pi * (j + 0.5) / nlon
+        x = np.array([[np.cos(lat) * np.cos(lon)], [np.cos(lat) * np.sin(lon)], [np.sin(lat)]])
+        assert view["z"][i * nlon + j] == pytest.approx(float(problem.cost(x)), rel=1e-12)
+    assert view["zlo"] == min(view["z"]) and view["zhi"] == max(view["z"])
+
+
+def test_the_header_carries_the_speed_the_optimum_and_the_view():
+    trace, problem, config = _trace(n=3, p=2, max_iter=10, speed="instant")
+    head = playback.header("cone", trace, problem, config, -2.5)
+    assert head["rate"] is None and head["f_star"] == -2.5 and head["max_iter"] == 10
+    assert head["view"]["kind"] == "cone" and head["view"]["top"] >= 2.3
+    slow = playback.header("frame", trace, problem, AppConfig(speed="slow"), None)
+    assert slow["rate"] == 30.0 and slow["f_star"] is None and slow["view"]["R"] >= 1.3
+    json.dumps(head, allow_nan=False)
