@@ -220,7 +220,7 @@ def _evaluate(
         cost, G = problem.value_and_grad(X)
         cost = float(cost)
         if config.method == "landing":
-            V, gnorm, H = landing_direction(X, G, config.beta, config.omega, config.tangent)
+            gnorm, V, H = landing_direction(X, G, config.beta, config.omega, config.tangent)
             gnorm = float(gnorm)
         else:
             H = h(X)

@@ -119,7 +119,7 @@ def run_batch(
             if not np.all(finite):
                 raise np.linalg.LinAlgError("non-finite iterates")
             f, G = problem.value_and_grad(Xa)
-            V, g, H = landing_direction(Xa, G, beta[active], omega[active], tangent)
+            g, V, H = landing_direction(Xa, G, beta[active], omega[active], tangent)
         except np.linalg.LinAlgError:  # rare: drop the runs whose X^T X is singular, go on
             fine = finite.copy()
             fine[finite] = ~_cholesky_fails(Xa[finite])
@@ -128,7 +128,7 @@ def run_batch(
             if active.size == 0:
                 break
             f, G = problem.value_and_grad(Xa)
-            V, g, H = landing_direction(Xa, G, beta[active], omega[active], tangent)
+            g, V, H = landing_direction(Xa, G, beta[active], omega[active], tangent)
         d = np.linalg.norm(H, axis=(-2, -1))
         blown = ~(np.isfinite(f) & np.isfinite(g) & (d <= BLOWUP))
         ok = active[~blown]  # diverged runs keep their last valid values
