@@ -36,6 +36,7 @@ __all__ = [
     "landing_direction",
     "landing_field",
     "nabla_beta",
+    "per_run",
     "proj_euclidean",
     "proj_tangent",
     "relative_gradient",
@@ -59,8 +60,8 @@ def _identity(p: int) -> Array:
     return eye
 
 
-def _scalar(beta: float | Array) -> float | Array:
-    """A scalar or per-run array, shaped to broadcast against stacks of matrices.
+def per_run(beta: float | Array) -> float | Array:
+    """A scalar or per-run array (shape (...,)), shaped to broadcast against stacks of matrices.
 
     A plain number stays a Python float: numpy's arithmetic on 0-d arrays costs microseconds per
     operation, which adds up in the solver's loop on small problems.
@@ -80,10 +81,13 @@ def skew(A: Array) -> Array:
     return 0.5 * (A - _t(A))
 
 
-def frobenius_norm(A: Array) -> float:
+def frobenius_norm(A: Array) -> float | Array:
     """||A||_F of one matrix as a Python float (np.linalg.norm's value, with less per-call
-    overhead: the solver's loop takes several per iteration)."""
-    return math.sqrt(np.vdot(A, A))
+    overhead: the solver's loop takes several per iteration); of each matrix of a stack
+    (..., n, p) as an array of shape (...)."""
+    if A.ndim == 2:
+        return math.sqrt(np.vdot(A, A))
+    return np.linalg.norm(A, axis=(-2, -1))
 
 
 def _frob_inner(A: Array, B: Array) -> Array:
@@ -186,7 +190,7 @@ def nabla_beta(X: Array, G: Array, beta: float | Array) -> Array:
     """
     M = gram(X)
     GM = G @ M
-    b = _scalar(beta)
+    b = per_run(beta)
     return GM + ((1.0 - b) / b) * (X @ _gram_solve(M, _t(X) @ GM))
 
 
@@ -203,7 +207,7 @@ def grad_beta(X: Array, G: Array, beta: float | Array) -> Array:
 def _grad_beta_parts(X: Array, G: Array, M: Array, beta: float | Array) -> tuple[Array, Array]:
     """(G M, K) with grad_beta f(X) = G M + X K, M = X^T X already computed."""
     A = _t(X) @ G
-    c = 0.5 / _scalar(beta)
+    c = 0.5 / per_run(beta)
     return G @ M, (c - 1.0) * _gram_solve(M, A @ M) - c * _t(A)
 
 
@@ -301,7 +305,7 @@ def landing_field(
     M = gram(X)
     H = M - _identity(X.shape[-1])
     T = _grad_beta(X, G, M, beta) if tangent == "beta" else tangent_term(tangent)(X, G, beta)
-    return LandingField(T, T + X @ (_scalar(omega) * H), H)
+    return LandingField(T, T + X @ (per_run(omega) * H), H)
 
 
 def landing_direction(
@@ -326,7 +330,7 @@ def landing_direction(
     M = gram(X)
     H = M - _identity(X.shape[-1])
     GM, K = _grad_beta_parts(X, G, M, beta)
-    wH = _scalar(omega) * H
+    wH = per_run(omega) * H
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
     if X.ndim == 2:  # one run: plain floats (this is the hot path of small live runs)
