@@ -7,7 +7,7 @@ the app then run it by name (``Config(method=name, options={...})``).
 """
 
 # isort: off
-from . import landing, rgd, penalty  # registered in this order: the menus' order
+from . import landing, rgd, penalty, momentum  # registered in this order: the menus' order
 # isort: on
 from .base import Field, LandingTerms, Method, State, take_state
 from .registry import COMMON, LABELS, REGISTRY, MethodEntry, build, register, unregister
@@ -23,6 +23,7 @@ __all__ = [
     "State",
     "build",
     "landing",
+    "momentum",
     "penalty",
     "register",
     "rgd",
