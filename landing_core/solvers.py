@@ -12,7 +12,6 @@ divergence test in one function, on one run or a batch: ``stop_reason``, ``itera
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -20,8 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import methods
-from .geometry import TANGENT_TERMS, frobenius_norm
+from .geometry import frobenius_norm
 from .methods.base import Field, Method, State
+from .methods.params import positive, tangent_name
 from .methods.rgd import RETRACTIONS
 from .problems import Problem
 from .steps import BarzilaiBorwein, Safe, Step, StepContext, StepRule, as_step_rule
@@ -106,14 +106,9 @@ class Config:
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"unknown method {self.method!r}; choose one of {list(METHODS)}")
-        if self.tangent not in TANGENT_TERMS:
-            raise ValueError(f"unknown tangent term {self.tangent!r}; choose one of "
-                             f"{', '.join(map(repr, TANGENT_TERMS))}")
+        tangent_name(self.tangent)
         for name in ("beta", "omega"):
-            value = getattr(self, name)
-            if not (isinstance(value, numbers.Real) and np.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-            object.__setattr__(self, name, float(value))  # numpy scalars become floats
+            object.__setattr__(self, name, positive(name, getattr(self, name)))
         object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
         as_step_rule(self.step)  # validates a numeric step
         make_method(self)  # validates the options

@@ -18,6 +18,7 @@ import numpy as np
 from . import methods
 from .geometry import frobenius_norm
 from .methods.base import Field, Method, State, take_state
+from .methods.params import positive
 from .problems import Problem, initial_point
 from .solvers import CONVERGED, DIVERGED, MAX_ITER, RUNNING, STATUSES, run_status
 from .steps import check_eps, safe_step
@@ -115,8 +116,7 @@ def run_batch(
     beta, omega, eta = (np.broadcast_to(np.asarray(v, dtype=float), (B,)) for v in
                         (beta, omega, eta))
     for name, v in (("beta", beta), ("omega", omega), ("eta", eta)):
-        if not np.all(np.isfinite(v) & (v > 0)):
-            raise ValueError(f"every {name} must be a finite number > 0")
+        positive(name, v)
     runs = methods.build(method, beta=beta, omega=omega, tangent=tangent, **(options or {}))
     X = runs.start(np.array(X0, dtype=float, copy=True))
     state = runs.init(X)

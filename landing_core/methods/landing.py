@@ -13,8 +13,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..geometry import h, landing_direction, per_run, proj_tangent, tangent_term
-from ._checks import positive, tangent_name
 from .base import Field, Method, State
+from .params import positive, tangent_name
 from .registry import register
 
 Array = np.ndarray

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..geometry import frobenius_norm, h, per_run
-from ._checks import positive
 from .base import Field, Method, State
+from .params import positive
 from .registry import register
 
 Array = np.ndarray

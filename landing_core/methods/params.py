@@ -1,4 +1,4 @@
-"""Parameter checks shared by the method modules."""
+"""Parameter checks shared by the methods, Config and the sweeps (one message per mistake)."""
 
 from __future__ import annotations
 
