@@ -114,10 +114,10 @@ class Config:
         make_method(self)  # validates the options
 
 
-def make_method(config: Config) -> Method:
-    """The method object of ``config`` (from the registry)."""
+def make_method(config: Config, problem: Problem | None = None) -> Method:
+    """The method object of ``config`` for ``problem`` (from the registry)."""
     return methods.build(config.method, beta=config.beta, omega=config.omega,
-                         tangent=config.tangent, **dict(config.options))
+                         tangent=config.tangent, problem=problem, **dict(config.options))
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ def _evaluate(
     the field is finite with its norm (an overflow would surface at the next iterate).
     """
     try:
-        cost, G = problem.value_and_grad(X)
+        cost, G, state = method.gradient(problem, X, state)
         cost = float(cost)
         fld, state = method.field(X, G, state)
         gnorm = float(fld.grad_norm)
@@ -245,7 +245,7 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
     method chooses the first iterate (the retraction baselines start from X0's polar factor).
     """
     config = config or Config()
-    method = make_method(config)
+    method = make_method(config, problem)
     X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)

@@ -66,7 +66,7 @@ def grid(**axes: Sequence[float]) -> tuple[dict[str, Array], tuple[int, ...]]:
 def _evaluate(problem: Problem, method: Method, X: Array,
               state: State) -> tuple[Array, Array, Field, State]:
     """(f, G, field, state) at every run of the stack X."""
-    f, G = problem.value_and_grad(X)
+    f, G, state = method.gradient(problem, X, state)
     fld, state = method.field(X, G, state)
     return f, G, fld, state
 
@@ -117,7 +117,8 @@ def run_batch(
                         (beta, omega, eta))
     for name, v in (("beta", beta), ("omega", omega), ("eta", eta)):
         positive(name, v)
-    runs = methods.build(method, beta=beta, omega=omega, tangent=tangent, **(options or {}))
+    runs = methods.build(method, beta=beta, omega=omega, tangent=tangent, problem=problem,
+                         **(options or {}))
     X = runs.start(np.array(X0, dtype=float, copy=True))
     state = runs.init(X)
     iterations = np.full(B, max_iter)

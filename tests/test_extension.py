@@ -14,6 +14,8 @@ import pytest
 
 from landing_core import geometry, initial_point, make_problem, methods
 from landing_core.methods import Field, Method, State
+from landing_core.methods.landing import Landing
+from landing_core.problems import Problem
 from landing_core.solvers import METHODS, Config, solve
 from landing_core.steps import Safe
 from landing_core.sweep import sweep
@@ -92,3 +94,96 @@ def test_sweep_runs_it_like_single_runs(registered, problem):
                               method=registered, options={"gamma": 0.5}), max_iter=600)
         assert (res.status[i], res.iterations[i]) == (single.status, single.iterations)
         assert res.final_cost[i] == pytest.approx(single.cost[-1], rel=1e-10)
+
+
+# ----------------------------------------------------------------------------- a stochastic one
+
+
+@dataclass(frozen=True)
+class FiniteSum(Problem):
+    """f(X) = 1/m sum_i f_i(X), f_i(X) = -1/2 ||X^T a_i||^2 (PCA from the samples a_i, the rows
+    of ``samples``): a problem that carries data for a method to read."""
+
+    samples: np.ndarray | None = None
+
+
+def finite_sum_pca(n: int, p: int, m: int, seed: int = 0) -> FiniteSum:
+    A = np.random.default_rng(seed).standard_normal((m, n)) * np.linspace(2.0, 0.5, n)
+    C = A.T @ A / m
+    f_star = -0.5 * float(np.sum(np.linalg.eigvalsh(C)[-p:]))
+    return FiniteSum(name="finite-sum pca", n=n, p=p, cost=lambda X: -0.5 * np.einsum(
+        "...ij,...ij->...", X, C @ X), egrad=lambda X: -(C @ X), f_star=f_star, samples=A)
+
+
+@dataclass(frozen=True)
+class SagaLanding(Method):
+    """Landing with the SAGA estimate of the gradient (Defazio et al. 2014) over cyclic
+    minibatches: G = mean_{i in batch}(grad f_i(X) - table_i) + mean(table), then the table
+    takes grad f_i(X) for the batch. The table (m x n x p per run) lives in ``state``."""
+
+    inner: Landing
+    problem: FiniteSum | None
+    batch: int = 5
+    landing: ClassVar[bool] = True
+
+    @property
+    def normal_weight(self) -> float | np.ndarray:
+        return self.inner.omega
+
+    def _sample_grads(self, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """grad f_i(X) = -a_i (a_i^T X) for the rows a_i (..., b, n): shape (..., b, n, p)."""
+        return -rows[..., :, None] * (rows @ X)[..., :, None, :]
+
+    def init(self, X: np.ndarray) -> State:
+        A = self.problem.samples
+        table = self._sample_grads(X, A)
+        return {"table": table, "mean": table.mean(axis=-3), "k": np.zeros(X.shape[:-2], int)}
+
+    def gradient(self, problem, X, state):
+        A = self.problem.samples
+        idx = (state["k"][..., None] * self.batch + np.arange(self.batch)) % len(A)
+        new = self._sample_grads(X, A[idx])
+        old = np.take_along_axis(state["table"], idx[..., None, None], axis=-3)
+        table = state["table"].copy()
+        np.put_along_axis(table, idx[..., None, None], new, axis=-3)
+        change = new - old
+        G = change.mean(axis=-3) + state["mean"]
+        mean = state["mean"] + change.sum(axis=-3) / len(A)
+        return problem.cost(X), G, {"table": table, "mean": mean, "k": state["k"] + 1}
+
+    def field(self, X, G, state):
+        return self.inner.field(X, G, {})[0], state
+
+    def move(self, X, field, eta, omega=None):
+        return self.inner.move(X, field, eta, omega)
+
+
+@pytest.fixture
+def saga():
+    methods.register("saga-test", "SAGA landing (test)")(
+        lambda *, beta, omega, tangent, problem, batch=5: SagaLanding(
+            Landing(beta, omega, tangent), problem, batch))
+    yield "saga-test"
+    methods.unregister("saga-test")
+
+
+def test_a_stochastic_method_plugs_in_through_the_gradient_hook(saga):
+    """The method reads the problem's samples (the factory's ``problem``) and keeps its table
+    in the run's memory; solve and sweep run it unchanged, and SAGA's constant step reaches
+    the optimum exactly (cyclic minibatches: deterministic)."""
+    problem = finite_sum_pca(8, 2, 40)
+    X0 = initial_point(8, 2, 0.2, 0)
+    res = solve(problem, X0, Config(method=saga, step=0.05, options={"batch": 5}),
+                max_iter=20000, tol=1e-10)
+    assert res.status == "converged"
+    assert abs(res.cost[-1] - problem.f_star) <= 1e-12 * abs(problem.f_star)
+    assert res.infeasibility[-1] <= 1e-12
+    swept = sweep(problem, eta=(0.02, 0.04), seed=(0, 1), method=saga, options={"batch": 5},
+                  max_iter=20000, tol=1e-10)
+    for i in range(4):
+        eta, seed = swept.params["eta"][i], int(swept.params["seed"][i])
+        single = solve(problem, initial_point(8, 2, 0.3, seed),
+                       Config(method=saga, step=float(eta), options={"batch": 5}),
+                       max_iter=20000, tol=1e-10)
+        assert (swept.status[i], swept.iterations[i]) == (single.status, single.iterations)
+        assert swept.status[i] == "converged"

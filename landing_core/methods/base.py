@@ -3,8 +3,9 @@
 A method is a frozen dataclass whose fields are its parameters: floats for one run, arrays of
 shape (B,) for a batch of B runs (``sweep.run_batch``), so one method object drives a single
 run and a vectorized sweep alike. The solver (``solvers.iterate``) and the sweep call, per
-iterate X_k with Euclidean gradient G_k:
+iterate X_k:
 
+    f_k, G_k, state = method.gradient(problem, X_k, state)  # f and its Euclidean gradient
     field, state = method.field(X_k, G_k, state)    # V_k, h(X_k), ||grad||, ||tangent part||
     eta_k = step_rule(...)                          # the step rule sees field.V (steps.py)
     X_{k+1} = method.move(X_k, field, eta_k)        # X_k - eta_k V_k, or a retraction
@@ -18,7 +19,7 @@ so a step that is not taken leaves no trace. Algorithm 1's stopping rule reads
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import ClassVar, NamedTuple, Protocol, Self
+from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 import numpy as np
 
@@ -67,6 +68,13 @@ class Method:
     def init(self, X: Array) -> State:
         """The method's memory at X_0."""
         return {}
+
+    def gradient(self, problem: Any, X: Array, state: State) -> tuple[Array, Array, State]:
+        """(f(X), G, state): the value and Euclidean gradient the field is built from; the
+        problem's own by default. A stochastic method estimates them here (a minibatch, a
+        variance-reduction table kept in ``state``)."""
+        cost, G = problem.value_and_grad(X)
+        return cost, G, state
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         """The direction at X from the Euclidean gradient G, and the memory for the next

@@ -2,8 +2,10 @@
 
 A module under ``landing_core.methods`` defines a :class:`~.base.Method` and registers a factory
 with :func:`register`; ``build`` makes the method of a configuration. A factory takes, as keyword
-arguments, any of the common parameters ``beta``, ``omega``, ``tangent`` it uses (floats for one
-run, (B,) arrays for a batch) and its own options (``Config.options``) with defaults.
+arguments, any of the common parameters it uses: ``beta``, ``omega`` (floats for one run, (B,)
+arrays for a batch), ``tangent``, ``problem`` (the problem the run is on, for a method that
+reads its data, such as a constraint matrix; None when only a configuration is validated), and
+its own options (``Config.options``) with defaults.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from .base import Method
 
 __all__ = ["COMMON", "LABELS", "REGISTRY", "MethodEntry", "build", "register", "unregister"]
 
-COMMON = ("beta", "omega", "tangent")  # the parameters every configuration carries
+COMMON = ("beta", "omega", "tangent", "problem")  # what every run has
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def unregister(name: str) -> None:
 
 
 def build(name: str, *, beta: object = 0.5, omega: object = 1.0, tangent: str = "beta",
-          **options: object) -> Method:
+          problem: object = None, **options: object) -> Method:
     """The registered method ``name`` with these parameters; ValueError for an unknown name or
     an option the method does not take."""
     if name not in REGISTRY:
@@ -64,8 +66,8 @@ def build(name: str, *, beta: object = 0.5, omega: object = 1.0, tangent: str = 
     if unknown:
         raise ValueError(f"method {name!r} takes no option {', '.join(map(repr, unknown))}; "
                          f"its options: {list(entry.options) or 'none'}")
-    common = {key: value for key, value in (("beta", beta), ("omega", omega),
-                                            ("tangent", tangent)) if key in params}
+    given = {"beta": beta, "omega": omega, "tangent": tangent, "problem": problem}
+    common = {key: value for key, value in given.items() if key in params}
     return entry.factory(**common, **options)
 
 
