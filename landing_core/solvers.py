@@ -108,7 +108,7 @@ class Config:
             raise ValueError(f"unknown method {self.method!r}; choose one of {list(METHODS)}")
         tangent_name(self.tangent)
         for name in ("beta", "omega"):
-            object.__setattr__(self, name, positive(name, getattr(self, name)))
+            object.__setattr__(self, name, positive(name, getattr(self, name), per_run=False))
         object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
         as_step_rule(self.step)  # validates a numeric step
         make_method(self)  # validates the options

@@ -54,6 +54,11 @@ def test_config_options_are_stored_sorted_and_hashable():
     cfg = Config(method="landing")
     assert cfg.options == () and hash(cfg) == hash(Config())
     assert make_method(cfg) == methods.build("landing")
+    cfg = Config(method="momentum", options={"gamma": 0.5})
+    assert cfg.options == (("gamma", 0.5),) and make_method(cfg).gamma == 0.5
+    assert Config(method="momentum", options=cfg.options) == cfg
+    with pytest.raises(ValueError, match="beta must be a finite number > 0"):
+        Config(beta=np.array([0.5, 1.0]))  # one run, one beta (sweeps take per-run arrays)
 
 
 # ----------------------------------------------------------------------------- run_status

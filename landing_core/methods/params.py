@@ -11,9 +11,10 @@ from ..geometry import TANGENT_TERMS
 Array = np.ndarray
 
 
-def positive(name: str, value: float | Array) -> float | Array:
-    """A finite value > 0 (a float, or every entry of a per-run array); ValueError otherwise."""
-    if isinstance(value, np.ndarray) and value.ndim > 0:
+def positive(name: str, value: float | Array, *, per_run: bool = True) -> float | Array:
+    """A finite value > 0 (a float, or, where ``per_run``, every entry of a per-run array);
+    ValueError otherwise."""
+    if per_run and isinstance(value, np.ndarray) and value.ndim > 0:
         if not np.all(np.isfinite(value) & (value > 0)):
             raise ValueError(f"every {name} must be a finite number > 0")
         return value
@@ -23,6 +24,7 @@ def positive(name: str, value: float | Array) -> float | Array:
 
 
 def tangent_name(tangent: str) -> str:
+    """A name of ``geometry.TANGENT_TERMS``; ValueError otherwise."""
     if tangent not in TANGENT_TERMS:
         raise ValueError(f"unknown tangent term {tangent!r}; choose one of "
                          f"{', '.join(map(repr, TANGENT_TERMS))}")
