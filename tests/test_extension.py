@@ -32,6 +32,7 @@ class HeavyBall(Method):
     omega: float | np.ndarray = 1.0
     gamma: float = 0.8
     landing: ClassVar[bool] = True
+    per_run: ClassVar[tuple[str, ...]] = ("beta", "omega")
 
     @property
     def normal_weight(self) -> float | np.ndarray:

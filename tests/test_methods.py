@@ -4,6 +4,8 @@ divergence test, and each method's field against its formula."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -164,6 +166,21 @@ def test_take_subsets_per_run_parameters():
     assert sub.tangent == "beta"
     with pytest.raises(ValueError, match="every beta must be a finite number > 0"):
         methods.build("landing", beta=np.array([0.1, -1.0]))
+
+
+def test_take_leaves_fields_that_are_not_per_run_whole():
+    """A matrix the method carries (a constraint's B, data) is not a batch of parameters."""
+
+    @dataclass(frozen=True)
+    class Weighted(methods.Method):
+        B: np.ndarray
+        omega: np.ndarray
+        per_run: ClassVar[tuple[str, ...]] = ("omega",)
+
+    B = np.eye(3)
+    sub = Weighted(B, np.array([1.0, 2.0, 3.0])).take(np.array([0, 2]))
+    assert sub.B is B
+    np.testing.assert_array_equal(sub.omega, [1.0, 3.0])
 
 
 @pytest.mark.parametrize("method", ["rgd-cayley", "penalty"])

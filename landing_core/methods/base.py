@@ -56,6 +56,9 @@ class Method:
     """
 
     landing: ClassVar[bool] = False
+    per_run: ClassVar[tuple[str, ...]] = ()
+    """The fields that may hold one value per run of a batch (as (B,) arrays); ``take`` subsets
+    them, and leaves every other field (a constraint matrix, data) whole."""
 
     @property
     def normal_weight(self) -> float | Array:
@@ -91,13 +94,14 @@ class Method:
         return -per_run(eta) * field.V + X  # the temporary -eta V is reused for the result
 
     def take(self, index: Array) -> Self:
-        """The method of the runs ``index`` of a batch (per-run parameters subset)."""
+        """The method of the runs ``index`` of a batch: its ``per_run`` arrays subset, and any
+        method it wraps taken likewise."""
         changes: dict[str, object] = {}
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, Method):
                 changes[f.name] = value.take(index)
-            elif isinstance(value, np.ndarray) and value.ndim > 0:
+            elif f.name in self.per_run and isinstance(value, np.ndarray) and value.ndim > 0:
                 changes[f.name] = value[index]
         return replace(self, **changes)
 

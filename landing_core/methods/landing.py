@@ -32,6 +32,7 @@ class Landing(Method):
     omega: float | Array = 1.0
     tangent: str = "beta"
     landing: ClassVar[bool] = True
+    per_run: ClassVar[tuple[str, ...]] = ("beta", "omega")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", positive("beta", self.beta))

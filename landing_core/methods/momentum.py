@@ -40,6 +40,7 @@ class Momentum(Method):
     inner: LandingTerms
     gamma: float | Array = 0.9
     landing: ClassVar[bool] = True
+    per_run: ClassVar[tuple[str, ...]] = ("gamma",)
 
     def __post_init__(self) -> None:
         gamma = self.gamma

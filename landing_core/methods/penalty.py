@@ -4,6 +4,7 @@ the infeasible baseline whose minimizers lie off St(n, p) for finite omega."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -24,6 +25,7 @@ class Penalty(Method):
     may not lower it (V has no tangent part in the landing sense)."""
 
     omega: float | Array = 1.0
+    per_run: ClassVar[tuple[str, ...]] = ("omega",)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "omega", positive("omega", self.omega))
