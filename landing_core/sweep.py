@@ -75,6 +75,8 @@ def _broken(problem: Problem, method: Method, X: Array, state: State) -> Array:
     """Per run: True where the evaluation raises LinAlgError (X^T X singular), the test a single
     run applies (it then stops as diverged). Found by bisection, O(log B) evaluations of halves
     per broken run; only called when the evaluation of the whole stack failed."""
+    if len(X) == 0:
+        return np.zeros(0, dtype=bool)
     try:
         _evaluate(problem, method, X, state)
         return np.zeros(len(X), dtype=bool)

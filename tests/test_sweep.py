@@ -178,3 +178,15 @@ def test_a_broken_evaluation_stops_only_its_runs():
         return Config(beta=beta, omega=omega, step=eta, tangent="euclidean")
 
     _assert_cells_match(problem, res, config, distance=0.5, max_iter=150)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+def test_runs_with_non_finite_iterates_stop_as_diverged_and_the_rest_go_on(brockett_5_2):
+    """eta = 1e3 blows ||h|| past the divergence bound; eta = 1e308 overflows X_1 itself to
+    inf, which the sweep sets apart before evaluating. Both stop at their last finite iterate,
+    as single runs do, while the small step converges."""
+    res = sweep(brockett_5_2, eta=(0.1, 1e3, 1e308), seed=SEEDS, max_iter=MAX_ITER)
+    assert list(res.status.reshape(3, 2)[:, 0]) == ["converged", "diverged", "diverged"]
+    _assert_cells_match_single_runs(brockett_5_2, res, "constant")
+    assert np.all(res.iterations.reshape(3, 2)[2] == 0)
