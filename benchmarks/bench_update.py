@@ -43,7 +43,7 @@ def variants(n: int, p: int) -> dict:
         return X @ K
 
     def landing():
-        V, _, _ = geometry.landing_direction(X, G, BETA, OMEGA, "beta")
+        _, V, _ = geometry.landing_direction(X, G, BETA, OMEGA, "beta")
         return -ETA * V + X  # X - eta V, as the solver writes it (the temporary is reused)
 
     def with_t():

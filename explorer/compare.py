@@ -12,10 +12,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from landing_core.geometry import TANGENT_TERMS
 from landing_core.solvers import METHODS, Config, solve
 
 from .runner import build_problem, initial, step_rule
-from .state import STATUS_LABELS, AppConfig
+from .state import STATUS_LABELS, STEP_LABELS, AppConfig
 
 MAX_ROWS = 6
 COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta")
@@ -86,7 +87,8 @@ def auto_label(r: dict) -> str:
         retraction = {"qr": "QR", "polar": "polar", "cayley": "Cayley"}[r["method"][4:]]
         return f"RGD ({retraction}), {step}"
     tangent = _TANGENT_TEXT[r["tangent"]].format(beta=float(r["beta"]))
-    head = tangent if r["method"] == "landing" else "penalty"
+    head = {"landing": tangent, "penalty": "penalty"}.get(
+        r["method"], f"{METHODS[r['method']]} ({tangent})")
     return f"{head}, ω = {float(r['omega']):g}, {step}"
 
 
@@ -143,9 +145,9 @@ def check_row(r: dict) -> str | None:
     """Why a row cannot run (a message), or None when it is valid."""
     if r.get("method") not in METHODS:
         return f"unknown method {r.get('method')!r}"
-    if r.get("tangent") not in ("beta", "euclidean", "relative"):
+    if r.get("tangent") not in TANGENT_TERMS:
         return f"unknown tangent term {r.get('tangent')!r}"
-    if r.get("step") not in ("safe", "constant", "armijo", "bb"):
+    if r.get("step") not in STEP_LABELS:
         return f"unknown step rule {r.get('step')!r}"
     for name, (low, high) in ROW_BOUNDS.items():
         value = r.get(name)

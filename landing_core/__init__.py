@@ -4,9 +4,9 @@ Goyens, Absil & Feppon, *Geometric design of the tangent term in landing algorit
 orthogonality constraints*. Numerics only: nothing here imports streamlit.
 """
 
-from . import geometry, problems, solvers, steps
+from . import geometry, methods, problems, solvers, steps
 from .problems import initial_point, make_problem
-from .solvers import Config, iterate, landing, penalty, riemannian_gd
+from .solvers import Config, iterate, landing, penalty, riemannian_gd, solve
 
 __all__ = [
     "Config",
@@ -15,9 +15,11 @@ __all__ = [
     "iterate",
     "landing",
     "make_problem",
+    "methods",
     "penalty",
     "problems",
     "riemannian_gd",
+    "solve",
     "solvers",
     "steps",
 ]

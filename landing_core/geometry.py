@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -30,9 +31,12 @@ __all__ = [
     "h",
     "infeasibility",
     "infeasibility_grad",
+    "LandingDirection",
+    "LandingField",
     "landing_direction",
     "landing_field",
     "nabla_beta",
+    "per_run",
     "proj_euclidean",
     "proj_tangent",
     "relative_gradient",
@@ -56,8 +60,8 @@ def _identity(p: int) -> Array:
     return eye
 
 
-def _scalar(beta: float | Array) -> float | Array:
-    """A scalar or per-run array, shaped to broadcast against stacks of matrices.
+def per_run(beta: float | Array) -> float | Array:
+    """A scalar or per-run array (shape (...,)), shaped to broadcast against stacks of matrices.
 
     A plain number stays a Python float: numpy's arithmetic on 0-d arrays costs microseconds per
     operation, which adds up in the solver's loop on small problems.
@@ -77,10 +81,13 @@ def skew(A: Array) -> Array:
     return 0.5 * (A - _t(A))
 
 
-def frobenius_norm(A: Array) -> float:
+def frobenius_norm(A: Array) -> float | Array:
     """||A||_F of one matrix as a Python float (np.linalg.norm's value, with less per-call
-    overhead: the solver's loop takes several per iteration)."""
-    return math.sqrt(np.vdot(A, A))
+    overhead: the solver's loop takes several per iteration); of each matrix of a stack
+    (..., n, p) as an array of shape (...)."""
+    if A.ndim == 2:
+        return math.sqrt(np.vdot(A, A))
+    return np.linalg.norm(A, axis=(-2, -1))
 
 
 def _frob_inner(A: Array, B: Array) -> Array:
@@ -183,7 +190,7 @@ def nabla_beta(X: Array, G: Array, beta: float | Array) -> Array:
     """
     M = gram(X)
     GM = G @ M
-    b = _scalar(beta)
+    b = per_run(beta)
     return GM + ((1.0 - b) / b) * (X @ _gram_solve(M, _t(X) @ GM))
 
 
@@ -200,7 +207,7 @@ def grad_beta(X: Array, G: Array, beta: float | Array) -> Array:
 def _grad_beta_parts(X: Array, G: Array, M: Array, beta: float | Array) -> tuple[Array, Array]:
     """(G M, K) with grad_beta f(X) = G M + X K, M = X^T X already computed."""
     A = _t(X) @ G
-    c = 0.5 / _scalar(beta)
+    c = 0.5 / per_run(beta)
     return G @ M, (c - 1.0) * _gram_solve(M, A @ M) - c * _t(A)
 
 
@@ -263,23 +270,42 @@ def tangent_term(name: str) -> Callable[[Array, Array, float | Array], Array]:
     raise ValueError(f"unknown tangent term {name!r}; choose one of {sorted(TANGENT_TERMS)}")
 
 
+class LandingField(NamedTuple):
+    """The landing field of Algorithm 1 with its parts, in the order (tangent, V, H) shared with
+    :class:`LandingDirection`: T the tangent term, V = T + omega X h(X), H = h(X)."""
+
+    T: Array
+    V: Array
+    H: Array
+
+
+class LandingDirection(NamedTuple):
+    """The landing field with the norm of its tangent term, in the order (tangent, V, H) shared
+    with :class:`LandingField`: ||T||_F (a float for one run, an array for a stack),
+    V = T + omega X h(X), H = h(X)."""
+
+    tangent_norm: float | Array
+    V: Array
+    H: Array
+
+
 def landing_field(
     X: Array,
     G: Array,
     beta: float | Array = 0.5,
     omega: float | Array = 1.0,
     tangent: str = "beta",
-) -> tuple[Array, Array, Array]:
-    """The landing field of Algorithm 1 and its parts: (T, V, H).
+) -> LandingField:
+    """The landing field of Algorithm 1 (line 4) and its parts: (T, V, H).
 
     T is the tangent term (``tangent_term(tangent)``), H = h(X), and
-    V = T + omega X (X^T X - I_p), so that X_{k+1} = X_k - eta_k V. The Gram matrix is formed
-    once; for the beta-metric the whole field costs five n x p x p products.
+    V = T + omega X (X^T X - I_p) (eq. (3lio6)), so that X_{k+1} = X_k - eta_k V. The Gram
+    matrix is formed once; for the beta-metric the whole field costs five n x p x p products.
     """
     M = gram(X)
     H = M - _identity(X.shape[-1])
     T = _grad_beta(X, G, M, beta) if tangent == "beta" else tangent_term(tangent)(X, G, beta)
-    return T, T + X @ (_scalar(omega) * H), H
+    return LandingField(T, T + X @ (per_run(omega) * H), H)
 
 
 def landing_direction(
@@ -288,8 +314,8 @@ def landing_direction(
     beta: float | Array = 0.5,
     omega: float | Array = 1.0,
     tangent: str = "beta",
-) -> tuple[Array, Array, Array]:
-    """The landing field V with the norm of its tangent term, in four products: (V, ||T||_F, H).
+) -> LandingDirection:
+    """The landing field V with the norm of its tangent term, in four products: (||T||_F, V, H).
 
     For the beta-metric V = G M + X (K + omega H), with grad_beta f(X) = T = G M + X K: the four
     n x p x p products X^T X, X^T G, G M, X (K + omega H). The norm of T needs no fifth: X^T T is
@@ -300,20 +326,20 @@ def landing_direction(
     """
     if tangent != "beta":
         T, V, H = landing_field(X, G, beta, omega, tangent)
-        return V, np.sqrt(_frob_inner(T, T)), H
+        return LandingDirection(np.sqrt(_frob_inner(T, T)), V, H)
     M = gram(X)
     H = M - _identity(X.shape[-1])
     GM, K = _grad_beta_parts(X, G, M, beta)
-    wH = _scalar(omega) * H
+    wH = per_run(omega) * H
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
     if X.ndim == 2:  # one run: plain floats (this is the hot path of small live runs)
         normal2 = float(np.vdot(wH, M @ wH))
         tangent2 = float(np.vdot(V, V)) - normal2
         if tangent2 >= 1e-4 * normal2:
-            return V, math.sqrt(max(tangent2, 0.0)), H
+            return LandingDirection(math.sqrt(max(tangent2, 0.0)), V, H)
         T = GM + X @ K
-        return V, math.sqrt(float(np.vdot(T, T))), H
+        return LandingDirection(math.sqrt(float(np.vdot(T, T))), V, H)
     normal2 = _frob_inner(wH, M @ wH)
     tangent2 = _frob_inner(V, V) - normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))
@@ -321,4 +347,4 @@ def landing_direction(
     if np.any(cancels):
         T = GM[cancels] + X[cancels] @ K[cancels]
         norm[cancels] = np.sqrt(_frob_inner(T, T))
-    return V, norm, H
+    return LandingDirection(norm, V, H)

@@ -1,84 +1,84 @@
-"""The landing iteration (Algorithm 1) and the baselines it is compared with.
+"""One iteration for every method, and one stop test: Algorithm 1's rule and the divergence test.
 
-``iterate`` yields one :class:`Record` per iterate, X_0 first, and computes X_{k+1} only when the
-next record is asked for; the app streams from it. ``landing`` (and ``riemannian_gd``,
-``penalty``) fold it into a :class:`Result` with Algorithm 1's stopping rule
-||grad|| + ||h(X_k)||_F <= tol.
+``iterate`` drives a method of ``landing_core.methods`` (its direction, composed with a step rule
+of ``landing_core.steps``) and yields one :class:`Record` per iterate, X_0 first, computing
+X_{k+1} only when the next record is asked for; the app streams from it. ``solve`` (and
+``landing``, ``riemannian_gd``, ``penalty``) fold it into a :class:`Result` with Algorithm 1's
+stopping rule ||grad|| + ||h(X_k)||_F <= tol (line 2). ``run_status`` is that rule and the
+divergence test in one function, on one run or a batch: ``stop_reason``, ``iterate`` and
+``sweep.run_batch`` all call it.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .geometry import frobenius_norm, h, landing_direction, riemannian_gradient_stiefel
-from .problems import Problem, nearest_stiefel, qf
+from . import methods
+from .geometry import frobenius_norm
+from .methods.base import Field, Method, State
+from .methods.params import positive, tangent_name
+from .methods.rgd import RETRACTIONS
+from .problems import Problem
 from .steps import BarzilaiBorwein, Safe, Step, StepContext, StepRule, as_step_rule
 
 Array = np.ndarray
 
 __all__ = [
+    "CONVERGED",
+    "DIVERGED",
+    "MAX_ITER",
     "METHODS",
     "RETRACTIONS",
+    "RUNNING",
+    "STATUSES",
     "Config",
     "Record",
     "Result",
     "iterate",
     "landing",
+    "make_method",
     "penalty",
     "riemannian_gd",
+    "run_status",
     "solve",
+    "stop_reason",
 ]
 
 BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
 
-METHODS: dict[str, str] = {
-    "landing": "Landing (Algorithm 1)",
-    "rgd-qr": "Riemannian GD, QR retraction",
-    "rgd-polar": "Riemannian GD, polar retraction",
-    "rgd-cayley": "Riemannian GD, Cayley retraction",
-    "penalty": "Gradient descent on f + ω/4 ‖h‖²",
-}
+METHODS: Mapping[str, str] = methods.LABELS  # name -> label, from the one registry
+
+RUNNING, CONVERGED, MAX_ITER, DIVERGED = 0, 1, 2, 3  # run_status codes: indices of STATUSES
+STATUSES = ("running", "converged", "max_iter", "diverged")
 
 
-# ----------------------------------------------------------------------------- retractions
+def run_status(
+    cost: float | Array,
+    grad_norm: float | Array,
+    infeasibility: float | Array,
+    k: int,
+    tol: float,
+    max_iter: float,
+) -> int | Array:
+    """Algorithm 1's stopping rule and the divergence test, for one run (floats: an int) or a
+    batch ((B,) arrays: an int array): the index in STATUSES of
 
+    - "diverged": f(X_k) or ||grad|| NaN or infinite, or ||h(X_k)||_F > BLOWUP (or NaN);
+    - else "converged": ||grad|| + ||h(X_k)||_F <= tol (line 2);
+    - else "max_iter": k >= max_iter;
+    - else "running".
 
-def _retract_qr(X: Array, Z: Array) -> Array:
-    """QR retraction qf(X + Z), with the signs fixed so that diag(R) > 0."""
-    return qf(X + Z)
-
-
-def _retract_polar(X: Array, Z: Array) -> Array:
-    """Polar retraction: the polar factor of X + Z (its nearest point on St(n, p))."""
-    return nearest_stiefel(X + Z)
-
-
-def _retract_cayley(X: Array, Z: Array) -> Array:
-    """Cayley retraction (I - W/2)^{-1} (I + W/2) X with W = P X^T - X P^T, P = Z - X (X^T Z)/2.
-
-    For X on St(n, p) and Z tangent, W X = Z. The n x n inverse is never formed: with
-    U = [P, X] and Vt = [X, -P]^T (W = U Vt), Woodbury gives
-    Y = X' + 1/2 U (I_2p - 1/2 Vt U)^{-1} Vt X',  X' = X + Z/2.
+    Written with operators only (no numpy call), so one run pays no per-call overhead.
     """
-    P = Z - 0.5 * X @ (X.T @ Z)
-    U = np.hstack([P, X])
-    Vt = np.vstack([X.T, -P.T])
-    Xh = X + 0.5 * Z
-    p2 = U.shape[1]
-    return Xh + 0.5 * U @ np.linalg.solve(np.eye(p2) - 0.5 * Vt @ U, Vt @ Xh)
-
-
-RETRACTIONS: dict[str, Callable[[Array, Array], Array]] = {
-    "qr": _retract_qr,
-    "polar": _retract_polar,
-    "cayley": _retract_cayley,
-}
+    ok = (abs(cost) < math.inf) & (abs(grad_norm) < math.inf) & (abs(infeasibility) <= BLOWUP)
+    converged = ok & (grad_norm + infeasibility <= tol)
+    at_limit = ok & (k >= max_iter)
+    return DIVERGED * (1 - ok) + CONVERGED * converged + MAX_ITER * at_limit * (1 - converged)
 
 
 # ----------------------------------------------------------------------------- data
@@ -88,10 +88,12 @@ RETRACTIONS: dict[str, Callable[[Array, Array], Array]] = {
 class Config:
     """One run's method and parameters (a run is reproducible from Config, problem and X_0).
 
-    method: "landing", "rgd-qr", "rgd-polar", "rgd-cayley" or "penalty";
-    tangent: the landing tangent term ("beta", "euclidean", "relative");
-    beta > 0 (beta-metric), omega > 0 (normal term weight; the penalty's weight too);
-    step: a number (constant), a step rule, or None (Barzilai-Borwein, made safe).
+    method: a name of METHODS ("landing", "rgd-qr", "rgd-polar", "rgd-cayley", "penalty",
+    "momentum", or one registered later); tangent: the landing tangent term (a name of
+    ``geometry.TANGENT_TERMS``); beta > 0 (beta-metric), omega > 0 (normal term weight; the
+    penalty's weight too); step: a number (constant), a step rule, or None (Barzilai-Borwein,
+    made safe); options: the method's own parameters (e.g. ``{"gamma": 0.5}`` for momentum),
+    stored as sorted (name, value) pairs.
     """
 
     beta: float = 0.5
@@ -99,20 +101,23 @@ class Config:
     step: float | StepRule | None = None
     tangent: str = "beta"
     method: str = "landing"
+    options: Mapping[str, object] | tuple[tuple[str, object], ...] = ()
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"unknown method {self.method!r}; choose one of {list(METHODS)}")
-        if self.tangent not in ("beta", "euclidean", "relative"):
-            raise ValueError(
-                f"unknown tangent term {self.tangent!r}; choose 'beta', 'euclidean' or 'relative'"
-            )
+        tangent_name(self.tangent)
         for name in ("beta", "omega"):
-            value = getattr(self, name)
-            if not (isinstance(value, numbers.Real) and np.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-            object.__setattr__(self, name, float(value))  # numpy scalars become floats
+            object.__setattr__(self, name, positive(name, getattr(self, name), per_run=False))
+        object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
         as_step_rule(self.step)  # validates a numeric step
+        make_method(self)  # validates the options
+
+
+def make_method(config: Config, problem: Problem | None = None) -> Method:
+    """The method object of ``config`` for ``problem`` (from the registry)."""
+    return methods.build(config.method, beta=config.beta, omega=config.omega,
+                         tangent=config.tangent, problem=problem, **dict(config.options))
 
 
 @dataclass(frozen=True)
@@ -200,6 +205,30 @@ def _check_run(tol: float, max_iter: int) -> None:
 # ----------------------------------------------------------------------------- iteration
 
 
+def _evaluate(
+    problem: Problem, method: Method, X: Array, state: State
+) -> tuple[float, Array, Field, float, float, State]:
+    """(f, G, field, ||h||_F, ||grad||, state) at X; _Diverged if the evaluation breaks or the
+    divergence test of ``run_status`` holds.
+
+    Finiteness is tested on the scalars only: a finite ||h(X)||_F implies a finite X, and then
+    the field is finite with its norm (an overflow would surface at the next iterate).
+    """
+    try:
+        cost, G, state = method.gradient(problem, X, state)
+        cost = float(cost)
+        fld, state = method.field(X, G, state)
+        gnorm = float(fld.grad_norm)
+    except np.linalg.LinAlgError as err:
+        raise _broken(X, f"the Gram matrix XᵀX became singular ({err})") from err
+    d = frobenius_norm(fld.H)
+    # the divergence test alone: no tolerance or limit can stop the run here
+    if run_status(cost, gnorm, d, 0, -math.inf, math.inf) == DIVERGED:
+        if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
+            raise _broken(X, "the cost or the gradient became NaN or infinite")
+        raise _Diverged(f"‖XᵀX − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
+    return cost, G, fld, d, gnorm, state
+
 
 def _broken(X: Array, what: str) -> _Diverged:
     """The divergence to report when the evaluation at X broke: X itself, or what came of it."""
@@ -208,84 +237,50 @@ def _broken(X: Array, what: str) -> _Diverged:
     return _Diverged(what)
 
 
-def _evaluate(
-    problem: Problem, X: Array, config: Config
-) -> tuple[float, Array, Array, Array, float, float]:
-    """(f, G, V, h(X), ||h||_F, ||grad||) at X for the configured method; _Diverged if it breaks.
-
-    Finiteness is checked on the scalars only: a finite ||h(X)||_F implies a finite X, and then
-    V = grad + omega X h(X) is finite with grad (an overflow would surface at the next iterate).
-    """
-    try:
-        cost, G = problem.value_and_grad(X)
-        cost = float(cost)
-        if config.method == "landing":
-            V, gnorm, H = landing_direction(X, G, config.beta, config.omega, config.tangent)
-            gnorm = float(gnorm)
-        else:
-            H = h(X)
-            if config.method == "penalty":  # the gradient of f + omega/4 ||h||^2
-                V = G + config.omega * (X @ H)
-            else:
-                V = riemannian_gradient_stiefel(X, G)
-            gnorm = frobenius_norm(V)
-    except np.linalg.LinAlgError as err:
-        raise _broken(X, f"the Gram matrix XᵀX became singular ({err})") from err
-    d = frobenius_norm(H)
-    if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
-        raise _broken(X, "the cost or the gradient became NaN or infinite")
-    if d > BLOWUP:
-        raise _Diverged(f"‖XᵀX − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
-    return cost, G, V, H, d, gnorm
-
-
 def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterator[Record]:
     """Yield one Record per iterate of the configured method, X_0 first, without end.
 
     The generator computes X_{k+1} only when asked for the next record; it ends after a record
     with status "diverged" (which repeats the last valid iterate). X0 is never mutated. The
-    retraction baselines start from X0's nearest point on St(n, p) (its polar factor).
+    method chooses the first iterate (the retraction baselines start from X0's polar factor).
     """
     config = config or Config()
-    X = _check_start(problem, X0)
+    method = make_method(config, problem)
+    X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
-    retraction = RETRACTIONS.get(config.method.removeprefix("rgd-"))
-    omega = 0.0 if retraction else config.omega
-    is_landing = config.method == "landing"  # V = T + omega X h: a rule may lower omega
-    if retraction:
-        X = nearest_stiefel(X)
-    state: dict = {}
+    omega = method.normal_weight  # what the step rules see (0: no normal term)
+    rule_state: dict = {}
     hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
             else "Try a smaller step or the safe step rule.")
     t0 = time.perf_counter()
     try:
-        cost, G, V, H, d, gnorm = _evaluate(problem, X, config)
+        cost, G, fld, d, gnorm, state = _evaluate(problem, method, X, method.init(X))
     except _Diverged as err:
         raise ValueError(f"X0 is not a valid start: {err}") from err
     k, eta, eta_w = 0, math.nan, math.nan
     while True:
         yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, normal_step=eta_w)
 
-        def move(step: float, X: Array = X, V: Array = V) -> Array:
-            # X - step V, written so that numpy reuses the temporary -step V for the result
-            return retraction(X, -step * V) if retraction else -step * V + X
+        def move(step: float, X: Array = X, fld: Field = fld) -> Array:
+            return method.move(X, fld, step)
 
         eta_w = math.nan
         try:
-            step = rule(StepContext(X, V, G, d, omega, problem.cost, move, k, H, is_landing,
-                                    gnorm), state)
+            step = rule(StepContext(X, fld.V, G, d, omega, problem.cost, move, k, fld.H,
+                                    method.landing, fld.tangent_norm), rule_state)
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
-            X_next = move(eta)
-            eta_w = eta * omega
             if isinstance(step, Step) and step.omega != omega:  # a lowered normal weight
-                if not (is_landing and 0 < step.omega < omega):
+                if not (method.landing and 0 < step.omega < omega):
                     raise ValueError(f"a Step's normal weight must lie in (0, ω = {omega:g}] "
                                      f"on a landing run, got {step.omega!r}")
-                X_next += (eta * (omega - step.omega)) * (X @ H)
+                X_next = method.move(X, fld, eta, step.omega)
                 eta_w = eta * step.omega
-            cost, G, V, H, d, gnorm = _evaluate(problem, X_next, config)
+            else:
+                X_next = method.move(X, fld, eta)
+                eta_w = eta * omega
+            cost, G, fld, d, gnorm, state = _evaluate(problem, method, X_next, state)
         except (_Diverged, np.linalg.LinAlgError) as err:
             yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, "diverged",
                          f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
@@ -425,7 +420,8 @@ def penalty(
 
 
 def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | None:
-    """Algorithm 1's stopping rule on one record: (status, message), or None to go on.
+    """Algorithm 1's stopping rule on one record (``run_status``): (status, message), or None to
+    go on.
 
     "converged" when ||grad|| + ||h|| <= tol, "max_iter" once record.k reaches max_iter,
     "diverged" for a diverged record.
@@ -433,10 +429,15 @@ def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | 
     if record.status == "diverged":
         return "diverged", record.message
     total = record.grad_norm + record.infeasibility
-    if total <= tol:
+    code = run_status(record.cost, record.grad_norm, record.infeasibility, record.k, tol,
+                      max_iter)
+    if code == CONVERGED:
         return "converged", (f"Converged after {record.k} iterations: ‖grad‖ + ‖h‖ = "
                              f"{total:.2e} ≤ tol = {tol:.0e}.")
-    if record.k >= max_iter:
+    if code == MAX_ITER:
         return "max_iter", (f"Reached the iteration limit ({max_iter}): ‖grad‖ + ‖h‖ = "
                             f"{total:.2e} > tol = {tol:.0e}.")
+    if code == DIVERGED:
+        return "diverged", (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
+                            "NaN, infinite or beyond the divergence bound.")
     return None

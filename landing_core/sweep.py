@@ -1,29 +1,31 @@
-"""Many landing runs at once: parameter grids run as one stack of shape (B, n, p).
+"""Many runs at once: parameter grids run as one stack of shape (B, n, p).
 
-The same geometry code as a single run (``landing_direction`` broadcasts over the leading
-axis); each run has its own beta, omega, eta and X_0, and is frozen as soon as it meets
-Algorithm 1's stopping rule or diverges. Step rules: "constant" (eta) or "safe"
-(``steps.safe_step``: min(eta, safe_step_bound), or the restoring step where ||h|| >= 1).
+The same method objects as a single run (``landing_core.methods``: their fields broadcast over
+the leading axis, with per-run beta and omega), and the same stop and divergence test
+(``solvers.run_status``, batched); each run has its own beta, omega, eta and X_0, and is frozen
+as soon as the test stops it. Step rules: "constant" (eta) or "safe" (``steps.safe_step``:
+min(eta, safe_step_bound), or the restoring step where ||h|| >= 1).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .geometry import landing_direction
+from . import methods
+from .geometry import frobenius_norm
+from .methods.base import Field, Method, State, take_state
+from .methods.params import positive
 from .problems import Problem, initial_point
-from .solvers import BLOWUP
+from .solvers import CONVERGED, DIVERGED, MAX_ITER, RUNNING, STATUSES, run_status
 from .steps import check_eps, safe_step
 
 Array = np.ndarray
 
 __all__ = ["SweepResult", "grid", "run_batch", "sweep"]
-
-CONVERGED, MAX_ITER, DIVERGED = "converged", "max_iter", "diverged"
 
 
 @dataclass
@@ -61,16 +63,30 @@ def grid(**axes: Sequence[float]) -> tuple[dict[str, Array], tuple[int, ...]]:
     return {name: rows[:, i] for i, name in enumerate(names)}, shape
 
 
-def _cholesky_fails(X: Array) -> Array:
-    """Per run: True where the Cholesky factorization of X^T X fails, the test a single run
-    applies (it then stops as diverged). Only called when the batched factorization failed."""
-    fails = np.zeros(X.shape[0], dtype=bool)
-    for i, M in enumerate(np.swapaxes(X, -1, -2) @ X):
-        try:
-            np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
-            fails[i] = True
-    return fails
+def _evaluate(problem: Problem, method: Method, X: Array,
+              state: State) -> tuple[Array, Array, Field, State]:
+    """(f, G, field, state) at every run of the stack X."""
+    f, G, state = method.gradient(problem, X, state)
+    fld, state = method.field(X, G, state)
+    return f, G, fld, state
+
+
+def _broken(problem: Problem, method: Method, X: Array, state: State) -> Array:
+    """Per run: True where the evaluation raises LinAlgError (X^T X singular), the test a single
+    run applies (it then stops as diverged). Found by bisection, O(log B) evaluations of halves
+    per broken run; only called when the evaluation of the whole stack failed."""
+    if len(X) == 0:
+        return np.zeros(0, dtype=bool)
+    try:
+        _evaluate(problem, method, X, state)
+        return np.zeros(len(X), dtype=bool)
+    except np.linalg.LinAlgError:
+        if len(X) == 1:
+            return np.ones(1, dtype=bool)
+    half = np.arange(len(X)) < len(X) // 2
+    return np.concatenate([
+        _broken(problem, method.take(part), X[part], take_state(state, part))
+        for part in (half, ~half)])
 
 
 def run_batch(
@@ -86,24 +102,29 @@ def run_batch(
     tol: float = 1e-8,
     max_iter: int = 500,
     progress: Callable[[int, int], None] | None = None,
+    method: str = "landing",
+    options: Mapping[str, object] | None = None,
 ) -> tuple[Array, ...]:
-    """Run B landing iterations side by side; X0 has shape (B, n, p), parameters shape (B,).
+    """Run B iterations of ``method`` side by side; X0 has shape (B, n, p), parameters (B,).
 
     Returns (iterations, status, final cost, final ||h||_F, final ||grad||), each of shape (B,).
-    ``progress(k, max_iter)`` is called every 10 iterations.
+    ``progress(k, max_iter)`` is called every 10 iterations. ``options``: the method's own
+    parameters, shared by every run.
     """
     if step not in ("constant", "safe"):
         raise ValueError(f"sweep step rule must be 'constant' or 'safe', got {step!r}")
     check_eps(eps)
-    X = np.array(X0, dtype=float, copy=True)
-    B = X.shape[0]
+    B = len(X0)
     beta, omega, eta = (np.broadcast_to(np.asarray(v, dtype=float), (B,)) for v in
                         (beta, omega, eta))
     for name, v in (("beta", beta), ("omega", omega), ("eta", eta)):
-        if not np.all(np.isfinite(v) & (v > 0)):
-            raise ValueError(f"every {name} must be a finite number > 0")
+        positive(name, v)
+    runs = methods.build(method, beta=beta, omega=omega, tangent=tangent, problem=problem,
+                         **(options or {}))
+    X = runs.start(np.array(X0, dtype=float, copy=True))
+    state = runs.init(X)
     iterations = np.full(B, max_iter)
-    status = np.full(B, MAX_ITER, dtype=object)
+    status = np.full(B, STATUSES[MAX_ITER], dtype=object)
     cost = np.full(B, np.nan)
     infeas = np.full(B, np.nan)
     gnorm = np.full(B, np.nan)
@@ -118,32 +139,36 @@ def run_batch(
         try:
             if not np.all(finite):
                 raise np.linalg.LinAlgError("non-finite iterates")
-            f, G = problem.value_and_grad(Xa)
-            V, g, H = landing_direction(Xa, G, beta[active], omega[active], tangent)
-        except np.linalg.LinAlgError:  # rare: drop the runs whose X^T X is singular, go on
+            f, G, fld, state = _evaluate(problem, runs, Xa, state)
+        except np.linalg.LinAlgError:  # rare: drop the runs whose evaluation broke, go on
             fine = finite.copy()
-            fine[finite] = ~_cholesky_fails(Xa[finite])
-            status[active[~fine]], iterations[active[~fine]] = DIVERGED, max(k - 1, 0)
-            active, Xa = active[fine], Xa[fine]
+            fine[finite] = ~_broken(problem, runs.take(finite), Xa[finite],
+                                    take_state(state, finite))
+            status[active[~fine]], iterations[active[~fine]] = STATUSES[DIVERGED], max(k - 1, 0)
+            active, Xa, runs, state = (active[fine], Xa[fine], runs.take(fine),
+                                       take_state(state, fine))
             if active.size == 0:
                 break
-            f, G = problem.value_and_grad(Xa)
-            V, g, H = landing_direction(Xa, G, beta[active], omega[active], tangent)
-        d = np.linalg.norm(H, axis=(-2, -1))
-        blown = ~(np.isfinite(f) & np.isfinite(g) & (d <= BLOWUP))
+            f, G, fld, state = _evaluate(problem, runs, Xa, state)
+        d, g = frobenius_norm(fld.H), fld.grad_norm
+        code = run_status(f, g, d, k, tol, max_iter)
+        blown = code == DIVERGED
         ok = active[~blown]  # diverged runs keep their last valid values
         cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]
-        done = ~blown & (g + d <= tol)
-        status[active[done]], iterations[active[done]] = CONVERGED, k
-        status[active[blown]], iterations[active[blown]] = DIVERGED, max(k - 1, 0)
-        keep = ~(done | blown)
-        active, Xa, V, d = active[keep], Xa[keep], V[keep], d[keep]
-        if k == max_iter or active.size == 0:
+        done = code == CONVERGED
+        status[active[done]], iterations[active[done]] = STATUSES[CONVERGED], k
+        status[active[blown]], iterations[active[blown]] = STATUSES[DIVERGED], max(k - 1, 0)
+        keep = code == RUNNING
+        if not np.all(keep):
+            active, Xa, d = active[keep], Xa[keep], d[keep]
+            fld = Field(*(part[keep] for part in fld))
+            runs, state = runs.take(keep), take_state(state, keep)
+        if active.size == 0:
             break
         step_size = eta[active]
         if step == "safe":
-            step_size = safe_step(Xa, V, d, omega[active], step_size, eps)
-        X[active] = Xa - step_size[:, None, None] * V
+            step_size = safe_step(Xa, fld.V, d, runs.normal_weight, step_size, eps)
+        X[active] = runs.move(Xa, fld, step_size)
     if progress is not None:
         progress(max_iter, max_iter)
     return iterations, status, cost, infeas, gnorm
@@ -163,8 +188,11 @@ def sweep(
     tol: float = 1e-8,
     max_iter: int = 500,
     progress: Callable[[int, int], None] | None = None,
+    method: str = "landing",
+    options: Mapping[str, object] | None = None,
 ) -> SweepResult:
-    """Landing over the grid beta x omega x eta x seed, as one vectorized batch.
+    """``method`` (landing by default) over the grid beta x omega x eta x seed, as one
+    vectorized batch.
 
     Run (i, j, l, m) starts from ``initial_point(n, p, distance, seed[m])`` with beta[i],
     omega[j], eta[l]; results are flattened in that order (C order over the grid's shape).
@@ -176,6 +204,7 @@ def sweep(
     iterations, status, cost, infeas, gnorm = run_batch(
         problem, X0, beta=params["beta"], omega=params["omega"], eta=params["eta"],
         tangent=tangent, step=step, eps=eps, tol=tol, max_iter=max_iter, progress=progress,
+        method=method, options=options,
     )
     f_star = None if problem.f_star is None else np.array(
         [problem.optimum_from(starts[int(s)]) for s in params["seed"]])

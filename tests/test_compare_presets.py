@@ -42,14 +42,17 @@ def test_rows_match_independent_solver_runs():
     config = AppConfig(problem="brockett", n=6, p=2, seed=1, distance=0.3, max_iter=300)
     rows = [compare.row("a", beta=0.2, step="safe", eta=0.05),
             compare.row("b", tangent="relative", step="bb"),
-            compare.row("c", method="rgd-polar", step="bb")]
+            compare.row("c", method="rgd-polar", step="bb"),
+            compare.row("d", method="momentum", beta=2.0, step="safe", eta=0.05)]
     runs, f_star = compare.run_rows(config, rows, None)
     problem = make_problem("brockett", 6, 2, 1)
     X0 = initial_point(6, 2, 0.3, 1)
     assert f_star == problem.f_star
     for run, cfg in zip(runs, [Config(beta=0.2, step=Safe(0.05)),
                                Config(tangent="relative", step=BarzilaiBorwein()),
-                               Config(method="rgd-polar", step=BarzilaiBorwein())], strict=True):
+                               Config(method="rgd-polar", step=BarzilaiBorwein()),
+                               Config(method="momentum", beta=2.0, step=Safe(0.05))],
+                        strict=True):
         ref = solve(problem, X0, cfg, tol=config.tol, max_iter=300)
         assert run["status"] == ref.status and run["iterations"] == ref.iterations
         np.testing.assert_array_equal(run["cost"], ref.cost)
@@ -214,6 +217,8 @@ def test_a_label_follows_its_rows_settings():
     assert compare.auto_label(penalty) == "penalty, ω = 3, Armijo"
     frob = compare.row("x", tangent="euclidean", step="constant", eta=0.05)
     assert compare.auto_label(frob) == "Frobenius, ω = 1, η = 0.05"
+    momentum = compare.row("x", method="momentum", beta=0.3, step="bb")
+    assert compare.auto_label(momentum) == "Landing with heavy-ball momentum (β = 0.3), ω = 1, BB"
 
 
 def test_rows_share_only_what_they_do_not_set():

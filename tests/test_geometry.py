@@ -543,12 +543,26 @@ def test_landing_direction_matches_the_explicit_field(pt, beta, omega, tangent, 
         S = rng.standard_normal((p, p))
         G = X @ (S + S.T) + (1e-7 * G if kind == "normal-dominated" else 0.0)
     T, V_ref, _ = geo.landing_field(X, G, beta, omega, tangent)
-    V, norm, H = geo.landing_direction(X, G, beta, omega, tangent)
+    norm, V, H = geo.landing_direction(X, G, beta, omega, tangent)
     scale = np.linalg.norm(G) * max(1, np.linalg.norm(X) ** 2) * max(1, 1 / beta)
     assert_close(V, V_ref, rel=1e-12, scale=scale + omega * (1 + np.linalg.norm(X) ** 3))
     assert_close(H, X.T @ X - np.eye(p), rel=1e-14, scale=1 + np.linalg.norm(X) ** 2)
     exact = np.linalg.norm(T)
     assert abs(norm - exact) <= 1e-10 * exact + 1e-13 * scale * np.linalg.cond(X)
+
+
+def test_landing_field_and_direction_share_one_order():
+    """Both return (tangent part, V, H): the tangent term or its norm first, then the field and
+    h(X), with the same names for the shared parts."""
+    X = make_point(6, 2, 1, "spread")
+    G = np.random.default_rng(1).standard_normal((6, 2))
+    field = geo.landing_field(X, G, 0.3, 2.0, "relative")
+    direction = geo.landing_direction(X, G, 0.3, 2.0, "relative")
+    assert field._fields == ("T", "V", "H")
+    assert direction._fields == ("tangent_norm", "V", "H")
+    np.testing.assert_array_equal(direction.V, field.V)
+    np.testing.assert_array_equal(direction.H, field.H)
+    assert direction.tangent_norm == pytest.approx(np.linalg.norm(field.T), rel=1e-14)
 
 
 def test_landing_direction_batched_equals_looped():
@@ -558,9 +572,9 @@ def test_landing_direction_batched_equals_looped():
     G = rng.standard_normal((4, 7, 3))
     G[1] = X[1] @ (S[1] + S[1].T)  # one run whose tangent term vanishes (the exact path)
     beta, omega = np.array([0.1, 0.5, 2.0, 9.0]), np.array([1.0, 3.0, 0.5, 10.0])
-    V, norm, H = geo.landing_direction(X, G, beta, omega)
+    norm, V, H = geo.landing_direction(X, G, beta, omega)
     for i in range(4):
-        Vi, ni, Hi = geo.landing_direction(X[i], G[i], beta[i], omega[i])
+        ni, Vi, Hi = geo.landing_direction(X[i], G[i], beta[i], omega[i])
         np.testing.assert_allclose(V[i], Vi, rtol=1e-13, atol=1e-13)
         np.testing.assert_allclose(norm[i], ni, rtol=1e-10, atol=1e-14)
         np.testing.assert_allclose(H[i], Hi, rtol=1e-13, atol=1e-14)

@@ -421,7 +421,7 @@ def test_every_armijo_step_satisfies_sufficient_decrease_of_the_merit(tangent):
     rule, state, checked = Armijo(c=0.3), {}, 0
     for k in range(40):
         G = problem.egrad(X)
-        V, _, H = geo.landing_direction(X, G, 0.5, 1.0, tangent)
+        _, V, H = geo.landing_direction(X, G, 0.5, 1.0, tangent)
         d = np.linalg.norm(H)
         ctx = steps.StepContext(X, V, G, d, 1.0, problem.cost, lambda e, X=X, V=V: X - e * V, k)
         last = state.get("eta")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from landing_core import initial_point, landing, make_problem
+from landing_core.solvers import Config, solve
 from landing_core.steps import Safe
 from landing_core.sweep import grid, run_batch, sweep
 
@@ -134,3 +135,58 @@ def test_final_gap_is_taken_in_each_runs_component_of_O_n():
     expected = [problem.f_star_by_det[int(s)] for s in signs]
     np.testing.assert_allclose(res.f_star, expected, rtol=1e-14)
     assert np.all(np.abs(res.final_gap) < 1e-8)
+
+
+def _assert_cells_match(problem, res, config_of, distance=0.3, max_iter=MAX_ITER):
+    """Every cell of ``res`` against ``solve`` with ``config_of(beta, omega, eta)``."""
+    for i in range(res.status.size):
+        beta, omega, eta, seed = (res.params[k][i] for k in ("beta", "omega", "eta", "seed"))
+        X0 = initial_point(problem.n, problem.p, distance, int(seed))
+        single = solve(problem, X0, config_of(float(beta), float(omega), float(eta)),
+                       tol=1e-8, max_iter=max_iter)
+        assert (res.status[i], res.iterations[i]) == (single.status, single.iterations), i
+        for got, ref in ((res.final_cost[i], single.cost[-1]),
+                         (res.final_infeasibility[i], single.infeasibility[-1]),
+                         (res.final_grad_norm[i], single.grad_norm[-1])):
+            assert abs(got - ref) <= 1e-10 * max(1.0, abs(ref)), (i, got, ref)
+
+
+@pytest.mark.parametrize("method", ["rgd-qr", "rgd-polar", "rgd-cayley", "penalty"])
+@pytest.mark.parametrize("step", ["constant", "safe"])
+def test_sweep_runs_every_registered_baseline_like_single_runs(brockett_5_2, method, step):
+    """The same method objects, stop test and step rules as ``solve``, batched."""
+    res = sweep(brockett_5_2, omega=(5.0, 20.0), eta=(0.05, 0.4, 3.0), seed=SEEDS,
+                method=method, step=step, max_iter=300)
+
+    def config(beta, omega, eta):
+        return Config(beta=beta, omega=omega, method=method,
+                      step=eta if step == "constant" else Safe(eta=eta))
+
+    _assert_cells_match(brockett_5_2, res, config, max_iter=300)
+
+
+def test_a_broken_evaluation_stops_only_its_runs():
+    """The Frobenius projection refuses X^T X with an eigenvalue <= 0 where its Cholesky
+    factor still exists: those runs stop as diverged, as single runs do, and the rest go on
+    (the sweep once raised LinAlgError for the whole grid here)."""
+    problem = make_problem("brockett", 4, 4, seed=3)
+    res = sweep(problem, beta=(0.5,), omega=(0.5, 2.0), eta=(0.05, 0.3, 2.0), seed=(0, 1),
+                distance=0.5, tangent="euclidean", max_iter=150)
+    assert "diverged" in set(res.status) and len(set(res.status)) > 1
+
+    def config(beta, omega, eta):
+        return Config(beta=beta, omega=omega, step=eta, tangent="euclidean")
+
+    _assert_cells_match(problem, res, config, distance=0.5, max_iter=150)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+def test_runs_with_non_finite_iterates_stop_as_diverged_and_the_rest_go_on(brockett_5_2):
+    """eta = 1e3 blows ||h|| past the divergence bound; eta = 1e308 overflows X_1 itself to
+    inf, which the sweep sets apart before evaluating. Both stop at their last finite iterate,
+    as single runs do, while the small step converges."""
+    res = sweep(brockett_5_2, eta=(0.1, 1e3, 1e308), seed=SEEDS, max_iter=MAX_ITER)
+    assert list(res.status.reshape(3, 2)[:, 0]) == ["converged", "diverged", "diverged"]
+    _assert_cells_match_single_runs(brockett_5_2, res, "constant")
+    assert np.all(res.iterations.reshape(3, 2)[2] == 0)

@@ -1,0 +1,146 @@
+"""The method protocol: a direction at X_k, composed with how X_{k+1} is reached along it.
+
+A method is a frozen dataclass whose fields are its parameters: floats for one run, arrays of
+shape (B,) for a batch of B runs (``sweep.run_batch``), so one method object drives a single
+run and a vectorized sweep alike. The solver (``solvers.iterate``) and the sweep call, per
+iterate X_k:
+
+    f_k, G_k, state = method.gradient(problem, X_k, state)  # f and its Euclidean gradient
+    field, state = method.field(X_k, G_k, state)    # V_k, h(X_k), ||grad||, ||tangent part||
+    eta_k = step_rule(...)                          # the step rule sees field.V (steps.py)
+    X_{k+1} = method.move(X_k, field, eta_k)        # X_k - eta_k V_k, or a retraction
+
+``state`` is the method's own memory between iterates (a dict of arrays with the batch axis
+first, such as a momentum buffer; ``{}`` for memoryless methods), returned rather than mutated,
+so a step that is not taken leaves no trace. Algorithm 1's stopping rule reads
+``field.grad_norm`` and ||h(X_k)||_F = ||field.H||_F.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar, NamedTuple, Protocol, Self
+
+import numpy as np
+
+from ..geometry import per_run
+
+Array = np.ndarray
+State = dict[str, Array]
+
+__all__ = ["Field", "LandingTerms", "Method", "State", "take_state"]
+
+
+class Field(NamedTuple):
+    """A method's direction at X (one run, or a stack with the batch axis first).
+
+    V: the direction, X_{k+1} = move(X, field, eta) (= X - eta V off the retractions);
+    H: h(X) = X^T X - I_p (eq. (h)); grad_norm: the ||grad|| of Algorithm 1's stopping rule;
+    tangent_norm: the norm of V's tangent part (what a step rule may use; it differs from
+    grad_norm where a transform such as momentum changed the tangent part).
+    """
+
+    V: Array
+    H: Array
+    grad_norm: float | Array
+    tangent_norm: float | Array
+
+
+@dataclass(frozen=True)
+class Method:
+    """The base of every method; subclasses implement ``field`` and may override the rest.
+
+    ``landing``: V = T + omega N(X) with T tangent to the layer through X (X^T T skew) and N the
+    normal term, so that a step rule may lower omega for one step (``steps.Step``) and the safe
+    step lemma applies. ``normal_weight``: the omega the step rules see (0: no normal term).
+    """
+
+    landing: ClassVar[bool] = False
+    per_run: ClassVar[tuple[str, ...]] = ()
+    """The fields that may hold one value per run of a batch (as (B,) arrays); ``take`` subsets
+    them, and leaves every other field (a constraint matrix, data) whole."""
+
+    @property
+    def normal_weight(self) -> float | Array:
+        return 0.0
+
+    def start(self, X0: Array) -> Array:
+        """The first iterate from the user's X0 (a fresh array; X0 itself is never mutated)."""
+        return X0
+
+    def init(self, X: Array) -> State:
+        """The method's memory at X_0."""
+        return {}
+
+    def gradient(self, problem: Any, X: Array, state: State) -> tuple[Array, Array, State]:
+        """(f(X), G, state): the value and Euclidean gradient the field is built from; the
+        problem's own by default. A stochastic method estimates them here (a minibatch, a
+        variance-reduction table kept in ``state``)."""
+        cost, G = problem.value_and_grad(X)
+        return cost, G, state
+
+    def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
+        """The direction at X from the Euclidean gradient G, and the memory for the next
+        iterate. May raise numpy.linalg.LinAlgError where X^T X is singular (the run then
+        stops as diverged)."""
+        raise NotImplementedError
+
+    def move(self, X: Array, field: Field, eta: float | Array,
+             omega: float | Array | None = None) -> Array:
+        """X_{k+1} = X - eta V. ``omega``: a lowered normal weight for this step (only for
+        ``landing`` methods, see :class:`LandingTerms`)."""
+        if omega is not None:
+            raise ValueError(f"{type(self).__name__} has no normal weight to lower")
+        return -per_run(eta) * field.V + X  # the temporary -eta V is reused for the result
+
+    def take(self, index: Array) -> Self:
+        """The method of the runs ``index`` of a batch: its ``per_run`` arrays subset, and any
+        method it wraps taken likewise."""
+        changes: dict[str, object] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Method):
+                changes[f.name] = value.take(index)
+            elif f.name in self.per_run and isinstance(value, np.ndarray) and value.ndim > 0:
+                changes[f.name] = value[index]
+        return replace(self, **changes)
+
+
+def take_state(state: State, index: Array) -> State:
+    """The memory of the runs ``index`` of a batch."""
+    return {key: value[index] for key, value in state.items()}
+
+
+class LandingTerms(Protocol):
+    """The parts of a landing field V = T + omega N(X) (Algorithm 1, line 4), for transforms
+    that act on the tangent term (momentum) and for constraints other than X^T X = I.
+
+    For St(n, p): h(X) = X^T X - I_p, T a tangent term (``geometry.tangent_term``),
+    N(X) = X h(X) (eq. (3lio6)) and the projection onto T_X St_{X^T X} of eq. (proj_beta).
+    """
+
+    omega: float | Array
+
+    def start(self, X0: Array) -> Array:
+        """The first iterate from the user's X0."""
+        ...
+
+    def constraint(self, X: Array) -> Array:
+        """h(X)."""
+        ...
+
+    def tangent_term(self, X: Array, G: Array) -> Array:
+        """T, with X^T T skew (tangent to the layer through X)."""
+        ...
+
+    def normal_term(self, X: Array, H: Array) -> Array:
+        """The normal field at X for h(X) = H, unweighted (X H on St(n, p)); linear in H."""
+        ...
+
+    def project(self, X: Array, Z: Array) -> Array:
+        """The projection of Z onto the tangent space of the layer through X."""
+        ...
+
+    def move(self, X: Array, field: Field, eta: float | Array,
+             omega: float | Array | None = None) -> Array:
+        ...

@@ -1,0 +1,84 @@
+"""Landing with heavy-ball momentum on the tangent term.
+
+Polyak's heavy ball applied to the tangent term of a landing field, with the buffer carried from
+X_{k-1} to X_k by the tangent projection (the projection as a vector transport, Absil, Mahony &
+Sepulchre 2008, Sec. 8.1):
+
+    M_k = T_k + gamma Proj_{X_k}(M_{k-1}),   M_0 = T_0,
+    X_{k+1} = X_k - eta_k (M_k + omega X_k h(X_k)).
+
+T_k is the landing method's tangent term and Proj the projection onto T_{X_k} St_{X_k^T X_k}
+of eq. (proj_beta), so X_k^T M_k is skew: M_k is again a tangent term and the safe step lemma
+holds for the field. The stopping rule reads ||T_k|| (the gradient), not ||M_k||. gamma = 0 is
+Algorithm 1. The transform needs only the parts of :class:`~.base.LandingTerms`, so it applies
+unchanged to any landing method that provides them (another constraint's, for one).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ..geometry import frobenius_norm, per_run
+from .base import Field, LandingTerms, Method, State
+from .landing import Landing
+from .registry import register
+
+Array = np.ndarray
+
+__all__ = ["Momentum"]
+
+
+@dataclass(frozen=True)
+class Momentum(Method):
+    """Heavy-ball momentum gamma in [0, 1) on the tangent term of ``inner``."""
+
+    inner: LandingTerms
+    gamma: float | Array = 0.9
+    landing: ClassVar[bool] = True
+    per_run: ClassVar[tuple[str, ...]] = ("gamma",)
+
+    def __post_init__(self) -> None:
+        gamma = self.gamma
+        if isinstance(gamma, np.ndarray) and gamma.ndim > 0:
+            ok = bool(np.all((gamma >= 0) & (gamma < 1)))
+        else:
+            ok = isinstance(gamma, numbers.Real) and math.isfinite(gamma) and 0 <= gamma < 1
+        if not ok:
+            raise ValueError(f"momentum gamma must lie in [0, 1), got {self.gamma!r}")
+        if not isinstance(gamma, np.ndarray):
+            object.__setattr__(self, "gamma", float(gamma))  # numpy scalars become floats
+
+    @property
+    def omega(self) -> float | Array:
+        return self.inner.omega
+
+    @property
+    def normal_weight(self) -> float | Array:
+        return self.inner.omega
+
+    def start(self, X0: Array) -> Array:
+        return self.inner.start(X0)
+
+    def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
+        T = self.inner.tangent_term(X, G)
+        M = T
+        if "M" in state:
+            M = T + self.inner.project(X, per_run(self.gamma) * state["M"])
+        H = self.inner.constraint(X)
+        V = M + self.inner.normal_term(X, per_run(self.inner.omega) * H)
+        return Field(V, H, frobenius_norm(T), frobenius_norm(M)), {"M": M}
+
+    def move(self, X: Array, field: Field, eta: float | Array,
+             omega: float | Array | None = None) -> Array:
+        return self.inner.move(X, field, eta, omega)
+
+
+@register("momentum", "Landing with heavy-ball momentum")
+def _momentum(*, beta: float | Array, omega: float | Array, tangent: str,
+              gamma: float = 0.9) -> Momentum:
+    return Momentum(Landing(beta, omega, tangent), gamma)

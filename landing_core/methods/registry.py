@@ -1,0 +1,90 @@
+"""The one registry of methods: name -> (label, factory). ``solvers.METHODS`` is its view.
+
+A module under ``landing_core.methods`` defines a :class:`~.base.Method` and registers a factory
+with :func:`register`; ``build`` makes the method of a configuration. A factory takes, as keyword
+arguments, any of the common parameters it uses: ``beta``, ``omega`` (floats for one run, (B,)
+arrays for a batch), ``tangent``, ``problem`` (the problem the run is on, for a method that
+reads its data, such as a constraint matrix; None when only a configuration is validated), and
+its own options (``Config.options``) with defaults.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
+from .base import Method
+
+__all__ = ["COMMON", "LABELS", "REGISTRY", "MethodEntry", "build", "register", "unregister"]
+
+COMMON = ("beta", "omega", "tangent", "problem")  # what every run has
+
+
+@dataclass(frozen=True)
+class MethodEntry:
+    name: str
+    label: str
+    factory: Callable[..., Method]
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The factory's own keyword options (beyond the common parameters)."""
+        params = inspect.signature(self.factory).parameters
+        return tuple(name for name in params if name not in COMMON)
+
+
+REGISTRY: dict[str, MethodEntry] = {}
+
+
+def register(name: str, label: str) -> Callable[[Callable[..., Method]], Callable[..., Method]]:
+    """Decorator: register ``factory`` under ``name`` (a new name; labels are for people)."""
+
+    def decorate(factory: Callable[..., Method]) -> Callable[..., Method]:
+        if name in REGISTRY:
+            raise ValueError(f"a method named {name!r} is already registered")
+        REGISTRY[name] = MethodEntry(name, label, factory)
+        return factory
+
+    return decorate
+
+
+def unregister(name: str) -> None:
+    """Remove a registered method (for tests and notebooks that register their own)."""
+    REGISTRY.pop(name, None)
+
+
+def build(name: str, *, beta: object = 0.5, omega: object = 1.0, tangent: str = "beta",
+          problem: object = None, **options: object) -> Method:
+    """The registered method ``name`` with these parameters; ValueError for an unknown name or
+    an option the method does not take."""
+    if name not in REGISTRY:
+        raise ValueError(f"unknown method {name!r}; choose one of {list(REGISTRY)}")
+    entry = REGISTRY[name]
+    params = inspect.signature(entry.factory).parameters
+    unknown = sorted(set(options) - set(entry.options))
+    if unknown:
+        raise ValueError(f"method {name!r} takes no option {', '.join(map(repr, unknown))}; "
+                         f"its options: {list(entry.options) or 'none'}")
+    given = {"beta": beta, "omega": omega, "tangent": tangent, "problem": problem}
+    common = {key: value for key, value in given.items() if key in params}
+    return entry.factory(**common, **options)
+
+
+class _Labels(Mapping[str, str]):
+    """name -> label of every registered method, live (a method registered later shows)."""
+
+    def __getitem__(self, name: str) -> str:
+        return REGISTRY[name].label
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(REGISTRY)
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+LABELS: Mapping[str, str] = _Labels()

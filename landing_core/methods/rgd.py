@@ -1,0 +1,90 @@
+"""Riemannian gradient descent on St(n, p), the feasible baseline: the embedded-metric gradient
+G - X sym(X^T G), then a retraction (QR, polar or Cayley; Absil, Mahony & Sepulchre 2008).
+Every function works on one X (n, p) or a stack (..., n, p)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..geometry import frobenius_norm, h, per_run, riemannian_gradient_stiefel
+from ..problems import nearest_stiefel, qf
+from .base import Field, Method, State
+from .registry import register
+
+Array = np.ndarray
+
+__all__ = ["RETRACTIONS", "RiemannianGD"]
+
+
+def _retract_qr(X: Array, Z: Array) -> Array:
+    """QR retraction qf(X + Z), with the signs fixed so that diag(R) > 0."""
+    return qf(X + Z)
+
+
+def _retract_polar(X: Array, Z: Array) -> Array:
+    """Polar retraction: the polar factor of X + Z (its nearest point on St(n, p))."""
+    return nearest_stiefel(X + Z)
+
+
+def _retract_cayley(X: Array, Z: Array) -> Array:
+    """Cayley retraction (I - W/2)^{-1} (I + W/2) X with W = P X^T - X P^T, P = Z - X (X^T Z)/2.
+
+    For X on St(n, p) and Z tangent, W X = Z. The n x n inverse is never formed: with
+    U = [P, X] and Vt = [X, -P]^T (W = U Vt), Woodbury gives
+    Y = X' + 1/2 U (I_2p - 1/2 Vt U)^{-1} Vt X',  X' = X + Z/2.
+    """
+    Xt = np.swapaxes(X, -1, -2)
+    P = Z - 0.5 * X @ (Xt @ Z)
+    U = np.concatenate([P, X], axis=-1)
+    Vt = np.concatenate([Xt, -np.swapaxes(P, -1, -2)], axis=-2)
+    Xh = X + 0.5 * Z
+    p2 = U.shape[-1]
+    return Xh + 0.5 * U @ np.linalg.solve(np.eye(p2) - 0.5 * Vt @ U, Vt @ Xh)
+
+
+RETRACTIONS: dict[str, Callable[[Array, Array], Array]] = {
+    "qr": _retract_qr,
+    "polar": _retract_polar,
+    "cayley": _retract_cayley,
+}
+
+
+@dataclass(frozen=True)
+class RiemannianGD(Method):
+    """X_{k+1} = R_{X_k}(-eta_k grad f(X_k)), starting from X0's polar factor (its nearest point
+    on St(n, p)). No normal term: the step rules see omega = 0."""
+
+    retraction: str = "qr"
+
+    def __post_init__(self) -> None:
+        if self.retraction not in RETRACTIONS:
+            raise ValueError(f"unknown retraction {self.retraction!r}; choose one of "
+                             f"{list(RETRACTIONS)}")
+
+    def start(self, X0: Array) -> Array:
+        return nearest_stiefel(X0)
+
+    def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
+        V = riemannian_gradient_stiefel(X, G)
+        norm = frobenius_norm(V)
+        return Field(V, h(X), norm, norm), state
+
+    def move(self, X: Array, field: Field, eta: float | Array,
+             omega: float | Array | None = None) -> Array:
+        if omega is not None:
+            raise ValueError("Riemannian GD has no normal weight to lower")
+        return RETRACTIONS[self.retraction](X, -per_run(eta) * field.V)
+
+
+def _factory(retraction: str) -> Callable[[], RiemannianGD]:
+    def build() -> RiemannianGD:
+        return RiemannianGD(retraction)
+
+    return build
+
+
+for _name, _label in (("qr", "QR"), ("polar", "polar"), ("cayley", "Cayley")):
+    register(f"rgd-{_name}", f"Riemannian GD, {_label} retraction")(_factory(_name))
