@@ -3,7 +3,18 @@ configuration lives in one object in session state, so every page sees the same 
 
 import streamlit as st
 
-st.set_page_config(page_title="Landing Explorer", page_icon="🛬", layout="wide")
+from explorer.state import FLAGS
+
+# lecture mode (the session's configuration, or lecture=1 in a link) folds the sidebar: the
+# projector's screen goes to the run
+config = st.session_state.get("config")
+lecture = config.lecture if config is not None else FLAGS.get(
+    str(st.query_params.get("lecture", "0")).lower(), False)
+st.set_page_config(page_title="Landing Explorer", page_icon="🛬", layout="wide",
+                   initial_sidebar_state="collapsed" if lecture else "auto")
+# a compact top: the default padding above the title would push the player below a 720-row
+# projector's fold
+st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }</style>")
 
 page = st.navigation([
     st.Page("pages/explorer.py", title="Explorer", icon=":material/flight_land:", default=True),

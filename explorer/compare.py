@@ -16,7 +16,7 @@ from landing_core.geometry import TANGENT_TERMS
 from landing_core.solvers import METHODS, Config, solve
 
 from .runner import build_problem, initial, step_rule
-from .state import STATUS_LABELS, STEP_LABELS, AppConfig
+from .state import PRESENTATION, STATUS_LABELS, STEP_LABELS, AppConfig
 
 MAX_ROWS = 6
 COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta")
@@ -167,7 +167,8 @@ def shared(config: AppConfig) -> AppConfig:
     """What the rows share (problem, size, seed, X0's distance, tol, max_iter): the sidebar's
     other fields set to their defaults, so that moving them does not rerun a comparison."""
     default = AppConfig()
-    return replace(config, **{name: getattr(default, name) for name in ROW_FIELDS})
+    return replace(config, **{name: getattr(default, name)
+                              for name in (*ROW_FIELDS, *PRESENTATION)})
 
 
 def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:

@@ -181,6 +181,9 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     for warning in st.session_state.pop("url_warnings", []):
         st.warning(warning, icon="⚠️")
     sb = st.sidebar
+    lecture = sb.toggle("Lecture mode", key="w_lecture",
+                        help="For a projector: large type, thick lines, the sidebar folded and "
+                             "the explanations hidden. A link keeps it (lecture=1).")
     sb.header("Problem")
     problem = sb.selectbox("Cost function", list(PROBLEM_LABELS), key="w_problem",
                            format_func=PROBLEM_LABELS.get)
@@ -223,7 +226,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     new = replace(config, problem=problem, n=int(n), p=int(p), seed=int(seed),
                   distance=float(distance), tangent=tangent, beta=float(beta),
                   omega=float(omega), step=step, eta=float(eta), tol=float(tol),
-                  max_iter=int(max_iter), speed=speed)
+                  max_iter=int(max_iter), speed=speed, lecture=bool(lecture))
     new, messages = validate(new)
     for message in messages:
         st.warning(message, icon="⚠️")

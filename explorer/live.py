@@ -91,8 +91,21 @@ def requested(run: LiveRun) -> int:
     return have
 
 
-def payload(run: LiveRun, start: int, config: AppConfig, problem: Problem, view: str,
-            *, lecture: bool = False) -> dict:
+def chosen_view(names: list[str]) -> str:
+    """The geometry view to show first: the player's last choice (its tabs), else the one kept
+    in the session (other pages visited meanwhile), else a link's ``view=``, else the first."""
+    ask = st.session_state.get("player")
+    picked = ask.get("view") if isinstance(ask, dict) else None
+    if picked in names:
+        st.session_state.explorer_view = picked
+    elif st.session_state.get("explorer_view") not in names:
+        url = st.query_params.get("view")
+        st.session_state.explorer_view = url if url in names else names[0]
+    return st.session_state.explorer_view
+
+
+def payload(run: LiveRun, start: int, config: AppConfig, problem: Problem, views: list[str],
+            view: str, *, lecture: bool = False) -> dict:
     """The player's arguments: the chunk from ``start`` and the header, read under the run's
     lock (the worker may be appending)."""
     with run.lock:
@@ -102,27 +115,36 @@ def payload(run: LiveRun, start: int, config: AppConfig, problem: Problem, view:
             "run_id": run.run_id,
             "done": t.finished,
             "status": t.status,
-            "message": t.message + runner.limit_hint(t, config) if t.finished else "",
-            "header": playback.header(view, t, problem, config,
+            "message": t.message if t.finished else "",
+            "header": playback.header(views, view, t, problem, config,
                                       runner.optimum(config, problem), lecture=lecture),
         }
     return data
 
 
 @st.fragment
-def player(config: AppConfig, problem: Problem, matrix_id: object, view: str,
+def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[str],
            *, lecture: bool = False) -> LiveRun:
-    """Draw the player for this configuration and view, with the chunk the browser needs, and
-    the downloads of the history computed so far."""
+    """Draw the player for this configuration with the chunk the browser needs (and every
+    geometry view of ``views``), and the downloads of the history computed so far. A link
+    names the view shown (``view=``, when the size has several)."""
+    view = chosen_view(views)
+    if len(views) > 1:
+        st.query_params["view"] = view
+    elif "view" in st.query_params:
+        del st.query_params["view"]
     run = session_run(config, problem, matrix_id)
     start = requested(run)
     if start > run.trace.k and not run.trace.finished:
         run.wait(CHUNK_WAIT)  # the browser has everything so far: wait for more
-    data = payload(run, start, config, problem, view, lecture=lecture)
+    data = payload(run, start, config, problem, views, view, lecture=lecture)
     _player(data=data, key="player", default=None)
     with run.lock:
         done = run.trace.finished
         csv = run.trace.csv() if done else ""
+        hint = runner.limit_hint(run.trace, config).strip() if done else ""
+    if hint:  # advice on why the run stalled: below the player, where it has room
+        st.info(hint, icon=":material/lightbulb:")
     d1, d2 = st.columns(2)
     d1.download_button("History (CSV)", csv, file_name="landing_history.csv", mime="text/csv",
                        disabled=not done,

@@ -19,7 +19,7 @@ from landing_core.problems import Problem
 
 from .runner import Trace
 from .state import SPEEDS, AppConfig
-from .views import VIEWS
+from .views import VIEWS, available
 
 Array = np.ndarray
 
@@ -59,7 +59,7 @@ def chunk(trace: Trace, start: int = 0) -> dict:
         "step": _floats(trace.step[start:]),
         "nstep": _floats(trace.normal_step[start:]),
         "x": _rows(trace.X, start, n * p) if trace.X else None,
-        "sigma": _rows(trace.sigma, start, p) if p >= 2 or n > 3 else None,
+        "sigma": _rows(trace.sigma, start, p) if "sigma" in available(n, p) else None,
         "gram": _rows(gram, 0, 3) if p == 2 else None,
     }
 
@@ -103,7 +103,7 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
     """The chosen geometry view: its kind, title and caption and what it draws that does not
     move (computed from the iterates so far)."""
     label, title, caption = VIEWS[name]
-    data: dict = {"kind": name, "title": title, "caption": caption}
+    data: dict = {"kind": name, "label": label, "title": title, "caption": caption}
     if name == "plane":
         data |= _plane(trace, problem, config)
     elif name == "sphere":
@@ -118,11 +118,14 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
 
 
 def header(
-    view: str, trace: Trace, problem: Problem, config: AppConfig, f_star: float | None,
-    *, lecture: bool = False,
+    views: list[str], view: str, trace: Trace, problem: Problem, config: AppConfig,
+    f_star: float | None, *, lecture: bool = False,
 ) -> dict:
     """What the player needs besides the history: sizes, f*, the iteration limit, the speed in
-    iterations per second (None: instant), colours and the view's static data."""
+    iterations per second (None: instant), colours, lecture mode, and every view of this size
+    with its static data (the player switches among them itself), ``view`` shown first."""
+    if view not in views:
+        raise ValueError(f"view {view!r} is not among {views}")
     rate = SPEEDS[config.speed]
     return {
         "n": problem.n, "p": problem.p,
@@ -130,6 +133,7 @@ def header(
         "max_iter": config.max_iter,
         "rate": rate if math.isfinite(rate) else None,
         "palette": PALETTE, "colorscale": COLORSCALE,
-        "view": view_data(view, trace, problem, config),
+        "views": [view_data(name, trace, problem, config) for name in views],
+        "view": view,
         "lecture": lecture,
     }

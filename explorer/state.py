@@ -39,6 +39,9 @@ N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
 # URL parameters a page owns: the explorer's geometry view; the compare table, its step choice
 # and its x axis. The shared configuration ignores them; other pages drop them.
 PAGE_PARAMS = ("view", "rows", "steps", "against")
+# fields that change how a run is shown, never the run: the animation speed, lecture mode
+PRESENTATION = ("speed", "lecture")
+FLAGS = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,11 @@ class AppConfig:
     tol: float = 1e-8
     max_iter: int = 500
     speed: str = "normal"
+    lecture: bool = False
 
     def run_key(self) -> tuple:
-        """The fields that change the computed run (not the animation speed)."""
-        return tuple(v for k, v in asdict(self).items() if k != "speed")
+        """The fields that change the computed run (not how it is shown)."""
+        return tuple(v for k, v in asdict(self).items() if k not in PRESENTATION)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -82,12 +86,17 @@ BOUNDS: dict[str, tuple] = {
     "tol": (float, 1e-14, 1e-2),
     "max_iter": (int, 1, ITER_MAX),
     "speed": tuple(SPEEDS),
+    "lecture": (bool,),
 }
 
 
 def _parse(name: str, raw: str) -> object:
     """One query value, or a ValueError saying what is wrong with it."""
     rule = BOUNDS[name]
+    if rule == (bool,):
+        if raw.lower() not in FLAGS:
+            raise ValueError(f"{name}={raw!r} is not one of 1, 0 (on, off)")
+        return FLAGS[raw.lower()]
     if isinstance(rule[0], type):
         kind, low, high = rule
         try:
@@ -143,5 +152,5 @@ def from_query(params: dict[str, str | list[str]]) -> tuple[AppConfig, list[str]
 
 def to_query(config: AppConfig) -> dict[str, str]:
     """The query parameters that restore ``config`` exactly (repr keeps floats exact)."""
-    return {k: repr(float(v)) if isinstance(v, float) else str(v)
-            for k, v in asdict(config).items()}
+    return {k: str(int(v)) if isinstance(v, bool) else repr(float(v)) if isinstance(v, float)
+            else str(v) for k, v in asdict(config).items()}

@@ -23,7 +23,8 @@ VIEWS = {  # name -> (short label, title, caption)
 
 def available(n: int, p: int) -> list[str]:
     """The geometry views for this (n, p): the plane (2, 1), the sphere (3, 1), the moving
-    frame (3, 2), singular values (any p >= 2, and p = 1 beyond n = 3), the SPD(2) cone (p = 2)."""
+    frame (3, 2), singular values (any p >= 2, p = 1 beyond n = 3, and St(1, 1)), the SPD(2) cone
+    (p = 2)."""
     names = []
     if (n, p) == (2, 1):
         names.append("plane")
@@ -31,7 +32,7 @@ def available(n: int, p: int) -> list[str]:
         names.append("sphere")
     if (n, p) == (3, 2):
         names.append("frame")
-    if p >= 2 or n > 3:
+    if p >= 2 or n > 3 or not names:  # St(1, 1) too: its one singular value |x|
         names.append("sigma")
     if p == 2:
         names.append("cone")

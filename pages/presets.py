@@ -1,4 +1,6 @@
-"""Lecture presets: one click loads a configuration and shows it."""
+"""Lecture presets: one click loads a configuration and shows it, in lecture mode."""
+
+from dataclasses import replace
 
 import streamlit as st
 
@@ -8,19 +10,20 @@ from explorer.presets import PRESETS
 controls.sidebar()
 st.title("Lecture presets")
 st.markdown("Each preset loads a configuration into the sidebar and opens the page that shows "
-            "it. Everything stays editable afterwards.")
+            "it, in lecture mode (large type, the sidebar folded: open it with » at the top "
+            "left, and switch lecture mode off there). Everything stays editable afterwards.")
 
 for i, preset in enumerate(PRESETS):
     with st.container(border=True):
         st.subheader(preset.title)
         st.markdown(preset.look_at)
         if st.button("Show me", key=f"preset_{i}", icon=":material/play_circle:"):
-            controls.set_config(preset.config)
+            controls.set_config(replace(preset.config, lecture=True))
             if preset.page == "compare":
                 st.session_state.compare_rows = list(preset.rows)
                 st.session_state.compare_version = st.session_state.get("compare_version",
                                                                         0) + 1
                 st.session_state.compare_fairness = preset.fairness
             if preset.view is not None:
-                st.session_state.w_view = preset.view
+                st.session_state.explorer_view = preset.view
             st.switch_page(f"pages/{preset.page}.py")

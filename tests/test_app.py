@@ -56,7 +56,7 @@ def test_default_load_shows_a_computed_run():
     assert data["status"] == "converged" and data["message"].startswith("Converged after")
     assert data["start"] == 0 and len(data["cost"]) > 1
     assert len(data["x"]) == len(data["sigma"]) == len(data["gram"]) == len(data["cost"])
-    assert data["header"]["view"]["kind"] == "frame"  # the first view of St(3, 2)
+    assert data["header"]["view"] == "frame"  # the first view of St(3, 2)
     assert data["h"][-1] < 1e-8
     assert not at.get("plotly_chart")  # the player draws every view itself
 
@@ -119,13 +119,16 @@ def test_the_speed_reaches_the_player_and_does_not_restart_the_run():
 )
 def test_every_view_appears_for_its_size(n, p, names):
     at = _app({"n": str(n), "p": str(p)})
+    head = _player(at, finish=False)["header"]
+    assert [v["kind"] for v in head["views"]] == names  # the player's tabs
+    assert [v["title"] for v in head["views"]] == [VIEWS[name][1] for name in names]
     for name in names:
         if len(names) > 1:
-            at.session_state["w_view"] = name  # the view selector (segmented control)
+            at.session_state["player"] = {"view": name}  # a tab, as the player reports it
             at.run()
             assert not at.exception
-        view = _player(at, finish=False)["header"]["view"]
-        assert (view["kind"], view["title"]) == (name, VIEWS[name][1])
+            assert at.query_params["view"] == name
+        assert _player(at, finish=False)["header"]["view"] == name
 
 
 def test_p_equal_one_disables_beta_and_says_why():
@@ -249,7 +252,8 @@ def test_removing_the_uploaded_file_brings_the_built_in_matrix_back():
 
 def test_page_widgets_survive_a_visit_to_another_page():
     at = _app({"n": "3", "p": "2"})
-    at.segmented_control(key="w_view").set_value("cone").run()
+    at.session_state["player"] = {"view": "cone"}  # the player's Gram matrix tab
+    at.run()
     at.switch_page("pages/compare.py").run()
     at.radio(key="compare_fairness").set_value(list(compare.FAIRNESS)[2]).run()
     at.radio(key="compare_against").set_value("time").run()
@@ -263,7 +267,7 @@ def test_page_widgets_survive_a_visit_to_another_page():
     assert at.radio(key="theory_at").index == 1
     at.switch_page("pages/explorer.py").run()
     assert not at.exception
-    assert at.segmented_control(key="w_view").value == "cone"
+    assert _player(at, finish=False)["header"]["view"] == "cone"
     assert at.query_params["view"] == "cone"
 
 
@@ -276,12 +280,16 @@ def test_the_url_keeps_only_what_restores_the_view():
     assert not at.warning  # the warning does not come back
 
 
+def _hint(at: AppTest) -> str:
+    """The explorer's advice below the player once the run is computed ('' when none)."""
+    assert _player(at)["message"].startswith("Reached the iteration limit")
+    return " ".join(i.value for i in at.info)
+
+
 def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
-    cut_short = _player(_app({"max_iter": "60"}))["message"]  # converging, cut at 60
-    assert cut_short.startswith("Reached the iteration limit")
+    cut_short = _hint(_app({"max_iter": "60"}))  # converging, only cut at 60
     assert "only guards feasibility" not in cut_short
-    circling = _player(_app({"n": "20", "p": "4", "max_iter": "1500"}))["message"]  # eta too large
-    assert circling.startswith("Reached the iteration limit")
+    circling = _hint(_app({"n": "20", "p": "4", "max_iter": "1500"}))  # eta too large
     assert "only guards feasibility" in circling
     assert "outside the safe region" not in circling
 
@@ -290,9 +298,8 @@ def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
 def test_a_run_held_outside_the_safe_region_is_not_called_circling(step):
     """brockett(200, 20) with the safe step never enters ||h|| <= 0.5 in 500 steps (~3e-4
     each, f falling): the hint says so and suggests a larger omega, not a smaller eta."""
-    text = _player(_app({"problem": "brockett", "n": "200", "p": "20", "max_iter": "500",
-                         "step": step}))["message"]
-    assert text.startswith("Reached the iteration limit")
+    text = _hint(_app({"problem": "brockett", "n": "200", "p": "20", "max_iter": "500",
+                       "step": step}))
     assert "outside the safe region" in text and "Raise ω" in text
     assert "only guards feasibility" not in text
 

@@ -137,9 +137,10 @@ def test_every_preset_loads_and_shows(index):
     else:
         assert at.title[0].value.startswith("Landing on St(n, p)")
         player = json.loads(at.get("component_instance")[0].proto.json_args)["data"]
-        view = player["header"]["view"]
-        assert view["kind"] == (preset.view or view["kind"])
-        assert view["title"] == VIEWS[view["kind"]][1]
+        head = player["header"]
+        assert head["view"] == (preset.view or head["views"][0]["kind"])
+        assert [v["title"] for v in head["views"]] == [VIEWS[v["kind"]][1] for v in head["views"]]
+        assert head["lecture"] and at.session_state.config.lecture  # presets open in lecture mode
 
 
 def _frame_motion(X) -> tuple[float, float]:

@@ -58,7 +58,7 @@ def test_chunks_are_suffixes_of_the_whole(n, p, cut):
         elif key != "start":
             assert part[key] is None and value is None
     assert (whole["x"] is None) == (n > 3)
-    assert (whole["sigma"] is None) == (p == 1 and n <= 3)
+    assert (whole["sigma"] is None) == (p == 1 and n in (2, 3))
     assert (whole["gram"] is None) == (p != 2)
 
 
@@ -106,9 +106,13 @@ def test_the_sphere_colours_each_cell_by_the_cost_at_its_centre():
 
 def test_the_header_carries_the_speed_the_optimum_and_the_view():
     trace, problem, config = _trace(n=3, p=2, max_iter=10, speed="instant")
-    head = playback.header("cone", trace, problem, config, -2.5)
+    names = ["frame", "sigma", "cone"]
+    head = playback.header(names, "cone", trace, problem, config, -2.5)
     assert head["rate"] is None and head["f_star"] == -2.5 and head["max_iter"] == 10
-    assert head["view"]["kind"] == "cone" and head["view"]["top"] >= 2.3
-    slow = playback.header("frame", trace, problem, AppConfig(speed="slow"), None)
-    assert slow["rate"] == 30.0 and slow["f_star"] is None and slow["view"]["R"] >= 1.3
+    assert head["view"] == "cone" and [v["kind"] for v in head["views"]] == names
+    assert head["views"][2]["top"] >= 2.3 and head["views"][2]["label"] == "Gram matrix"
+    slow = playback.header(names, "frame", trace, problem, AppConfig(speed="slow"), None)
+    assert slow["rate"] == 30.0 and slow["f_star"] is None and slow["views"][0]["R"] >= 1.3
     json.dumps(head, allow_nan=False)
+    with pytest.raises(ValueError, match="not among"):
+        playback.header(names, "plane", trace, problem, config, None)

@@ -75,11 +75,11 @@
   }
   // log10 range [lo, hi]: powers of ten (at most about six); over one to two decades 1-2-5
   // times the powers of ten; narrower, a few labelled values (as figures._decade_ticks)
-  function logTicks(lo, hi) {
+  function logTicks(lo, hi, most) {
     const span = hi - lo;
     const ticks = [];
     if (span >= 2) {
-      const step = Math.max(1, Math.ceil(span / 5));
+      const step = Math.max(1, Math.ceil(span / Math.max(1, Math.min(5, (most || 6) - 1))));
       for (let e = Math.ceil(lo); e <= Math.floor(hi); e += step) ticks.push({ v: e, label: "10" + sup(e) });
       return ticks;
     }
@@ -116,7 +116,8 @@
     ctx.fillStyle = "#333";
     ctx.strokeStyle = "#e3e3e3";
     ctx.lineWidth = 1;
-    const yt = chart.ylog ? logTicks(chart.ylo, chart.yhi) : linearTicks(chart.ylo, chart.yhi, 4);
+    const most = Math.max(2, Math.floor(rect.h / (1.7 * font)));  // labels never touch
+    const yt = chart.ylog ? logTicks(chart.ylo, chart.yhi, most) : linearTicks(chart.ylo, chart.yhi, Math.min(4, most));
     ctx.textAlign = "right";
     ctx.textBaseline = "middle";
     for (const t of yt) {
@@ -219,6 +220,19 @@
     ctx.closePath();
     ctx.fillStyle = colour;
     ctx.fill();
+  }
+  // the rows a legend takes (as legend() wraps it)
+  function legendRows(ctx, items, font, maxWidth) {
+    ctx.save();
+    ctx.font = `${font}px sans-serif`;
+    let cx = 0, rows = 1;
+    for (const it of items) {
+      const w = 26 + ctx.measureText(it.label).width + 14;
+      if (cx + w > maxWidth && cx > 0) { cx = 0; rows++; }
+      cx += w;
+    }
+    ctx.restore();
+    return rows;
   }
   function legend(ctx, items, x, y, font, maxWidth) {
     ctx.save();
@@ -579,7 +593,7 @@
 
   VIEWS.cone = {
     three: true,
-    initialCamera: () => camera(Math.PI / 4, 0.37),
+    initialCamera: () => camera(-0.3, 0.3),  // across the cone's axis (1, 1, 0): its apex shows
     background(ctx, box, run, P, cam) {
       const v = run.view, top = v.top;
       const c = [top / 2, top / 2, 0];
@@ -739,19 +753,30 @@
   .lp-slider { display: flex; align-items: center; gap: 8px; flex: 1 1 220px; min-width: 180px; }
   .lp-slider input { flex: 1; accent-color: #D55E00; }
   .lp-slider label { white-space: nowrap; }
-  .lp-export { display: flex; gap: 6px; }
+  .lp-export { display: flex; gap: 6px; align-items: center; color: #555; font-size: 0.88em; }
+  .lp-export button { min-height: 28px; padding: 2px 10px; }
+  .lp-foot { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 4px 16px; margin-top: 4px; }
   .lp-nums { display: flex; flex-wrap: wrap; gap: 2px 22px; margin: 6px 0 2px; font-variant-numeric: tabular-nums; }
   .lp-nums span { white-space: nowrap; }
   .lp-nums b { font-weight: 600; }
-  .lp-status { margin: 2px 0 4px; padding: 3px 10px; border-radius: 6px; background: #eef4fb; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+  .lp-status { margin: 2px 0 4px; padding: 3px 10px; border-radius: 6px; background: #eef4fb; }
   .lp-status.converged { background: #e7f6ec; } .lp-status.diverged { background: #fde8e8; } .lp-status.max_iter { background: #fff6dd; }
   .lp-panels { display: flex; gap: 10px; align-items: flex-start; }
   .lp-panels.stacked { flex-direction: column; }
   .lp-panels > div { position: relative; }
   .lp canvas { display: block; touch-action: none; }
+  .lp-head { display: flex; align-items: center; gap: 10px; min-height: 30px; }
+  .lp-tabs { display: flex; flex: none; }
+  .lp-tabs button { min-height: 28px; padding: 2px 10px; border-radius: 0; margin-left: -1px; font-size: 0.9em; }
+  .lp-tabs button:first-child { border-radius: 8px 0 0 8px; } .lp-tabs button:last-child { border-radius: 0 8px 8px 0; }
+  .lp-tabs button.on { background: #eef4fb; border-color: #0072B2; color: #0072B2; position: relative; }
   .lp-title { font-weight: 600; margin: 0 0 2px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
   .lp-caption { color: #555; margin: 2px 0 0; font-size: 0.88em; }
-  .lp-keys { color: #555; font-size: 0.88em; margin: 4px 0 0; }
+  .lp-keys { color: #555; font-size: 0.88em; margin: 0; }
+  .lp { position: relative; }
+  .lp-toast { position: absolute; left: 50%; top: 96px; transform: translateX(-50%); background: rgba(20,20,20,0.88); color: #fff; padding: 10px 18px; border-radius: 10px; opacity: 0; pointer-events: none; transition: opacity 0.6s; white-space: nowrap; z-index: 2; }
+  .lp-toast.on { opacity: 1; }
+  .lp-toast kbd { border: 1px solid #aaa; border-radius: 4px; padding: 0 5px; font: inherit; }
   .lp-keys kbd { border: 1px solid #bbb; border-radius: 4px; padding: 0 4px; background: #f7f7f7; font: inherit; }
   `;
 
@@ -790,15 +815,21 @@
       this.convCanvas = el("canvas", { "aria-label": "convergence panels", role: "img" });
       this.keys = el("p", { class: "lp-keys" });
       this.keys.innerHTML = "Keys: <kbd>Space</kbd> run / pause · <kbd>→</kbd> step · <kbd>←</kbd> step back · <kbd>Home</kbd> reset · drag a 3-D view to turn it";
-      this.geoBox = el("div", { class: "lp-geo" }, [this.geoTitle, this.geoCanvas, this.geoCaption]);
-      this.convBox = el("div", { class: "lp-conv" }, [el("p", { class: "lp-title", text: "Convergence" }), this.convCanvas]);
+      this.tabs = el("div", { class: "lp-tabs", role: "radiogroup", "aria-label": "Geometry view" });
+      this.geoHead = el("div", { class: "lp-head" }, [this.tabs, this.geoTitle]);
+      this.geoBox = el("div", { class: "lp-geo" }, [this.geoHead, this.geoCanvas, this.geoCaption]);
+      this.convBox = el("div", { class: "lp-conv" }, [el("div", { class: "lp-head" }, [el("p", { class: "lp-title", text: "Convergence" })]), this.convCanvas]);
       this.panels = el("div", { class: "lp-panels" }, [this.geoBox, this.convBox]);
-      root.appendChild(el("div", { class: "lp" }, [
+      this.toast = el("div", { class: "lp-toast", role: "note" });
+      this.toast.innerHTML = "<kbd>Space</kbd> run / pause &nbsp; <kbd>→</kbd> step &nbsp; <kbd>←</kbd> back &nbsp; <kbd>Home</kbd> reset";
+      this.rootEl = el("div", { class: "lp" }, [
         el("div", { class: "lp-bar" }, [this.btn.run, this.btn.pause, this.btn.step, this.btn.reset,
-          el("div", { class: "lp-slider" }, [this.slider, this.kLabel]),
-          el("div", { class: "lp-export" }, [this.btnHtml, this.btnGif])]),
-        this.nums, this.status, this.panels, this.keys,
-      ]));
+          el("div", { class: "lp-slider" }, [this.slider, this.kLabel])]),
+        this.nums, this.status, this.panels,
+        el("div", { class: "lp-foot" }, [this.keys, el("div", { class: "lp-export" }, [el("span", { text: "Save the animation:" }), this.btnHtml, this.btnGif])]),
+        this.toast,
+      ]);
+      root.appendChild(this.rootEl);
       this.btn.run.onclick = () => this.play();
       this.btn.pause.onclick = () => this.pause();
       this.btn.step.onclick = () => this.step(1);
@@ -834,11 +865,14 @@
       const run = this.run;
       run.rate = h.rate;
       run.lecture = !!h.lecture;
-      if (!run.view || run.view.kind !== h.view.kind || fresh) {
-        run.view = h.view;
-        this.background = null;
-      }
-      run.view = h.view;
+      this.rootEl.style.setProperty("--lp-font", run.lecture ? "19px" : "15px");
+      this.keys.style.display = run.lecture ? "none" : "";
+      if (run.lecture) this.hintOnce();
+      // the view: the player's own choice once made (a tab), else the page's (a link's view=)
+      run.views = h.views;
+      const keep = !fresh && run.view && h.views.some((v) => v.kind === run.view.kind);
+      run.view = h.views.find((v) => v.kind === (keep ? run.view.kind : h.view)) || h.views[0];
+      this.makeTabs();
       const have = run.cost.length;
       if (args.start > have) { this.host.request(have); return; }
       const skip = have - args.start;
@@ -859,12 +893,46 @@
       this.ranges();
       this.background = null;
       this.slider.max = String(Math.max(0, run.cost.length - 1));
-      if (run.view.kind in VIEWS && VIEWS[run.view.kind].three && (fresh || !this.cams[run.view.kind + run.id])) {
-        this.cams[run.view.kind + run.id] = VIEWS[run.view.kind].initialCamera(run);
-      }
+      this.aim();
       if (!run.done) this.host.request(run.cost.length);
       if (fresh) this.layout();
       this.show();
+    }
+
+    aim() {
+      const run = this.run, key = run.view.kind + run.id;
+      if (VIEWS[run.view.kind].three && !this.cams[key]) this.cams[key] = VIEWS[run.view.kind].initialCamera(run);
+    }
+
+    // one tab per view of this size (a radio group: arrows move between them)
+    makeTabs() {
+      const kinds = this.run.views.map((v) => v.kind).join();
+      if (this.tabKinds !== kinds) {
+        this.tabKinds = kinds;
+        this.tabs.innerHTML = "";
+        for (const v of this.run.views) {
+          const b = el("button", { type: "button", role: "radio", "data-view": v.kind, text: v.label });
+          b.onclick = () => this.choose(v.kind);
+          this.tabs.appendChild(b);
+        }
+        this.tabs.style.display = this.run.views.length > 1 ? "" : "none";
+      }
+      for (const b of this.tabs.children) {
+        const on = b.dataset.view === this.run.view.kind;
+        b.setAttribute("aria-checked", String(on));
+        b.classList.toggle("on", on);
+      }
+    }
+
+    choose(kind) {
+      const run = this.run;
+      if (!run || run.view.kind === kind) return;
+      run.view = run.views.find((v) => v.kind === kind);
+      this.aim();
+      this.makeTabs();
+      this.background = null;
+      this.show();
+      this.host.request(run.cost.length, kind);  // the page keeps the choice (and the URL)
     }
 
     ranges() {
@@ -876,6 +944,16 @@
     }
 
     get available() { return this.run ? this.run.cost.length - 1 : 0; }
+
+    // the keys, once per browser tab, over the view (a lecture shows no footnotes)
+    hintOnce() {
+      let seen = false;
+      try { seen = sessionStorage.getItem("landing-keys-hint") === "1"; sessionStorage.setItem("landing-keys-hint", "1"); } catch (err) { /* storage off */ }
+      if (seen || this.toastShown) return;
+      this.toastShown = true;
+      this.toast.classList.add("on");
+      setTimeout(() => this.toast.classList.remove("on"), 7000);
+    }
 
     // ---- controls
 
@@ -968,13 +1046,13 @@
       const lecture = this.run && this.run.lecture;
       return {
         palette: this.P0 ? this.P0.palette : [], scale: this.P0 ? this.P0.scale : (t) => [t * 255, t * 255, t * 255],
-        font: lecture ? 17 : 13, thick: lecture ? 4 : 3, thin: lecture ? 2 : 1.5, marker: lecture ? 8 : 6, pad: 18,
+        font: lecture ? 17 : 13, thick: lecture ? 4.5 : 3, thin: lecture ? 2.5 : 1.5, marker: lecture ? 9 : 6, pad: 18,
       };
     }
 
     layout() {
       const width = Math.max(320, document.documentElement.clientWidth - 2);
-      const side = width >= 760;
+      const side = width >= 520;
       this.panels.classList.toggle("stacked", !side);
       // the panels fill what is left of the window below the player's top, within bounds, so
       // the controls, the view and the curves share one screen (a projector's 720 rows)
@@ -983,13 +1061,15 @@
         const frame = window.frameElement;
         if (frame) {
           const top = frame.getBoundingClientRect().top + (window.parent.scrollY || 0);
-          room = window.parent.innerHeight - top - 150;
+          this.placed = [top, window.parent.innerHeight];
+          const above = this.panels.getBoundingClientRect().top + this.geoHead.offsetHeight;
+          room = window.parent.innerHeight - top - above - 12;
         }
       } catch (err) { /* standalone or another origin */ }
       let gw, gh, cw, ch;
       if (side) {
-        gh = ch = Math.round(Math.max(300, Math.min(room, 0.5 * width, 640)));
-        gw = Math.round(Math.min(width * 0.46, gh * 1.25));
+        gh = ch = Math.round(Math.max(260, Math.min(room, 0.5 * width, 640)));
+        gw = Math.round(Math.min(width * (width < 760 ? 0.5 : 0.46), gh * 1.25));
         cw = width - gw - 12;
       } else {
         gw = cw = width;
@@ -1017,9 +1097,11 @@
       canvas.getContext("2d").setTransform(dpr, 0, 0, dpr, 0, 0);
     }
 
+    // a control's effect is drawn at once, not at the next animation frame: after Pause the
+    // canvases already hold X_k when the click returns
     show() {
-      this.dirty = true;
       this.updateText();
+      this.drawNow();
     }
 
     updateText() {
@@ -1045,7 +1127,7 @@
       } else if (this.paused) {
         text = `Paused at k = ${k}: Run resumes, Step advances one iteration.`;
       } else if (k === 0) {
-        text = "Ready: press Run to watch the iterations, or Step to take one." + (run.done ? ` (${run.message})` : "");
+        text = "Ready: press Run to watch the iterations, or Step to take one." + (run.done ? " " + outcome(run) : "");
       } else {
         text = `At k = ${k}.`;
       }
@@ -1055,8 +1137,12 @@
       this.btn.pause.disabled = !this.playing;
       this.btn.step.disabled = run.done && k >= this.available;
       const v = run.view;
-      this.geoTitle.textContent = v.title || "";
-      this.geoCaption.textContent = v.caption || "";
+      // with tabs the title would be cut beside them: it leads the caption instead
+      const tabs = run.views.length > 1;
+      this.geoTitle.textContent = tabs ? "" : v.title || "";
+      this.geoCaption.innerHTML = "";
+      if (tabs) this.geoCaption.appendChild(el("b", { text: (v.title || "") + ". " }));
+      this.geoCaption.appendChild(document.createTextNode(v.caption || ""));
     }
 
     loop(now) {
@@ -1076,6 +1162,15 @@
         if (Math.floor(this.kf) !== before || !this.playing) this.updateText();
       }
       if (this.dirty) this.drawNow();
+      if (!this.checked || now - this.checked > 500) {  // the page above moved the player
+        this.checked = now;
+        try {
+          const frame = window.frameElement;
+          const top = frame ? frame.getBoundingClientRect().top + (window.parent.scrollY || 0) : 0;
+          const tall = window.parent.innerHeight;
+          if (this.placed && (Math.abs(top - this.placed[0]) > 4 || tall !== this.placed[1])) this.layout();
+        } catch (err) { /* standalone */ }
+      }
       requestAnimationFrame(this.loop);
     }
 
@@ -1092,7 +1187,7 @@
       if (!view) return;
       const cam = this.cams[run.view.kind + run.id];
       const legendItems = view.legend(P, run);
-      const inner = { x: box.x, y: box.y, w: box.w, h: box.h - (P.font + 10) * Math.ceil(legendItems.length / 3) };
+      const inner = { x: box.x, y: box.y, w: box.w, h: box.h - (P.font + 6) * legendRows(ctx, legendItems, P.font, box.w - 16) - 8 };
       if (cached) {
         if (!this.background) {
           const off = document.createElement("canvas");
@@ -1120,7 +1215,8 @@
     }
 
     convLayout(box, P) {
-      const vertical = box.h > box.w * 0.75 || box.h >= 330;
+      const rowH = (box.h - 3 * P.font - 40) / 3;
+      const vertical = rowH >= 4.5 * P.font || box.w / 3 < 13 * P.font;
       const left = 7 * P.font * 0.62 + 14;
       const charts = [];
       const n = this.conv.length;
@@ -1154,8 +1250,11 @@
             c.save();
             c.font = `${P.font}px sans-serif`;
             const w = items.reduce((a, it) => a + 40 + c.measureText(it.label).width, 0);
+            const x = chart.rect.x + chart.rect.w - w - 4, y = chart.rect.y + 3;
+            c.fillStyle = "rgba(255,255,255,0.85)";
+            c.fillRect(x - 4, y, w + 6, P.font + 8);
             c.restore();
-            legend(c, items, chart.rect.x + chart.rect.w - w, chart.rect.y - P.font / 2 - 5, P.font, w + 20);
+            legend(c, items, x, y + P.font / 2 + 4, P.font, w + 20);
           }
         });
       };
@@ -1197,7 +1296,7 @@
       const r = this.run;
       return {
         run_id: r.id, start: 0, done: r.done, status: r.status, message: r.message,
-        header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, palette: this.P0.palette, colorscale: this.headerScale, view: r.view },
+        header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, palette: this.P0.palette, colorscale: this.headerScale, views: r.views, view: r.view.kind },
         cost: r.cost, h: r.h, grad: r.grad, step: r.step, nstep: r.nstep, x: r.x, sigma: r.sigma, gram: r.gram,
       };
     }
@@ -1255,6 +1354,13 @@
     }
   }
 
+  // the run's outcome in a few words, for the ready line
+  function outcome(run) {
+    const n = run.cost.length - 1;
+    return { converged: `This run converged after ${n} iterations.`, max_iter: `This run reaches the iteration limit (${n}).`,
+      diverged: `This run diverges after ${n} iterations.` }[run.status] || "";
+  }
+
   function download(blob, name) {
     const a = document.createElement("a");
     a.href = URL.createObjectURL(blob);
@@ -1279,12 +1385,13 @@
       return;
     }
     const send = (type, extra) => window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type }, extra), "*");
-    let lastHeight = 0, asked = -1;
+    let lastHeight = 0, asked = -1, askedView = null;
     const host = {
-      request(have) {
-        if (have === asked) return;
-        asked = have;
-        send("streamlit:setComponentValue", { value: { run_id: player.run ? player.run.id : null, have }, dataType: "json" });
+      request(have, view) {
+        const v = view || (player.run && player.run.view ? player.run.view.kind : null);
+        if (have === asked && v === askedView) return;
+        asked = have; askedView = v;
+        send("streamlit:setComponentValue", { value: { run_id: player.run ? player.run.id : null, have, view: v }, dataType: "json" });
       },
       height(h) {
         if (Math.abs(h - lastHeight) < 2) return;

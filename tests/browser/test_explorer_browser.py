@@ -32,7 +32,7 @@ def test_default_load_holds_the_whole_run_at_x0(server, page, shots):
     frame = player(page)
     s = state(frame)
     assert s["done"] and s["k"] == 0 and s["have"] > 10
-    assert re.search(r"Ready: press Run .*Converged after \d+ iterations", s["status"])
+    assert re.search(r"Ready: press Run .*This run converged after \d+ iterations", s["status"])
     assert s["view"] == "frame"
     for name in ("Run", "Pause", "Step", "Reset"):  # real controls, found by their names
         assert frame.get_by_role("button", name=name, exact=True).count() == 1

@@ -1,0 +1,417 @@
+"""The explorer's live player in headless Chromium: issue 9's goals, each as a ratio or a time
+measured in one run of this script.
+
+Run: uv run python benchmarks/bench_player.py [rounds]   (rounds of section 4, default 5)
+
+Starts its own Streamlit servers on free loopback ports (the app, and benchmarks/floor_app.py
+for the reference page), each warmed by one untimed visit, and drives Debian's Chromium
+(``/usr/bin/chromium``, no GPU: canvas and WebGL in software) through Playwright. The player is
+the components.v1 iframe ``explorer.live.landing_player``; ``window.landingPlayer`` in it holds
+the run, the fractional iteration ``kf`` and draw counters (``stats.draws``).
+
+1. Motion: brockett on the plane (n = 2, p = 1), the sphere (3, 1) and the frame (3, 2), constant
+   eta = 0.01, 1,500 iterations at normal speed (250 it/s). In the same page: the idle
+   requestAnimationFrame rate (paused), then during playback the rate at which each canvas
+   changes, counted twice: the player's own redraw counters (1 s), and a probe that hashes
+   every pixel of both canvases (``getImageData``) on every animation frame and counts the
+   frames on which a hash changed (1 s early in the run, 1 s late). Goal: each >= 0.5x idle.
+2. Controls, on slow runs (30 it/s): Pause clicked in the page while playing, both canvases
+   hashed on every animation frame for 1 s after the click, the time of the last change
+   (goal <= 150 ms); Step (goal: exactly one iteration, ``Math.floor(kf)`` before and after);
+   the slider set by an input event, the time until both canvases changed (goal <= 100 ms).
+3. Server CPU (``/proc/<pid>/stat`` utime + stime of the Streamlit process, all its threads)
+   over 10 s of playback of a computed run (slow, 300 iterations), and over 10 s paused.
+   Goal: <= 10 % of one core.
+4. First complete render in a fresh browser context: the explorer (script idle, the player
+   holds its run and has drawn a frame) against the reference page (floor_app ?page=sidebar:
+   the sidebar and two one-trace plotly charts, script idle), alternating, median and ratio.
+   Goal: ratio <= 1.2.
+5. Streaming, n = 200, p = 50, 5,000 iterations: Run clicked in the page as soon as the player
+   holds the first chunk, time until ``kf > 0`` (polled per animation frame; goal < 0.5 s);
+   Pause while ``run.done`` is false: ``kf`` and the canvases over the next second.
+6. The HTML export of the default run: the downloaded file's size.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+
+from _common import machine
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1500, "height": 2400}
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+PLAYER = 'iframe[title="explorer.live.landing_player"]'
+MOTION = "step=constant&eta=0.01&max_iter=1500&tol=1e-14"
+VIEWS = {"plane": "problem=brockett&n=2&p=1", "sphere": "problem=brockett&n=3&p=1",
+         "frame": "problem=brockett&n=3&p=2"}
+SLOW = "speed=slow&max_iter=400&tol=1e-14"
+STREAM = "n=200&p=50&max_iter=5000&tol=1e-14"
+
+# Inside the player's iframe. hashes(): an FNV-1a hash of every pixel of each canvas
+# (geometry, convergence); any pixel that differs changes it.
+HASH_JS = """window.__bp = window.__bp || {
+  canvases: () => [...document.querySelectorAll('canvas')],
+  hashes() { return this.canvases().map(c => {
+    const d = new Uint32Array(c.getContext('2d').getImageData(0, 0, c.width, c.height).data.buffer);
+    let h = 2166136261; for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 16777619);
+    return h; }); },
+  rafs(ms) { return new Promise(done => { let n = 0; const t0 = performance.now();
+    const tick = () => { n++; if (performance.now() - t0 < ms) requestAnimationFrame(tick);
+                         else done(n / ((performance.now() - t0) / 1000)); };
+    requestAnimationFrame(tick); }); },
+};"""
+IDLE_FPS_JS = "() => __bp.rafs(1000)"
+# the player's redraw counters over 1 s, and the animation frames of the same second
+COUNTERS_JS = """() => new Promise(done => { const s = landingPlayer.stats.draws;
+  const g0 = s.geometry, c0 = s.convergence; let n = 0; const t0 = performance.now();
+  const tick = () => { n++; const dt = performance.now() - t0;
+    if (dt < 1000) return requestAnimationFrame(tick);
+    done({geometry: (s.geometry - g0) / dt * 1000, convergence: (s.convergence - c0) / dt * 1000,
+          raf: n / dt * 1000, playing: landingPlayer.playing}); };
+  requestAnimationFrame(tick); })"""
+# the probe: per animation frame, which canvases' pixels changed since the previous frame, and
+# how far the iterate moved on the geometry view (pixels: the view's scale times the change of
+# X_k, interpolated at kf as the player draws it), summed over the window
+PROBE_JS = """() => new Promise(done => { const s = landingPlayer.stats.draws, P = landingPlayer;
+  const at = kf => { const X = P.run.x, k = Math.min(Math.floor(kf), X.length - 1), f = kf - k;
+    return f > 0 && k + 1 < X.length ? X[k].map((v, i) => v + f * (X[k + 1][i] - v)) : X[k]; };
+  const scale = P.background.frame.s;
+  const g0 = s.geometry, c0 = s.convergence, k0 = P.kf; let prev = __bp.hashes(), n = 0, cost = 0;
+  let x = at(P.kf), moved = 0; const changed = [0, 0]; const t0 = performance.now();
+  const tick = () => { n++; const a = performance.now(); const h = __bp.hashes();
+    cost += performance.now() - a;
+    h.forEach((v, i) => { if (v !== prev[i]) changed[i]++; }); prev = h;
+    const y = at(P.kf); moved += scale * Math.hypot(...y.map((v, i) => v - x[i])); x = y;
+    const dt = performance.now() - t0;
+    if (dt < 1000) return requestAnimationFrame(tick);
+    done({geometry: changed[0] / dt * 1000, convergence: changed[1] / dt * 1000,
+          counted_geometry: (s.geometry - g0) / dt * 1000,
+          counted_convergence: (s.convergence - c0) / dt * 1000, raf: n / dt * 1000,
+          probe_ms: cost / n, k0, k1: P.kf, moved_px: moved, playing: P.playing}); };
+  requestAnimationFrame(tick); })"""
+# Pause clicked in the page; both canvases hashed per animation frame for 1 s after it
+PAUSE_JS = """() => new Promise(done => { let prev = __bp.hashes();
+  const last = [null, null], k0 = landingPlayer.kf, was = landingPlayer.playing;
+  const doneBefore = landingPlayer.run.done, have0 = landingPlayer.run.cost.length;
+  const t0 = performance.now();
+  document.querySelector('button[aria-label=Pause]').click();
+  const kClick = landingPlayer.kf;
+  const tick = () => { const t = performance.now() - t0; const h = __bp.hashes();
+    h.forEach((v, i) => { if (v !== prev[i]) last[i] = t; }); prev = h;
+    if (t < 1000) return requestAnimationFrame(tick);
+    done({last_ms: last, was_playing: was, playing: landingPlayer.playing, kf_before: k0,
+          kf_click: kClick, kf_after: landingPlayer.kf, done_at_click: doneBefore,
+          have_at_click: have0, have_after: landingPlayer.run.cost.length}); };
+  requestAnimationFrame(tick); })"""
+# the slider set to k by an input event; ms until both canvases differ from before
+SLIDER_JS = """k => new Promise(done => { const before = __bp.hashes();
+  const slider = document.querySelector('input[type=range]'); const t0 = performance.now();
+  slider.value = String(k); slider.dispatchEvent(new Event('input'));
+  const tick = () => { const t = performance.now() - t0; const h = __bp.hashes();
+    if (h.every((v, i) => v !== before[i]) || t > 2000)
+      return done({ms: t, k: Math.floor(landingPlayer.kf),
+                   changed: h.map((v, i) => v !== before[i])});
+    requestAnimationFrame(tick); };
+  tick(); })"""
+# Run clicked in the page; ms until the player has moved (kf > 0), polled per animation frame
+START_JS = """() => new Promise(done => { const r = landingPlayer.run;
+  const info = {have: r.cost.length, done: r.done}; const t0 = performance.now();
+  document.querySelector('button[aria-label=Run]').click();
+  const poll = () => landingPlayer.kf > 0 ? done({...info, ms: performance.now() - t0})
+                                          : requestAnimationFrame(poll);
+  requestAnimationFrame(poll); })"""
+EXPLORER_DRAWN_JS = f"""() => {{ if (!document.querySelector({IDLE!r})) return false;
+  const f = document.querySelector({PLAYER!r}), p = f && f.contentWindow.landingPlayer;
+  return !!(p && p.run && p.stats.frames > 0); }}"""
+REFERENCE_DRAWN_JS = f"""() => document.querySelector({IDLE!r}) !== null
+  && document.querySelectorAll({CHART!r}).length === 2"""
+
+
+def _server(script: Path) -> tuple[subprocess.Popen, str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return proc, url
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("streamlit did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, all its threads (``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def open_player(browser, url: str):
+    """A new browser context on ``url``; (context, page, the player's frame holding a run)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector(IDLE, timeout=60_000)
+    frame = page.wait_for_selector(PLAYER, timeout=60_000).content_frame()
+    frame.wait_for_function("window.landingPlayer && landingPlayer.run && "
+                            "landingPlayer.stats.frames > 0", timeout=60_000)
+    frame.evaluate(HASH_JS)
+    return context, page, frame
+
+
+def click(frame, name: str) -> None:
+    frame.get_by_role("button", name=name, exact=True).click()
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+# ---------------------------------------------------------------------------- 1. motion
+
+def motion(browser, url: str) -> bool:
+    print("\n1. Motion: brockett, constant eta = 0.01, 1,500 iterations, normal speed (250 it/s)")
+    print("   per second: canvas changes seen by the pixel-hash probe (0.2-1.2 s after Run), "
+          "the player's\n   redraw counters alone (1.2-2.2 s), the probe again (4.5-5.5 s), "
+          "with the player's counts in\n   the probe's seconds; ratios to the idle rAF rate of "
+          "the same page. 'moved': the path length\n   of X_k on the geometry view in the "
+          "window, in pixels; the geometry is judged where it moved >= 1 px")
+    print(f"   {'view':<7}{'idle':>6}  {'window':<15}{'k':>11}{'rAF':>6}{'geometry':>9}"
+          f"{'converg.':>9}{'geo/idle':>9}{'conv/idle':>10}{'moved':>7}{'probe ms':>9}")
+    ok = True
+    for view, query in VIEWS.items():
+        context, page, frame = open_player(browser, f"{url}/?{query}&{MOTION}")
+        assert frame.evaluate("landingPlayer.run.view.kind") == view
+        idle = frame.evaluate(IDLE_FPS_JS)
+        click(frame, "Run")
+        t_run = time.perf_counter()
+        page.wait_for_timeout(200)
+        rows = [("probe", frame.evaluate(PROBE_JS))]
+        rows.append(("counters", frame.evaluate(COUNTERS_JS)))
+        page.wait_for_timeout(max(0, 4500 - 1000 * (time.perf_counter() - t_run)))
+        rows.append(("probe", frame.evaluate(PROBE_JS)))
+        for i, (name, r) in enumerate(rows):
+            geo, conv = r["geometry"] / idle, r["convergence"] / idle
+            extra = ""
+            if name == "probe":
+                moving = r["moved_px"] >= 1
+                if r["playing"]:
+                    ok &= conv >= 0.5 and (geo >= 0.5 or not moving)
+                name = "probe" + ("" if r["playing"] else " (ended)") + (
+                    "" if moving else " (still)")
+                extra = f"{r['moved_px']:>7.1f}{r['probe_ms']:>9.1f}"
+                k = f"{r['k0']:.0f}-{r['k1']:.0f}"
+            else:
+                k = ""
+            print(f"   {view if i == 0 else '':<7}{f'{idle:.1f}' if i == 0 else '':>6}  "
+                  f"{name:<15}{k:>11}{r['raf']:>6.1f}{r['geometry']:>9.1f}"
+                  f"{r['convergence']:>9.1f}{geo:>9.2f}{conv:>10.2f}{extra}")
+            if name.startswith("probe"):
+                print(f"   {'':<13}  {'  its counters':<15}{'':>17}{r['counted_geometry']:>9.1f}"
+                      f"{r['counted_convergence']:>9.1f}")
+        context.close()
+    print(f"   goal: every moving chart >= 0.5x the idle rate (judged on the probe) -> "
+          f"{verdict(ok)}")
+    return ok
+
+
+# ---------------------------------------------------------------------------- 2. controls
+
+def controls(browser, url: str) -> tuple[bool, bool, bool]:
+    print("\n2. Pause, Step, slider on slow runs (30 it/s, 400 iterations)")
+    pause_ok = step_ok = slider_ok = True
+    for view, query in VIEWS.items():
+        context, page, frame = open_player(browser, f"{url}/?{query}&{SLOW}")
+        click(frame, "Run")
+        page.wait_for_timeout(1500)
+        p = frame.evaluate(PAUSE_JS)
+        last = [f"{t:.0f} ms" if t is not None else "none" for t in p["last_ms"]]
+        latest = max((t for t in p["last_ms"] if t is not None), default=0.0)
+        still = p["kf_after"] == p["kf_click"] and not p["playing"]
+        pause_ok &= latest <= 150 and still and p["was_playing"]
+        print(f"   {view}: Pause at kf = {p['kf_before']:.2f} -> k = {p['kf_after']:.0f}; last "
+              f"change after the click: geometry {last[0]}, convergence {last[1]}; kf "
+              f"unchanged for 1 s: {still}")
+        steps = []
+        for _ in range(3):
+            k0 = frame.evaluate("Math.floor(landingPlayer.kf)")
+            click(frame, "Step")
+            steps.append(frame.evaluate("Math.floor(landingPlayer.kf)") - k0)
+        integral = frame.evaluate("Number.isInteger(landingPlayer.kf)")
+        step_ok &= steps == [1, 1, 1] and integral
+        seeks = [frame.evaluate(SLIDER_JS, k) for k in (37, 300, 5, 150, 399)]
+        slider_ok &= all(s["ms"] <= 100 and all(s["changed"]) for s in seeks)
+        slider_ok &= [s["k"] for s in seeks] == [37, 300, 5, 150, 399]
+        print(f"   {'':<{len(view)}}  Step x3 moved {steps} iterations (kf integral: "
+              f"{integral}); slider to k = 37, 300, 5, 150, 399: both canvases changed after "
+              + ", ".join(f"{s['ms']:.0f}" for s in seeks) + " ms")
+        context.close()
+    print(f"   goals: Pause, last change <= 150 ms -> {verdict(pause_ok)}; Step exactly one "
+          f"iteration -> {verdict(step_ok)}; slider <= 100 ms -> {verdict(slider_ok)}")
+    return pause_ok, step_ok, slider_ok
+
+
+# ---------------------------------------------------------------------------- 3. server CPU
+
+def server_cpu(browser, url: str, pid: int) -> bool:
+    print("\n3. Server CPU, default view (St(3, 2)), speed=slow, max_iter=300 (10 s of playback)")
+    context, page, frame = open_player(browser, f"{url}/?speed=slow&max_iter=300&tol=1e-14")
+    frame.wait_for_function("landingPlayer.run.done", timeout=60_000)
+    page.wait_for_timeout(1000)
+    c0, t0 = cpu_seconds(pid), time.perf_counter()
+    page.wait_for_timeout(10_000)
+    idle = (cpu_seconds(pid) - c0) / (time.perf_counter() - t0)
+    c0, t0 = cpu_seconds(pid), time.perf_counter()
+    click(frame, "Run")
+    page.wait_for_timeout(10_000)
+    playing = (cpu_seconds(pid) - c0) / (time.perf_counter() - t0)
+    s = frame.evaluate("({k: Math.floor(landingPlayer.kf), draws: landingPlayer.stats.draws"
+                       ".geometry, playing: landingPlayer.playing})")
+    context.close()
+    print(f"   paused 10 s: {100 * idle:.1f} % of one core; playing 10 s: {100 * playing:.1f} % "
+          f"(reached k = {s['k']}, {s['draws']} geometry redraws, still playing: "
+          f"{s['playing']})")
+    ok = playing <= 0.10
+    print(f"   goal: <= 10 % of one core -> {verdict(ok)}")
+    return ok
+
+
+# ---------------------------------------------------------------------------- 4. first render
+
+def first_render(browser, url: str, drawn_js: str) -> float:
+    """Seconds from navigation to the complete first render, in a fresh browser context."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    t0 = time.perf_counter()
+    page.goto(url)
+    page.wait_for_function(drawn_js, timeout=60_000)
+    seconds = time.perf_counter() - t0
+    context.close()
+    return seconds
+
+
+def render(browser, app_url: str, ref_url: str, rounds: int) -> bool:
+    print(f"\n4. Fresh-browser first complete render, {rounds} rounds alternating")
+    pages = {"explorer": (app_url, EXPLORER_DRAWN_JS),
+             "reference (sidebar + 2 plotly)": (f"{ref_url}/?page=sidebar", REFERENCE_DRAWN_JS)}
+    times: dict[str, list[float]] = {name: [] for name in pages}
+    order = list(pages.items())
+    for r in range(rounds):
+        for name, (url, js) in (order if r % 2 == 0 else order[::-1]):
+            times[name].append(first_render(browser, url, js))
+    for name, ts in times.items():
+        print(f"   {name:<32} median {statistics.median(ts):.2f} s, min {min(ts):.2f} s  ("
+              + ", ".join(f"{t:.2f}" for t in ts) + ")")
+    explorer, reference = times.values()
+    ratios = [a / b for a, b in zip(explorer, reference, strict=True)]
+    ratio = statistics.median(ratios)
+    print(f"   explorer / reference: median of the rounds' ratios {ratio:.2f} (rounds: "
+          + ", ".join(f"{x:.2f}" for x in ratios) + "); of the medians "
+          f"{statistics.median(explorer) / statistics.median(reference):.2f}")
+    ok = ratio <= 1.2
+    print(f"   goal: <= 1.2 -> {verdict(ok)}")
+    return ok
+
+
+# ---------------------------------------------------------------------------- 5. streaming
+
+def streaming(browser, url: str, rounds: int = 3) -> tuple[bool, bool]:
+    print(f"\n5. Streaming: brockett n = 200, p = 50, 5,000 iterations ({rounds} sessions)")
+    start_ok = pause_ok = True
+    for _ in range(rounds):
+        t_nav = time.perf_counter()
+        context, page, frame = open_player(browser, f"{url}/?{STREAM}")
+        t_ready = time.perf_counter() - t_nav
+        s = frame.evaluate(START_JS)
+        start_ok &= s["ms"] < 500
+        page.wait_for_timeout(1500)
+        p = frame.evaluate(PAUSE_JS)
+        last = [f"{t:.0f} ms" if t is not None else "none" for t in p["last_ms"]]
+        held = p["kf_after"] == p["kf_click"] and not p["playing"]
+        pause_ok &= held and not p["done_at_click"] and p["was_playing"]
+        t_wait = time.perf_counter()
+        frame.wait_for_function("landingPlayer.run.done", timeout=180_000)
+        t_done = time.perf_counter() - t_wait
+        print(f"   player ready after {t_ready:.1f} s holding {s['have']} iterates (done: "
+              f"{s['done']}); Run -> kf > 0: {s['ms']:.0f} ms")
+        print(f"     Pause at k = {p['kf_after']:.0f} with {p['have_at_click']} iterates held, "
+              f"run.done {p['done_at_click']}; 1 s later kf unchanged: {held}, "
+              f"{p['have_after']} held; last canvas change after the click: geometry "
+              f"{last[0]}, convergence {last[1]}; whole run computed {t_done:.1f} s later")
+        context.close()
+    print(f"   goals: motion < 0.5 s after Run -> {verdict(start_ok)}; Pause while chunks are "
+          f"computed -> {verdict(pause_ok)}")
+    return start_ok, pause_ok
+
+
+# ---------------------------------------------------------------------------- 6. HTML export
+
+def html_export(browser, url: str) -> None:
+    context, page, frame = open_player(browser, url)
+    have = frame.evaluate("landingPlayer.run.cost.length")
+    with page.expect_download() as info:
+        click(frame, "HTML")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "landing-run.html"
+        info.value.save_as(path)
+        size = path.stat().st_size
+        text = path.read_text()
+    data = text.split('<script id="lp-gif">')[0]
+    context.close()
+    print(f"\n6. HTML export of the default run ({have} iterates): {size / 1024:.0f} kB "
+          f"({size:,} bytes; the run's data {len(data.encode()) / 1024:.0f} kB, the rest the "
+          f"inlined player.js and gif.js)")
+
+
+def main(rounds: int = 5) -> None:
+    print(machine())
+    print(f"UTC: {datetime.now(UTC):%Y-%m-%d %H:%M:%S}; load average at start: "
+          + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    app, app_url = _server(ROOT / "app.py")
+    ref, ref_url = _server(ROOT / "benchmarks" / "floor_app.py")
+    goals = {}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            print(f"Chromium {browser.version}, headless, no GPU")
+            first_render(browser, app_url, EXPLORER_DRAWN_JS)  # warm-up visits, untimed
+            first_render(browser, f"{ref_url}/?page=sidebar", REFERENCE_DRAWN_JS)
+            goals["render"] = render(browser, app_url, ref_url, rounds)
+            ref.terminate()
+            goals["motion"] = motion(browser, app_url)
+            goals["pause"], goals["step"], goals["slider"] = controls(browser, app_url)
+            goals["stream start"], goals["stream pause"] = streaming(browser, app_url)
+            goals["server cpu"] = server_cpu(browser, app_url, app.pid)
+            html_export(browser, app_url)
+            browser.close()
+    finally:
+        app.terminate()
+        ref.terminate()
+    print(f"\nUTC: {datetime.now(UTC):%Y-%m-%d %H:%M:%S}; load average at the end: "
+          + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print("goals: " + "; ".join(f"{k} {verdict(v)}" for k, v in goals.items()))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
