@@ -403,9 +403,10 @@ def comparison_figure(
     *,
     f_star: float | None = None,
     against: str = "iteration",
+    height: int = 440,
 ) -> go.Figure:
     """Overlaid convergence of several runs: |f - f*| (or f), ||h||_F and ||grad|| against the
-    iteration k or the wall time; one colour per run, one legend.
+    iteration k or the wall time; one colour per run, one legend; ``height`` in pixels.
 
     Each run is a dict with "label", "cost", "infeasibility", "grad_norm" and "time" arrays,
     and optionally "status": a diverged run's last iterate gets a cross in each panel.
@@ -435,8 +436,8 @@ def comparison_figure(
         if col > 1 or f_star is not None:
             fig.update_yaxes(**LOG_AXIS, row=1, col=col)
     fig.update_xaxes(title_text="iteration k" if against == "iteration" else "wall time (s)")
-    fig.update_layout(**LAYOUT, height=440)
-    fig.update_layout(legend=dict(y=-0.2))
+    fig.update_layout(**LAYOUT, height=height)
+    fig.update_layout(legend=dict(y=-0.2 * 440 / height))
     _decade_ticks(fig)
     return fig
 
@@ -446,10 +447,12 @@ def trajectories_figure(
     cost: Callable[[Array], Array],
     n: int,
     p: int,
+    height: int | None = None,
 ) -> go.Figure:
     """Overlaid trajectories of several runs from the same X_0 (one colour each): in the plane
     with the unit circle and the cost's contours (n = 2, p = 1); on the sphere coloured by cost
-    (n = 3, p = 1); the tips of both columns on the unit sphere (n = 3, p = 2).
+    (n = 3, p = 1); the tips of both columns on the unit sphere (n = 3, p = 2). ``height`` in
+    pixels (620 for the plane, 650 in 3-D when None).
 
     Each run is a dict with "label" and "X", the iterates of shape (K, n, p).
     """
@@ -475,7 +478,7 @@ def trajectories_figure(
                                              line=dict(color="black", width=2))))
         fig.update_xaxes(title_text="x₁", range=[-R, R], constrain="domain")
         fig.update_yaxes(title_text="x₂", range=[-R, R], scaleanchor="x", scaleratio=1)
-        fig.update_layout(**LAYOUT, height=620)
+        fig.update_layout(**LAYOUT, height=height or 620)
         return fig
     if n != 3 or p not in (1, 2):
         raise ValueError("trajectories are drawn for (n, p) = (2, 1), (3, 1) and (3, 2)")
@@ -499,7 +502,7 @@ def trajectories_figure(
                           else "dash"),
                 name=run["label"] + ("" if p == 1 else f" (column {j + 1})"),
                 legendgroup=run["label"]))
-    fig.update_layout(**LAYOUT, height=650, scene=_scene(R))
+    fig.update_layout(**LAYOUT, height=height or 650, scene=_scene(R))
     return fig
 
 

@@ -10,15 +10,17 @@ from landing_core.solvers import METHODS
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")
-st.markdown(
-    f"Every row runs on **the same problem** ({PROBLEM_LABELS[config.problem]} on "
-    f"St({config.n}, {config.p}), "
-    f"seed {config.seed}) **from the same X₀** (distance {config.distance:g} from the "
-    f"manifold), with the sidebar's tolerance {config.tol:.0e} and at most {config.max_iter} "
-    "iterations. Edit, add or remove rows (up to six); a row's label follows its settings. "
-    "Each row sets its own method, tangent term, β, ω, step rule and η: the sidebar's do not "
-    "apply here."
-)
+if not config.lecture:
+    with st.expander("How this page works"):
+        st.markdown(
+            f"Every row runs on **the same problem** ({PROBLEM_LABELS[config.problem]} on "
+            f"St({config.n}, {config.p}), seed {config.seed}) **from the same X₀** (distance "
+            f"{config.distance:g} from the manifold), with the sidebar's tolerance "
+            f"{config.tol:.0e} and at most {config.max_iter} iterations. Edit, add or remove "
+            "rows (up to six) under **Rows**; a row's label follows its settings. Each row sets "
+            "its own method, tangent term, β, ω, step rule and η: the sidebar's do not apply "
+            "here."
+        )
 
 STEPS_CODE = {label: code or "rows" for label, code in compare.FAIRNESS.items()}  # for the URL
 if "compare_rows" not in st.session_state:  # the session's first visit: a shared link's table
@@ -34,7 +36,10 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
     if st.query_params.get("against") in ("iteration", "time"):
         st.session_state.compare_against = st.query_params["against"]
 
-edited = st.data_editor(
+labels = " · ".join(str(r.get("label")) for r in st.session_state.compare_rows)
+# folded by default: the charts, not the table, fill a projector's first screen
+table_box = st.expander(f"Rows: {labels} (edit, add or remove)")
+edited = table_box.data_editor(
     pd.DataFrame(st.session_state.compare_rows, columns=compare.COLUMNS),
     num_rows="dynamic",
     width="stretch",
@@ -84,9 +89,11 @@ if not valid:
 
 controls.persist("compare_fairness", next(iter(compare.FAIRNESS)))
 controls.persist("compare_against", "iteration")
-fair_label = st.radio("Steps", list(compare.FAIRNESS), horizontal=True, key="compare_fairness",
-                      help="Metrics compared at one fixed η can mislead: the rotation block of "
-                           "grad_β scales with 1/β, so one η suits one β and not another.")
+steps_box, against_box = st.columns([3, 2], vertical_alignment="bottom")
+fair_label = steps_box.selectbox("Steps", list(compare.FAIRNESS), key="compare_fairness",
+                                 help="Metrics compared at one fixed η can mislead: the "
+                                      "rotation block of grad_β scales with 1/β, so one η "
+                                      "suits one β and not another.")
 if compare.FAIRNESS[fair_label] is None and compare.constant_step_is_unfair(valid):
     st.info("A constant η favours whichever tangent term happens to be scaled for it. For a "
             "fair comparison choose “each at its safe step”, “each with Armijo” or “each with "
@@ -102,11 +109,20 @@ def _run(cfg, rows_, fairness, matrix):
 problem, matrix = controls.session_problem(config)
 runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix)
 
-against = st.radio("Against", ["iteration", "time"], horizontal=True, key="compare_against",
-                   format_func={"iteration": "iterations", "time": "wall time"}.get)
+against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
+                            key="compare_against",
+                            format_func={"iteration": "iterations", "time": "wall time"}.get)
 st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link reopens this
-st.plotly_chart(figures.comparison_figure(runs, f_star=f_star, against=against),
-                width="stretch", theme=None)
+# the curves and the trajectories side by side, sized for a 720-row projector
+drawn = (config.n, config.p) in ((2, 1), (3, 1), (3, 2))
+curves, paths = st.columns([3, 2]) if drawn else (st.container(), None)
+curves.plotly_chart(figures.comparison_figure(runs, f_star=f_star, against=against, height=400),
+                    width="stretch", theme=None)
+if paths is not None:  # no legend of its own: its colours are the curves'
+    trajectories = figures.trajectories_figure(runs, problem.cost, config.n, config.p,
+                                               height=400)
+    trajectories.update_layout(showlegend=False, margin=dict(l=10, r=10, t=30, b=40))
+    paths.plotly_chart(trajectories, width="stretch", theme=None)
 st.subheader("Summary")
 table = compare.summary(runs, f_star)
 for entry in table:  # "—" where a run never reached the tolerance
@@ -128,9 +144,8 @@ for run in runs:
     if run["status"] == "diverged":
         st.error(f"{run['label']}: {run['message']}")
 
-if (config.n, config.p) in ((2, 1), (3, 1), (3, 2)):
-    st.subheader("Trajectories from the same X₀")
-    st.plotly_chart(figures.trajectories_figure(runs, problem.cost, config.n, config.p),
-                    width="stretch", theme=None)
+if drawn:
+    st.caption("Right: the trajectories from the same X₀, coloured as the curves"
+               + (" (solid: column 1, dashed: column 2)." if config.p == 2 else "."))
 else:
     st.caption("Trajectories are drawn for (n, p) = (2, 1), (3, 1) and (3, 2).")

@@ -255,13 +255,13 @@ def test_page_widgets_survive_a_visit_to_another_page():
     at.session_state["player"] = {"view": "cone"}  # the player's Gram matrix tab
     at.run()
     at.switch_page("pages/compare.py").run()
-    at.radio(key="compare_fairness").set_value(list(compare.FAIRNESS)[2]).run()
+    at.selectbox(key="compare_fairness").set_value(list(compare.FAIRNESS)[2]).run()
     at.radio(key="compare_against").set_value("time").run()
     at.switch_page("pages/theory.py").run()
     at.radio(key="theory_at").set_value(at.radio(key="theory_at").options[1]).run()
     at.switch_page("pages/guide.py").run()
     at.switch_page("pages/compare.py").run()
-    assert at.radio(key="compare_fairness").value == list(compare.FAIRNESS)[2]
+    assert at.selectbox(key="compare_fairness").value == list(compare.FAIRNESS)[2]
     assert at.radio(key="compare_against").value == "time"
     at.switch_page("pages/theory.py").run()
     assert at.radio(key="theory_at").index == 1

@@ -296,12 +296,12 @@ def test_a_compare_link_reopens_its_table_steps_and_axis():
     at = _compare_link({"n": "3", "p": "2", "rows": compare.rows_query(rows), "steps": "bb",
                         "against": "time"})
     assert at.session_state.compare_rows == rows
-    assert compare.FAIRNESS[at.radio(key="compare_fairness").value] == "bb"
+    assert compare.FAIRNESS[at.selectbox(key="compare_fairness").value] == "bb"
     assert at.radio(key="compare_against").value == "time"
     summary = at.dataframe[1].value  # [0] is the editable table
     assert list(summary["configuration"]) == ["β = 0.1 [BB]", "β = 10 [BB]"]
     # and the page writes what it shows back into the URL
-    at.radio(key="compare_fairness").set_value(list(compare.FAIRNESS)[2]).run()
+    at.selectbox(key="compare_fairness").set_value(list(compare.FAIRNESS)[2]).run()
     assert at.query_params["steps"] == "armijo"
     assert compare.rows_from_query(at.query_params["rows"])[0] == rows
     at.switch_page("pages/explorer.py").run()  # another page drops the table from the URL
