@@ -890,13 +890,16 @@
       run.status = args.status;
       run.message = args.message || "";
       run.xmax = run.done ? Math.max(1, run.cost.length - 1) : Math.max(run.maxIter, 1);
-      this.ranges();
-      this.background = null;
+      // a paused player keeps its axes while chunks arrive: they rescale on the next control
+      this.stale = !fresh && !this.playing && have > 0;
+      if (!this.stale) { this.ranges(); this.background = null; }
       this.slider.max = String(Math.max(0, run.cost.length - 1));
       this.aim();
       if (!run.done) this.host.request(run.cost.length);
       if (fresh) this.layout();
+      this.holding = this.stale;
       this.show();
+      this.holding = false;
     }
 
     aim() {
@@ -1100,8 +1103,9 @@
     // a control's effect is drawn at once, not at the next animation frame: after Pause the
     // canvases already hold X_k when the click returns
     show() {
+      if (this.stale && !this.holding) { this.stale = false; this.ranges(); this.background = null; this.convBack = null; }
       this.updateText();
-      this.drawNow();
+      if (!this.holding) this.drawNow();
     }
 
     updateText() {

@@ -21,7 +21,7 @@ def _open(page, server, link: str, charts: bool = True) -> None:
 def test_compare_page_overlays_runs_and_switches_to_wall_time(server, page, shots):
     _open(page, server, "Compare")
     page.get_by_text("Compare configurations").wait_for()
-    page.get_by_text("Right: the trajectories from the same X₀.").wait_for(timeout=60_000)
+    page.get_by_text("Right: the trajectories from the same X₀").wait_for(timeout=60_000)
     wait_idle(page)
     page.wait_for_function(f"document.querySelectorAll({CHART!r}).length === 2",
                            timeout=60_000)
