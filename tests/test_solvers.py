@@ -225,8 +225,9 @@ def test_constant_large_step_diverges_cleanly(brockett):
 
 
 def _problem_from(base: Problem, cost=None, egrad=None) -> Problem:
-    return Problem(base.name, base.n, base.p, cost or base.cost, egrad or base.egrad,
-                   base.f_star, base.f_star_by_det)
+    return Problem(name=base.name, n=base.n, p=base.p, cost=cost or base.cost,
+                   egrad=egrad or base.egrad, f_star=base.f_star,
+                   f_star_by_det=base.f_star_by_det)
 
 
 def _nan_gradient_after(problem, k):
