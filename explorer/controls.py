@@ -10,13 +10,11 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from landing_core.problems import Problem
+from landing_core.steps import USES_ETA
 
-from .runner import build_problem, start
+from .runner import SAFE_EPS, build_problem, start
 from .state import (
     BOUNDS,
-    ITER_MAX,
-    N_MAX,
-    P_MAX,
     PROBLEM_LABELS,
     SPEEDS,
     STEP_LABELS,
@@ -28,11 +26,27 @@ from .state import (
 )
 from .upload import MATRIX_ROLES, parse_matrix
 
-LOG_GRID = [round(float(v), 3 - int(np.floor(np.log10(v)))) for v in np.logspace(-2, 2, 41)]
-TOL_GRID = [10.0**e for e in range(-14, -1)]
+
+def _limits(name: str) -> tuple:
+    """(low, high) of a number in BOUNDS, the URL's and the widget's limits."""
+    return BOUNDS[name][1], BOUNDS[name][2]
+
+
+def log_grid(low: float, high: float, per_decade: int = 10) -> list[float]:
+    """Log-spaced slider stops from low to high (whole decades apart), 3 significant digits."""
+    count = per_decade * round(np.log10(high / low)) + 1
+    return [round(float(v), 3 - int(np.floor(np.log10(v))))
+            for v in np.logspace(np.log10(low), np.log10(high), count)]
+
+
+LOG_GRID = log_grid(*_limits("beta"))
+OMEGA_GRID = log_grid(*_limits("omega"))
+TOL_GRID = [10.0**e for e in range(round(np.log10(_limits("tol")[0])),
+                                    round(np.log10(_limits("tol")[1])) + 1)]
 STEP_HELP = (
     "**constant**: η at every step (too large diverges). "
-    "**safe**: η shortened where needed so that ‖XᵀX − I‖ stays ≤ ε = 0.5 (Ablin et al.). "
+    f"**safe**: η shortened where needed so that ‖XᵀX − I‖ stays ≤ ε = {SAFE_EPS:g} "
+    "(Ablin et al.). "
     "**Armijo**: backtracking on f + μ/2 ‖XᵀX − I‖², first trial η. "
     "**Barzilai–Borwein**: the step from the last two iterates, made safe; needs no η. "
     "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "
@@ -188,11 +202,11 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     problem = sb.selectbox("Cost function", list(PROBLEM_LABELS), key="w_problem",
                            format_func=PROBLEM_LABELS.get)
     c1, c2 = sb.columns(2)
-    n = c1.number_input("n", 1, N_MAX, step=1, key="w_n")
-    p = c2.number_input("p", 1, P_MAX, step=1, key="w_p")
+    n = c1.number_input("n", *_limits("n"), step=1, key="w_n")
+    p = c2.number_input("p", *_limits("p"), step=1, key="w_p")
     c1, c2 = sb.columns(2)
-    seed = c1.number_input("seed", 0, BOUNDS["seed"][2], step=1, key="w_seed")
-    distance = c2.number_input("X₀ distance", 0.0, 2.0, step=0.1, key="w_distance",
+    seed = c1.number_input("seed", *_limits("seed"), step=1, key="w_seed")
+    distance = c2.number_input("X₀ distance", *_limits("distance"), step=0.1, key="w_distance",
                                help="Frobenius distance of X₀ from St(n, p): ‖s − 1‖ for its "
                                     "singular values s.")
     sb.header("Landing")
@@ -208,18 +222,19 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     elif tangent != "beta":
         sb.caption("β only enters the β-metric tangent term.")
     omega = sb.select_slider("ω (normal term weight)",
-                             _options(LOG_GRID, st.session_state.get("w_omega", config.omega)),
+                             _options(OMEGA_GRID, st.session_state.get("w_omega", config.omega)),
                              key="w_omega", format_func=fmt)
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,
                         help=STEP_HELP)
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",
-                          min_value=1e-4, max_value=10.0, step=0.01, format="%.4g", key="w_eta",
-                          disabled=step == "bb")
+                          *_limits("eta"), step=0.01, format="%.4g", key="w_eta",
+                          disabled=not USES_ETA[step])
     c1, c2 = sb.columns(2)
     tol = c1.select_slider("tolerance", _options(TOL_GRID, st.session_state.get("w_tol",
                                                                                config.tol)),
                            key="w_tol", format_func=lambda v: f"{v:.0e}")
-    max_iter = c2.number_input("max iterations", 1, ITER_MAX, step=100, key="w_max_iter")
+    max_iter = c2.number_input("max iterations", *_limits("max_iter"), step=100,
+                               key="w_max_iter")
     speed = sb.radio("Animation speed", list(SPEEDS), key="w_speed", horizontal=True,
                      help="Iterations per second while Run animates: slow 30, normal 250, "
                           "instant as fast as the browser draws.")

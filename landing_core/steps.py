@@ -25,9 +25,13 @@ __all__ = [
     "Safe",
     "Step",
     "StepContext",
+    "SAFE_EPS",
+    "STEP_RULES",
+    "USES_ETA",
     "StepRule",
     "as_step_rule",
     "check_eps",
+    "make_step_rule",
     "restoring_step",
     "safe_step",
     "safe_step_bound",
@@ -67,6 +71,10 @@ class Step(NamedTuple):
     omega: float
 
 
+SAFE_EPS = 0.5
+"""The default safe region ||X^T X - I||_F <= eps of the safe step (0 < eps < 1)."""
+
+
 class StepRule(Protocol):
     def __call__(self, ctx: StepContext, state: dict) -> float | Step: ...
 
@@ -84,7 +92,7 @@ def check_eps(eps: float) -> None:
 
 
 def safe_step_bound(
-    d: Array | float, g: Array | float, omega: Array | float, eps: Array | float = 0.5
+    d: Array | float, g: Array | float, omega: Array | float, eps: Array | float = SAFE_EPS
 ) -> Array:
     """The safe step of Ablin et al. (2024, the safe step-size lemma), vectorized over runs.
 
@@ -157,7 +165,7 @@ def restoring_step(
 
 def safe_step(
     X: Array, V: Array, d: Array | float, omega: Array | float, eta: Array | float,
-    eps: float = 0.5,
+    eps: float = SAFE_EPS,
 ) -> Array | float:
     """min(eta, safe_step_bound) where ||h(X)|| < 1. Where ||h(X)|| >= 1: ``restoring_step``
     from min(eta, 1/(2 omega)), or, for a field along which h does not decrease, the
@@ -204,7 +212,7 @@ class Safe:
     """
 
     eta: float = 1.0
-    eps: float = 0.5
+    eps: float = SAFE_EPS
 
     def __post_init__(self) -> None:
         _positive("step eta", self.eta)
@@ -298,7 +306,7 @@ class BarzilaiBorwein:
 
     eta_max: float = 1e3
     eta_min: float = 1e-10
-    eps: float = 0.5
+    eps: float = SAFE_EPS
     normal_cap: bool = True
 
     def __post_init__(self) -> None:
@@ -354,6 +362,25 @@ class BarzilaiBorwein:
             omega_k = min(omega, 0.5 / t)
             t = min(t, bound(omega_k))
         return Step(t, omega_k)
+
+
+STEP_RULES: dict[str, Callable[[float], StepRule]] = {
+    "safe": lambda eta: Safe(eta=eta),
+    "constant": lambda eta: Constant(eta=eta),
+    "armijo": lambda eta: Armijo(eta0=eta),
+    "bb": lambda eta: BarzilaiBorwein(),
+}
+"""The step rules by name, each built from one step size eta: the cap of the safe step, the
+constant step, Armijo's first trial; Barzilai-Borwein needs none (``USES_ETA``)."""
+
+USES_ETA: dict[str, bool] = {name: name != "bb" for name in STEP_RULES}
+
+
+def make_step_rule(name: str, eta: float) -> StepRule:
+    """The rule ``name`` of STEP_RULES with step size eta where it takes one."""
+    if name not in STEP_RULES:
+        raise ValueError(f"unknown step rule {name!r}; choose one of {', '.join(STEP_RULES)}")
+    return STEP_RULES[name](float(eta))
 
 
 def as_step_rule(step: float | StepRule | None) -> StepRule:
