@@ -80,7 +80,7 @@ class StepRule(Protocol):
 
 
 
-def _positive(name: str, value: float) -> None:
+def _check_positive(name: str, value: float) -> None:
     if not (np.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value}")
 
@@ -196,7 +196,7 @@ class Constant:
     eta: float = 0.1
 
     def __post_init__(self) -> None:
-        _positive("step eta", self.eta)
+        _check_positive("step eta", self.eta)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
         return self.eta
@@ -215,7 +215,7 @@ class Safe:
     eps: float = SAFE_EPS
 
     def __post_init__(self) -> None:
-        _positive("step eta", self.eta)
+        _check_positive("step eta", self.eta)
         check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
@@ -241,8 +241,8 @@ class Armijo:
     max_backtracks: int = 40
 
     def __post_init__(self) -> None:
-        _positive("Armijo eta0", self.eta0)
-        _positive("Armijo mu0", self.mu0)
+        _check_positive("Armijo eta0", self.eta0)
+        _check_positive("Armijo mu0", self.mu0)
         if not (0 < self.c < 1 and 0 < self.shrink < 1):
             raise ValueError("Armijo needs 0 < c < 1 and 0 < shrink < 1")
 
@@ -310,8 +310,8 @@ class BarzilaiBorwein:
     normal_cap: bool = True
 
     def __post_init__(self) -> None:
-        _positive("BB eta_max", self.eta_max)
-        _positive("BB eta_min", self.eta_min)
+        _check_positive("BB eta_max", self.eta_max)
+        _check_positive("BB eta_min", self.eta_min)
         check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float | Step:

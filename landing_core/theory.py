@@ -429,8 +429,8 @@ def check_normal_term_fd(X: Array, rng: np.random.Generator) -> Check:
     differences (the floor keeps the residual meaningful when X is on the manifold, h = 0).
     """
     Z = rng.standard_normal(X.shape)
-    normal = geo.infeasibility_grad(X)
-    fd = fd_directional(geo.infeasibility, X, Z)
+    normal = geo.nabla_N(X)
+    fd = fd_directional(geo.N, X, Z)
     half = _inner(normal, Z)
     scale = 2.0 * _norm(Z) * max(_norm(normal), 1e-2 * _norm(X))
     ratio = f"{fd / half:.6f}" if abs(half) > 1e-8 * scale else "undefined (X on the manifold)"
