@@ -7,11 +7,11 @@ from dataclasses import replace
 
 import numpy as np
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from landing_core.problems import Problem
 from landing_core.steps import USES_ETA
 
+from . import navigation
 from .runner import SAFE_EPS, build_problem, start
 from .state import (
     BOUNDS,
@@ -157,31 +157,10 @@ def _matrix_upload(config: AppConfig) -> None:
             st.button("Use the built-in matrix again", on_click=_use_built_in)
 
 
-def _through_navigation() -> None:
-    """Run this page through app.py's st.navigation.
-
-    Streamlit starts in its legacy mode when a pages/ folder sits beside the entry point, and
-    leaves it only once some session has run app.py's st.navigation. Until then a page URL
-    opened directly (a shared link to /compare, the first visit after a restart) runs the page
-    file alone: file names in the sidebar, no wide layout, for every visitor. app.py marks each
-    run it makes; a session's first run without that mark leaves the legacy mode for the
-    process and reruns, and the rerun goes through app.py, which opens this page by its URL.
-    The mark, not the process-wide flag, decides: visitors arriving together after a restart
-    each started in the legacy mode, whoever flipped the flag first (found by review: three of
-    four simultaneous first visits kept the file-name sidebar). Only on a session's first run,
-    before any widget event a rerun would drop (AppTest starts every run of its own in the
-    legacy mode).
-    """
-    via_app = st.session_state.pop("run_via_app", False)
-    if not via_app and "config" not in st.session_state:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step. The
     page's own URL parameters (``owns``, among PAGE_PARAMS) stay; other pages' are dropped."""
-    _through_navigation()
+    navigation.through_navigation()
     config = get_config()
     if st.session_state.pop("pending_config", False):
         _write_widgets(config)

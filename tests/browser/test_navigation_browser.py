@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from .helpers import IDLE, wait_idle
+
+pytestmark = pytest.mark.browser
 
 NAV = '[data-testid="stSidebarNav"] a'
 
