@@ -44,3 +44,12 @@ def test_the_readme_own_cost_example_prints_what_it_says():
     assert printed[0] == claimed[0] == "True"
     _assert_status_and_count(printed[1], claimed[1])
     assert abs(float(printed[2])) < 1e-12 and claimed[2] == "< 1e-12"
+
+
+def test_ci_runs_the_readmes_test_command():
+    text = README.read_text()
+    section = text.split("## Run the whole test suite", 1)[1]
+    command = re.search(r"```bash\n(.*?)\n```", section, re.S).group(1)
+    assert command == "uv run --locked --group test pytest -n 2"
+    ci = (README.parent / ".ci" / "run").read_text().splitlines()
+    assert command in ci  # a line of its own, as the README gives it
