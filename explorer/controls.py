@@ -123,7 +123,7 @@ def _upload_changed(key: str) -> None:
     """The user removed the file from the uploader: back to the built-in matrix. (Only a user's
     action calls this; a page switch, which also empties the box, keeps the matrix.) The
     uploader keeps its key: replacing a file passes through "no file", and a new key there
-    dropped the replacement (found by a user pass: a good file right after a rejected one)."""
+    would drop the replacement (a good file uploaded right after a rejected one)."""
     if st.session_state.get(key) is None:
         _forget_matrix()
 

@@ -128,12 +128,12 @@ def _gram_solve(M: Array, B: Array) -> Array:
     """M^{-1} B for the Gram matrix M = X^T X (never forms M^{-1}).
 
     One small matrix (p <= 24, the app's problems): LAPACK potrf/potrs called directly, since
-    numpy.linalg's per-call overhead (~10 us) would dominate the iteration. Larger matrices and
-    stacks: numpy's Cholesky (the positive-definiteness check, p^3/3 flops), then one
-    np.linalg.solve with M (LU, batched in C). numpy has no triangular solver, and two general
-    solves with the factors cost twice that one (measured: 15 ms vs 7.5 ms at p = 500). This
-    keeps every threaded BLAS call in numpy's OpenBLAS: scipy ships its own, whose idle threads
-    spin after a call and slowed numpy's next products 2-10x on a 2-core machine.
+    numpy.linalg's fixed per-call overhead would dominate the iteration at these sizes. Larger
+    matrices and stacks: numpy's Cholesky (the positive-definiteness check, p^3/3 flops), then
+    one np.linalg.solve with M (LU, batched in C). numpy has no triangular solver, and two
+    general solves with the factors would cost twice that one. This keeps every threaded BLAS
+    call in numpy's OpenBLAS: scipy ships its own, whose idle threads spin after a call and slow
+    numpy's next products down on a machine with few cores.
     """
     if M.ndim == 2 and B.ndim == 2 and M.shape[0] <= _SMALL_P:
         L, info = _potrf(M, lower=1)

@@ -119,7 +119,7 @@ def safe_step_bound(
 
 def _safe_step(d: float, g: float, omega: float, eps: float) -> float:
     """safe_step_bound for one run, in Python floats: the same formula and cases, without
-    numpy's per-call overhead (about 20 us on 0-d arrays), for the solver's loop."""
+    numpy's per-call overhead on 0-d arrays, which adds up in the solver's loop."""
     if not d < 1.0:  # outside the lemma's range (or NaN, which propagates)
         if omega > 0:
             return math.nan

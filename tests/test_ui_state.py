@@ -24,7 +24,7 @@ def test_url_round_trip_restores_the_exact_config():
         ({"beta": "abc"}, "beta", "not a number"),
         ({"beta": "0"}, "beta", "outside"),
         ({"beta": "nan"}, "beta", "beta='nan' is not a finite number"),
-        ({"n": "nan"}, "n", "n='nan' is not a finite number"),  # was a bare int() error
+        ({"n": "nan"}, "n", "n='nan' is not a finite number"),  # names the parameter
         ({"max_iter": "inf"}, "max_iter", "max_iter='inf' is not a finite number"),
         ({"n": "2.5"}, "n", "not an integer"),
         ({"n": "100000"}, "n", "outside"),
