@@ -3,6 +3,7 @@ configuration lives in one object in session state, so every page sees the same 
 
 import streamlit as st
 
+from explorer import navigation
 from explorer.state import FLAGS
 
 # lecture mode (the session's configuration, or lecture=1 in a link) folds the sidebar: the
@@ -16,13 +17,6 @@ st.set_page_config(page_title="Landing Explorer", page_icon="🛬", layout="wide
 # projector's fold
 st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }</style>")
 
-page = st.navigation([
-    st.Page("pages/explorer.py", title="Explorer", icon=":material/flight_land:", default=True),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
-    st.Page("pages/sweep.py", title="Sweep", icon=":material/grid_on:"),
-    st.Page("pages/theory.py", title="Theory", icon=":material/functions:"),
-    st.Page("pages/presets.py", title="Lecture presets", icon=":material/school:"),
-    st.Page("pages/guide.py", title="Guide", icon=":material/menu_book:"),
-])
-st.session_state.run_via_app = True  # this run went through st.navigation (controls.sidebar)
+page = st.navigation(navigation.pages())
+navigation.mark_run()
 page.run()

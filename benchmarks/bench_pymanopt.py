@@ -73,9 +73,9 @@ def product(A: np.ndarray, shared: bool) -> Callable[[np.ndarray], np.ndarray]:
 def run_landing(problem, A, w, X0, step, shared):
     AX = product(A, shared)
     if shared:
-        problem = problems.Problem("brockett", N, P,
-                                   lambda X: np.einsum("ij,ij->", X, AX(X) * w),
-                                   lambda X: 2.0 * AX(X) * w, problem.f_star)
+        problem = problems.Problem(name="brockett", n=N, p=P,
+                                   cost=lambda X: np.einsum("ij,ij->", X, AX(X) * w),
+                                   egrad=lambda X: 2.0 * AX(X) * w, f_star=problem.f_star)
     f_star = problem.f_star
 
     def reached(rec: solvers.Record) -> bool:

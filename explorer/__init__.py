@@ -2,7 +2,7 @@
 in-browser player. The only streamlit code besides ``app.py`` and ``pages/``; the numerics live in
 ``landing_core``, which never imports this package or streamlit.
 
-``controls``, ``live`` (the player's component and its streaming) and ``sweeps`` import
-streamlit; the other modules are pure (testable without a running app). ``player/`` holds the
-player's JavaScript.
+``controls``, ``live`` (the player's component and its streaming), ``navigation`` and ``sweeps``
+import streamlit; the other modules are pure (testable without a running app). ``player/``
+holds the player's JavaScript.
 """

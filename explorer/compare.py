@@ -14,9 +14,10 @@ import numpy as np
 
 from landing_core.geometry import TANGENT_TERMS
 from landing_core.solvers import METHODS, Config, solve
+from landing_core.steps import STEP_RULES
 
 from .runner import build_problem, initial, step_rule
-from .state import PRESENTATION, STATUS_LABELS, STEP_LABELS, AppConfig
+from .state import PRESENTATION, STATUS_LABELS, AppConfig
 
 MAX_ROWS = 6
 COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta")
@@ -75,9 +76,11 @@ def row(label: str, *, method: str = "landing", tangent: str = "beta", beta: flo
                 eta=eta)
 
 
-_STEP_TEXT = {"safe": "safe (η ≤ {eta:g})", "constant": "η = {eta:g}", "armijo": "Armijo",
-              "bb": "BB"}
-_TANGENT_TEXT = {"beta": "β = {beta:g}", "euclidean": "Frobenius", "relative": "relative"}
+# short labels for the library's names, keyed by its lists (a new name fails here at import)
+_STEP_TEXT = {name: {"safe": "safe (η ≤ {eta:g})", "constant": "η = {eta:g}",
+                     "armijo": "Armijo", "bb": "BB"}[name] for name in STEP_RULES}
+_TANGENT_TEXT = {name: {"beta": "β = {beta:g}", "euclidean": "Frobenius",
+                        "relative": "relative"}[name] for name in TANGENT_TERMS}
 
 
 def auto_label(r: dict) -> str:
@@ -138,17 +141,17 @@ def constant_step_is_unfair(rows: list[dict]) -> bool:
     return len(fields) > 1 and any(r["step"] == "constant" for r in rows)
 
 
-ROW_BOUNDS = {"beta": (1e-3, 1e3), "omega": (1e-3, 1e3), "eta": (1e-5, 100.0)}  # as the editor
+ROW_BOUNDS = {"beta": (1e-3, 1e3), "omega": (1e-3, 1e3), "eta": (1e-5, 100.0)}
+"""The range of each number a row may hold: the table editor's limits and the URL's."""
 
 
 def check_row(r: dict) -> str | None:
     """Why a row cannot run (a message), or None when it is valid."""
-    if r.get("method") not in METHODS:
-        return f"unknown method {r.get('method')!r}"
-    if r.get("tangent") not in TANGENT_TERMS:
-        return f"unknown tangent term {r.get('tangent')!r}"
-    if r.get("step") not in STEP_LABELS:
-        return f"unknown step rule {r.get('step')!r}"
+    for key, names, what in (("method", METHODS, "method"),
+                             ("tangent", TANGENT_TERMS, "tangent term"),
+                             ("step", STEP_RULES, "step rule")):
+        if not (isinstance(r.get(key), str) and r[key] in names):  # a URL may hold a list
+            return f"unknown {what} {r.get(key)!r}"
     for name, (low, high) in ROW_BOUNDS.items():
         value = r.get(name)
         try:

@@ -7,16 +7,14 @@ from dataclasses import replace
 
 import numpy as np
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from landing_core.problems import Problem
+from landing_core.steps import USES_ETA
 
-from .runner import build_problem, start
+from . import navigation
+from .runner import SAFE_EPS, build_problem, start
 from .state import (
     BOUNDS,
-    ITER_MAX,
-    N_MAX,
-    P_MAX,
     PROBLEM_LABELS,
     SPEEDS,
     STEP_LABELS,
@@ -28,11 +26,27 @@ from .state import (
 )
 from .upload import MATRIX_ROLES, parse_matrix
 
-LOG_GRID = [round(float(v), 3 - int(np.floor(np.log10(v)))) for v in np.logspace(-2, 2, 41)]
-TOL_GRID = [10.0**e for e in range(-14, -1)]
+
+def _limits(name: str) -> tuple:
+    """(low, high) of a number in BOUNDS, the URL's and the widget's limits."""
+    return BOUNDS[name][1], BOUNDS[name][2]
+
+
+def log_grid(low: float, high: float, per_decade: int = 10) -> list[float]:
+    """Log-spaced slider stops from low to high (whole decades apart), 3 significant digits."""
+    count = per_decade * round(np.log10(high / low)) + 1
+    return [round(float(v), 3 - int(np.floor(np.log10(v))))
+            for v in np.logspace(np.log10(low), np.log10(high), count)]
+
+
+LOG_GRID = log_grid(*_limits("beta"))
+OMEGA_GRID = log_grid(*_limits("omega"))
+TOL_GRID = [10.0**e for e in range(round(np.log10(_limits("tol")[0])),
+                                    round(np.log10(_limits("tol")[1])) + 1)]
 STEP_HELP = (
     "**constant**: η at every step (too large diverges). "
-    "**safe**: η shortened where needed so that ‖XᵀX − I‖ stays ≤ ε = 0.5 (Ablin et al.). "
+    f"**safe**: η shortened where needed so that ‖XᵀX − I‖ stays ≤ ε = {SAFE_EPS:g} "
+    "(Ablin et al.). "
     "**Armijo**: backtracking on f + μ/2 ‖XᵀX − I‖², first trial η. "
     "**Barzilai–Borwein**: the step from the last two iterates, made safe; needs no η. "
     "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "
@@ -109,7 +123,7 @@ def _upload_changed(key: str) -> None:
     """The user removed the file from the uploader: back to the built-in matrix. (Only a user's
     action calls this; a page switch, which also empties the box, keeps the matrix.) The
     uploader keeps its key: replacing a file passes through "no file", and a new key there
-    dropped the replacement (found by a user pass: a good file right after a rejected one)."""
+    would drop the replacement (a good file uploaded right after a rejected one)."""
     if st.session_state.get(key) is None:
         _forget_matrix()
 
@@ -143,31 +157,10 @@ def _matrix_upload(config: AppConfig) -> None:
             st.button("Use the built-in matrix again", on_click=_use_built_in)
 
 
-def _through_navigation() -> None:
-    """Run this page through app.py's st.navigation.
-
-    Streamlit starts in its legacy mode when a pages/ folder sits beside the entry point, and
-    leaves it only once some session has run app.py's st.navigation. Until then a page URL
-    opened directly (a shared link to /compare, the first visit after a restart) runs the page
-    file alone: file names in the sidebar, no wide layout, for every visitor. app.py marks each
-    run it makes; a session's first run without that mark leaves the legacy mode for the
-    process and reruns, and the rerun goes through app.py, which opens this page by its URL.
-    The mark, not the process-wide flag, decides: visitors arriving together after a restart
-    each started in the legacy mode, whoever flipped the flag first (found by review: three of
-    four simultaneous first visits kept the file-name sidebar). Only on a session's first run,
-    before any widget event a rerun would drop (AppTest starts every run of its own in the
-    legacy mode).
-    """
-    via_app = st.session_state.pop("run_via_app", False)
-    if not via_app and "config" not in st.session_state:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step. The
     page's own URL parameters (``owns``, among PAGE_PARAMS) stay; other pages' are dropped."""
-    _through_navigation()
+    navigation.through_navigation()
     config = get_config()
     if st.session_state.pop("pending_config", False):
         _write_widgets(config)
@@ -188,11 +181,11 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     problem = sb.selectbox("Cost function", list(PROBLEM_LABELS), key="w_problem",
                            format_func=PROBLEM_LABELS.get)
     c1, c2 = sb.columns(2)
-    n = c1.number_input("n", 1, N_MAX, step=1, key="w_n")
-    p = c2.number_input("p", 1, P_MAX, step=1, key="w_p")
+    n = c1.number_input("n", *_limits("n"), step=1, key="w_n")
+    p = c2.number_input("p", *_limits("p"), step=1, key="w_p")
     c1, c2 = sb.columns(2)
-    seed = c1.number_input("seed", 0, BOUNDS["seed"][2], step=1, key="w_seed")
-    distance = c2.number_input("X₀ distance", 0.0, 2.0, step=0.1, key="w_distance",
+    seed = c1.number_input("seed", *_limits("seed"), step=1, key="w_seed")
+    distance = c2.number_input("X₀ distance", *_limits("distance"), step=0.1, key="w_distance",
                                help="Frobenius distance of X₀ from St(n, p): ‖s − 1‖ for its "
                                     "singular values s.")
     sb.header("Landing")
@@ -208,18 +201,19 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     elif tangent != "beta":
         sb.caption("β only enters the β-metric tangent term.")
     omega = sb.select_slider("ω (normal term weight)",
-                             _options(LOG_GRID, st.session_state.get("w_omega", config.omega)),
+                             _options(OMEGA_GRID, st.session_state.get("w_omega", config.omega)),
                              key="w_omega", format_func=fmt)
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,
                         help=STEP_HELP)
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",
-                          min_value=1e-4, max_value=10.0, step=0.01, format="%.4g", key="w_eta",
-                          disabled=step == "bb")
+                          *_limits("eta"), step=0.01, format="%.4g", key="w_eta",
+                          disabled=not USES_ETA[step])
     c1, c2 = sb.columns(2)
     tol = c1.select_slider("tolerance", _options(TOL_GRID, st.session_state.get("w_tol",
                                                                                config.tol)),
                            key="w_tol", format_func=lambda v: f"{v:.0e}")
-    max_iter = c2.number_input("max iterations", 1, ITER_MAX, step=100, key="w_max_iter")
+    max_iter = c2.number_input("max iterations", *_limits("max_iter"), step=100,
+                               key="w_max_iter")
     speed = sb.radio("Animation speed", list(SPEEDS), key="w_speed", horizontal=True,
                      help="Iterations per second while Run animates: slow 30, normal 250, "
                           "instant as fast as the browser draws.")

@@ -13,7 +13,7 @@ import numpy as np
 
 from landing_core.problems import Problem, initial_point, make_problem
 from landing_core.solvers import Config, Record, iterate, stop_reason
-from landing_core.steps import Armijo, BarzilaiBorwein, Constant, Safe, StepRule
+from landing_core.steps import Safe, StepRule, make_step_rule
 
 from .state import AppConfig
 from .upload import MATRIX_ROLES
@@ -23,12 +23,7 @@ Array = np.ndarray
 
 def step_rule(config: AppConfig) -> StepRule:
     """The step rule of the sidebar's choice, with eta where it applies."""
-    return {
-        "constant": lambda: Constant(config.eta),
-        "safe": lambda: Safe(config.eta),
-        "armijo": lambda: Armijo(eta0=config.eta),
-        "bb": lambda: BarzilaiBorwein(),
-    }[config.step]()
+    return make_step_rule(config.step, config.eta)
 
 
 def stalled(trace: Trace) -> bool:

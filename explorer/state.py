@@ -11,26 +11,33 @@ import json
 import math
 from dataclasses import asdict, dataclass, fields, replace
 
+from landing_core.geometry import TANGENT_TERMS
 from landing_core.problems import PROBLEMS
+from landing_core.steps import STEP_RULES
 
-PROBLEM_LABELS = {
+# The app's labels for the library's names, keyed (and ordered) by the library's own lists: a
+# name added there without a label here fails at import.
+_PROBLEM_TEXT = {
     "brockett": "Brockett tr(XᵀAXN)",
     "procrustes": "Procrustes ½‖AX − B‖²",
     "pca": "PCA −½tr(XᵀCX) (β-invariant)",
     "linear": "Linear tr(CᵀX)",
     "quartic": "Quartic −¼ΣXᵢⱼ⁴ (wells at the axes)",
 }
-TANGENT_LABELS = {
+_TANGENT_TEXT = {
     "beta": "β-metric grad_β f",
     "euclidean": "Frobenius projection",
     "relative": "relative gradient skew(GXᵀ)X",
 }
-STEP_LABELS = {
+_STEP_TEXT = {
     "safe": "safe step (Ablin et al.)",
     "constant": "constant η",
     "armijo": "Armijo on f + μN",
     "bb": "Barzilai–Borwein (safeguarded)",
 }
+PROBLEM_LABELS = {name: _PROBLEM_TEXT[name] for name in PROBLEMS}
+TANGENT_LABELS = {name: _TANGENT_TEXT[name] for name in TANGENT_TERMS}
+STEP_LABELS = {name: _STEP_TEXT[name] for name in STEP_RULES}
 STATUS_LABELS = {"converged": "converged", "max_iter": "iteration limit", "diverged": "diverged",
                  "stopped": "stopped"}
 SPEEDS = {"slow": 30.0, "normal": 250.0, "instant": float("inf")}  # iterations per second
@@ -73,7 +80,7 @@ class AppConfig:
 
 # name -> (type, low, high) for numbers; a tuple of choices for categories
 BOUNDS: dict[str, tuple] = {
-    "problem": tuple(PROBLEMS),
+    "problem": tuple(PROBLEM_LABELS),
     "n": (int, 1, N_MAX),
     "p": (int, 1, P_MAX),
     "seed": (int, 0, 10**6),

@@ -19,17 +19,27 @@ from landing_core import figures
 from landing_core import sweep as batch
 
 from . import runner
-from .state import AppConfig
+from .state import BOUNDS, AppConfig
 
 Array = np.ndarray
 
 PLANES = {"beta": "β × η", "omega": "ω × η"}
 SYMBOLS = {"beta": "β", "omega": "ω"}
-SWEEP_STEPS = ("safe", "constant")
+SWEEP_STEPS = batch.BATCH_STEP_RULES
 RUN_FIELDS = ("problem", "n", "p", "seed", "distance", "tangent", "tol", "max_iter")
-# range choices (1-2-5 per decade) within the sidebar's bounds, so every cell can be opened
-PARAM_CHOICES = [round(m * 10.0**e, 6) for e in range(-2, 3) for m in (1, 2, 5)][:-2]
-ETA_CHOICES = [round(m * 10.0**e, 6) for e in range(-4, 2) for m in (1, 2, 5)][:-2]
+
+
+def _choices(*names: str) -> list[float]:
+    """Range choices 1-2-5 per decade within the sidebar's bounds of every one of ``names``,
+    so that every cell of a sweep can be opened in the explorer."""
+    low = max(BOUNDS[name][1] for name in names)
+    high = min(BOUNDS[name][2] for name in names)
+    stops = (round(m * 10.0**e, 6) for e in range(-12, 12) for m in (1, 2, 5))
+    return [v for v in stops if low <= v <= high]
+
+
+PARAM_CHOICES = _choices(*PLANES)  # beta or omega
+ETA_CHOICES = _choices("eta")
 SIZES = (5, 40)
 
 

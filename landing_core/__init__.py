@@ -5,11 +5,24 @@ orthogonality constraints*. Numerics only: nothing here imports streamlit.
 """
 
 from . import geometry, methods, problems, solvers, steps
-from .problems import initial_point, make_problem
+from .problems import (
+    GradientCheck,
+    Problem,
+    ProblemLike,
+    as_problem,
+    check_gradient,
+    initial_point,
+    make_problem,
+)
 from .solvers import Config, iterate, landing, penalty, riemannian_gd, solve
 
 __all__ = [
     "Config",
+    "GradientCheck",
+    "Problem",
+    "ProblemLike",
+    "as_problem",
+    "check_gradient",
     "geometry",
     "initial_point",
     "iterate",

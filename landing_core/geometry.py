@@ -1,5 +1,9 @@
 """The paper's objects on R_*^{n x p}: constraint, infeasibility, metric, projections, gradients.
 
+Names: ``N`` is the paper's infeasibility function N(X) = 1/2 ||h(X)||_F^2 and ``nabla_N`` its
+normal term X(X^T X - I_p); ``infeasibility`` is ||h(X)||_F, the number every result, plot and
+stopping rule reports.
+
 Goyens, Absil & Feppon, *Geometric design of the tangent term in landing algorithms for
 orthogonality constraints* (``shared/paper/landing-beta-metric.tex``).
 
@@ -28,13 +32,14 @@ __all__ = [
     "beta_metric",
     "grad_beta",
     "gram",
+    "N",
     "h",
     "infeasibility",
-    "infeasibility_grad",
     "LandingDirection",
     "LandingField",
     "landing_direction",
     "landing_field",
+    "nabla_N",
     "nabla_beta",
     "per_run",
     "proj_euclidean",
@@ -123,12 +128,12 @@ def _gram_solve(M: Array, B: Array) -> Array:
     """M^{-1} B for the Gram matrix M = X^T X (never forms M^{-1}).
 
     One small matrix (p <= 24, the app's problems): LAPACK potrf/potrs called directly, since
-    numpy.linalg's per-call overhead (~10 us) would dominate the iteration. Larger matrices and
-    stacks: numpy's Cholesky (the positive-definiteness check, p^3/3 flops), then one
-    np.linalg.solve with M (LU, batched in C). numpy has no triangular solver, and two general
-    solves with the factors cost twice that one (measured: 15 ms vs 7.5 ms at p = 500). This
-    keeps every threaded BLAS call in numpy's OpenBLAS: scipy ships its own, whose idle threads
-    spin after a call and slowed numpy's next products 2-10x on a 2-core machine.
+    numpy.linalg's fixed per-call overhead would dominate the iteration at these sizes. Larger
+    matrices and stacks: numpy's Cholesky (the positive-definiteness check, p^3/3 flops), then
+    one np.linalg.solve with M (LU, batched in C). numpy has no triangular solver, and two
+    general solves with the factors would cost twice that one. This keeps every threaded BLAS
+    call in numpy's OpenBLAS: scipy ships its own, whose idle threads spin after a call and slow
+    numpy's next products down on a machine with few cores.
     """
     if M.ndim == 2 and B.ndim == 2 and M.shape[0] <= _SMALL_P:
         L, info = _potrf(M, lower=1)
@@ -144,14 +149,22 @@ def h(X: Array) -> Array:
     return gram(X) - _identity(X.shape[-1])
 
 
-def infeasibility(X: Array) -> Array:
-    """N(X) = 1/2 ||h(X)||_F^2, eq. (N)."""
+def N(X: Array) -> Array:
+    """The paper's infeasibility function N(X) = 1/2 ||h(X)||_F^2, eq. (N)."""
     H = h(X)
     return 0.5 * _frob_inner(H, H)
 
 
-def infeasibility_grad(X: Array) -> Array:
-    """The normal field of Algorithm 1, X (X^T X - I_p), eq. (3lio6).
+def infeasibility(X: Array) -> Array:
+    """||h(X)||_F = ||X^T X - I_p||_F = sqrt(2 N(X)): the infeasibility that results report
+    (``Result.infeasibility``) and Algorithm 1's stopping rule adds to ||grad||."""
+    H = h(X)
+    return np.sqrt(_frob_inner(H, H))
+
+
+def nabla_N(X: Array) -> Array:
+    """The normal field of Algorithm 1, X (X^T X - I_p), eq. (3lio6), which the paper writes
+    nabla N.
 
     Mind the factor: the paper calls X(X^T X - I) the gradient of N = 1/2 ||h||^2, but that
     gradient is 2 X (X^T X - I); X (X^T X - I) is the gradient of 1/4 ||h||^2 (the convention of

@@ -1,15 +1,23 @@
-"""Test problems: cost functions with Euclidean gradients, and their optima on St(n, p).
+"""Problems: the protocol a cost must follow, a gradient check, and the built-in test problems.
 
-Every ``cost`` and ``egrad`` takes ``X`` of shape ``(n, p)`` or a stack ``(..., n, p)``. Where a
-closed form exists, the optimal value is computed with scipy. For p = n the orthogonal group has
-two components (det = +1 and det = -1) and landing never crosses between them, so square problems
-also report the optimum of each component (:meth:`Problem.optimum_from`).
+A problem is any object with ``n``, ``p``, ``cost(X)`` and ``egrad(X)`` (the Euclidean gradient),
+see :class:`ProblemLike`; ``value_and_grad(X)``, ``name`` and ``f_star`` are optional.
+:func:`as_problem` turns such an object into a :class:`Problem` (or says what it lacks), and
+:func:`check_gradient` compares ``egrad`` with finite differences of ``cost``.
+
+Every built-in ``cost`` and ``egrad`` takes ``X`` of shape ``(n, p)`` or a stack ``(..., n, p)``.
+Where a closed form exists, the optimal value is computed with scipy. For p = n the orthogonal
+group has two components (det = +1 and det = -1) and landing never crosses between them, so
+square problems also report the optimum of each component (:meth:`Problem.optimum_from`).
 """
 
 from __future__ import annotations
 
+import inspect
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.linalg
@@ -17,9 +25,16 @@ import scipy.linalg
 Array = np.ndarray
 
 __all__ = [
+    "GRADIENT_TOL",
     "PROBLEMS",
+    "MATRIX_KEYWORDS",
+    "GradientCheck",
     "Problem",
+    "ProblemLike",
+    "as_problem",
     "brockett",
+    "check_gradient",
+    "fd_directional",
     "initial_point",
     "linear",
     "make_problem",
@@ -28,26 +43,57 @@ __all__ = [
     "procrustes",
     "qf",
     "quartic",
+    "stacked",
 ]
 
 
-@dataclass(frozen=True)
+@runtime_checkable
+class ProblemLike(Protocol):
+    """What the solvers need of a problem: minimize ``cost`` over St(n, p).
+
+    ``cost(X)`` is f(X) (a number) and ``egrad(X)`` its Euclidean gradient (an n x p array) at
+    X of shape (n, p). For sweeps, which run many iterates at once, both should also take a stack
+    (..., n, p) and return (...) and (..., n, p); a cost that does not is evaluated run by run
+    (:func:`stacked`). Optional: ``value_and_grad(X)`` returning both at once (used when
+    present), ``name``, ``f_star`` (the optimal value) and ``optimum_from(X0)``.
+    """
+
+    n: int
+    p: int
+
+    def cost(self, X: Array) -> Any: ...
+
+    def egrad(self, X: Array) -> Array: ...
+
+
+@dataclass(frozen=True, kw_only=True)
 class Problem:
     """A smooth cost f on R^{n x p} to minimize over St(n, p).
 
-    ``f_star`` is the optimal value over St(n, p) when known (None otherwise). For p = n,
-    ``f_star_by_det`` maps the sign of det X (+1, -1) to the optimum over that component.
+    ``cost`` and ``egrad`` (the Euclidean gradient) take X of shape (n, p), and for sweeps a
+    stack (..., n, p). ``f_star`` is the optimal value over St(n, p) when known (None
+    otherwise). For p = n, ``f_star_by_det`` maps the sign of det X (+1, -1) to the optimum over
+    that component. ``cost_and_egrad``, when given, computes both at once.
     """
 
-    name: str
     n: int
     p: int
-    cost: Callable[[Array], Array]
+    cost: Callable[[Array], Any]
     egrad: Callable[[Array], Array]
+    name: str = "custom"
     f_star: float | None = None
     f_star_by_det: dict[int, float] = field(default_factory=dict)
     description: str = ""
-    cost_and_egrad: Callable[[Array], tuple[Array, Array]] | None = None
+    cost_and_egrad: Callable[[Array], tuple[Any, Array]] | None = None
+
+    def __post_init__(self) -> None:
+        _check_sizes(self.n, self.p)
+        object.__setattr__(self, "n", int(self.n))  # numpy integers and 3.0 become ints
+        object.__setattr__(self, "p", int(self.p))
+        for name in ("cost", "egrad"):
+            if not callable(getattr(self, name)):
+                raise TypeError(f"the problem's {name} must be callable, got "
+                                f"{getattr(self, name)!r}")
 
     def value_and_grad(self, X: Array) -> tuple[Array, Array]:
         """(f(X), G(X)) together, sharing the work the two have in common (A X for Brockett,
@@ -62,6 +108,171 @@ class Problem:
             sign = 1 if np.linalg.det(np.reshape(X0, (self.n, self.p))) > 0 else -1
             return self.f_star_by_det[sign]
         return self.f_star
+
+
+# ----------------------------------------------------------------------------- the protocol
+
+_REQUIRED = ("n", "p", "cost", "egrad")
+
+
+def as_problem(obj: object) -> Problem:
+    """``obj`` as a :class:`Problem`: itself when it is one, else a Problem that calls obj.
+
+    Any object with ``n``, ``p``, ``cost`` and ``egrad`` (:class:`ProblemLike`) will do; its
+    ``value_and_grad``, ``name``, ``f_star``, ``f_star_by_det`` and ``description`` are used
+    when present. TypeError naming what is missing or not callable; ValueError for sizes that
+    are not positive integers with p <= n.
+    """
+    if isinstance(obj, Problem):
+        return obj
+    missing = [name for name in _REQUIRED if not hasattr(obj, name)]
+    if missing:
+        raise TypeError(
+            f"{type(obj).__name__} is not a problem: it has no {', '.join(missing)}. A problem "
+            "needs n, p, cost(X) -> f(X) and egrad(X) -> the Euclidean gradient (n x p); "
+            "value_and_grad(X) and name are optional")
+    not_callable = [name for name in ("cost", "egrad") if not callable(getattr(obj, name))]
+    if not_callable:
+        raise TypeError(f"{type(obj).__name__}.{not_callable[0]} must be a function of X")
+    both = getattr(obj, "value_and_grad", None)
+    if both is not None and not callable(both):
+        raise TypeError(f"{type(obj).__name__}.value_and_grad must be a function of X")
+    return Problem(
+        n=obj.n, p=obj.p, cost=obj.cost, egrad=obj.egrad, cost_and_egrad=both,
+        name=str(getattr(obj, "name", type(obj).__name__)),
+        f_star=getattr(obj, "f_star", None),
+        f_star_by_det=dict(getattr(obj, "f_star_by_det", None) or {}),
+        description=str(getattr(obj, "description", "")),
+    )
+
+
+def _run_by_run(f: Callable[[Array], Any], X: Array, n: int, p: int) -> Array:
+    """f on each (n, p) matrix of the stack X (..., n, p), the results stacked."""
+    lead = X.shape[:-2]
+    out = [np.asarray(f(Xi), dtype=float) for Xi in X.reshape(-1, n, p)]
+    return np.array(out).reshape(*lead, *out[0].shape) if out else np.empty(lead)
+
+
+def stacked(problem: Problem, X: Array) -> Problem:
+    """``problem`` itself when its cost and gradient evaluate the stack X (B, n, p) as they do
+    each of its matrices; otherwise a Problem that evaluates them run by run (slower, same
+    values). Sweeps call this with their starting points.
+
+    ValueError when the problem fails on a single matrix: cost must give one number and egrad
+    an (n, p) array.
+    """
+    n, p = problem.n, problem.p
+    sample = np.asarray(X, dtype=float)[:2]
+    if len(sample) == 0:  # nothing to evaluate
+        return problem
+    singles = []
+    for Xi in sample:
+        f, G = problem.value_and_grad(Xi)
+        if np.size(f) != 1 or np.shape(G) != (n, p):
+            raise ValueError(
+                f"{problem.name}: at X of shape ({n}, {p}), cost must return one number and "
+                f"egrad an ({n}, {p}) array; got a cost of shape {np.shape(f)} and a gradient "
+                f"of shape {np.shape(G)}")
+        singles.append((float(np.reshape(f, ())), np.asarray(G, dtype=float)))
+    try:
+        f, G = problem.value_and_grad(sample)
+        f, G = np.asarray(f, dtype=float), np.asarray(G, dtype=float)
+        same = f.shape == sample.shape[:1] and G.shape == sample.shape and all(
+            math.isclose(f[i], fi, rel_tol=1e-9, abs_tol=1e-12)
+            and np.allclose(G[i], Gi, rtol=1e-9, atol=1e-12)
+            for i, (fi, Gi) in enumerate(singles))
+    except Exception:  # a cost written for one matrix can fail on a stack in any way
+        same = False
+    if same:
+        return problem
+
+    def cost(Y: Array) -> Array:
+        return problem.cost(Y) if Y.ndim == 2 else _run_by_run(problem.cost, Y, n, p)
+
+    def egrad(Y: Array) -> Array:
+        return problem.egrad(Y) if Y.ndim == 2 else _run_by_run(problem.egrad, Y, n, p)
+
+    def cost_and_egrad(Y: Array) -> tuple[Any, Array]:
+        if Y.ndim == 2:
+            return problem.value_and_grad(Y)
+        pairs = [problem.value_and_grad(Yi) for Yi in Y.reshape(-1, n, p)]
+        f = np.array([float(np.reshape(fi, ())) for fi, _ in pairs]).reshape(Y.shape[:-2])
+        return f, np.array([Gi for _, Gi in pairs], dtype=float).reshape(Y.shape)
+
+    return Problem(n=n, p=p, cost=cost, egrad=egrad, cost_and_egrad=cost_and_egrad,
+                   name=problem.name, f_star=problem.f_star,
+                   f_star_by_det=problem.f_star_by_det, description=problem.description)
+
+
+# ----------------------------------------------------------------------------- gradient check
+
+GRADIENT_TOL = 1e-6
+"""Pass mark of :func:`check_gradient`: central differences agree to ~1e-8 relative."""
+
+
+def fd_directional(f: Callable[[Array], Any], X: Array, Z: Array, t: float = 1e-5) -> float:
+    """Central finite difference (f(X + tZ) - f(X - tZ)) / (2t) ~ Df(X)[Z], error O(t^2).
+
+    ``t`` is scaled by ||X|| / ||Z|| so the step is relative to the point.
+    """
+    step = t * max(float(np.linalg.norm(X)), 1.0) / max(float(np.linalg.norm(Z)), 1e-300)
+    return float((f(X + step * Z) - f(X - step * Z)) / (2.0 * step))
+
+
+@dataclass(frozen=True)
+class GradientCheck:
+    """The outcome of :func:`check_gradient`.
+
+    ``relative_error``: max over the directions Z of |<G, Z> - Df(X)[Z]| / max(||G|| ||Z||,
+    |Df(X)[Z]|), Df by central differences (the smallest over three step sizes, so neither
+    truncation nor rounding decides); ``passed``: relative_error <= ``tolerance``.
+    """
+
+    relative_error: float
+    passed: bool
+    tolerance: float
+    directions: int
+    message: str
+
+
+def check_gradient(
+    problem: object, X: Array, *, directions: int = 3, seed: int = 0,
+    tolerance: float = GRADIENT_TOL,
+) -> GradientCheck:
+    """Compare the problem's gradient at X with central finite differences of its cost.
+
+    The gradient is the one the solvers use (``value_and_grad`` when the problem has it, else
+    ``egrad``); ``directions`` random Gaussian directions from ``seed``. A correct gradient
+    gives a relative error of about 1e-8 or less; a wrong one, orders of magnitude above the
+    tolerance. TypeError / ValueError when the problem is not one or X has the wrong shape.
+    """
+    problem = as_problem(problem)
+    X = np.array(X, dtype=float)
+    if X.shape != (problem.n, problem.p):
+        raise ValueError(f"X must have shape ({problem.n}, {problem.p}), got {X.shape}")
+    f, G = problem.value_and_grad(X)
+    G = np.asarray(G, dtype=float)
+    if np.size(f) != 1 or G.shape != X.shape:
+        raise ValueError(f"{problem.name}: cost must return one number and the gradient an "
+                         f"array of shape {X.shape}; got {np.shape(f)} and {G.shape}")
+    rng = np.random.default_rng(seed)
+    worst = 0.0
+    for _ in range(directions):
+        Z = rng.standard_normal(X.shape)
+        exact = float(np.vdot(G, Z))
+        errors = []
+        for t in (1e-4, 1e-5, 1e-6):
+            fd = fd_directional(problem.cost, X, Z, t)
+            scale = max(float(np.linalg.norm(G)) * float(np.linalg.norm(Z)), abs(fd))
+            errors.append(abs(fd - exact) / scale if scale > 0 else 0.0)
+        worst = float(np.max([worst, np.min(errors)]))  # NaN (a broken cost) propagates
+    passed = bool(worst <= tolerance)
+    message = (f"{problem.name}: the gradient matches finite differences of the cost "
+               f"(relative error {worst:.1e} <= {tolerance:.0e})." if passed else
+               f"{problem.name}: the gradient does not match the cost: relative error "
+               f"{worst:.1e} > {tolerance:.0e} along {directions} random directions "
+               "(finite differences). Check egrad (or value_and_grad) against cost.")
+    return GradientCheck(worst, passed, tolerance, directions, message)
 
 
 # ----------------------------------------------------------------------------- input checks
@@ -84,8 +295,12 @@ def _check_matrix(name: str, A: Array, shape: tuple[int | None, int | None]) -> 
 
 
 def _check_sizes(n: int, p: int) -> None:
-    if int(n) != n or int(p) != p or n < 1 or p < 1:
-        raise ValueError(f"n and p must be positive integers, got n={n}, p={p}")
+    try:
+        whole = int(n) == n and int(p) == p
+    except (TypeError, ValueError):
+        whole = False
+    if not whole or n < 1 or p < 1:
+        raise ValueError(f"n and p must be positive integers, got n={n!r}, p={p!r}")
     if p > n:
         raise ValueError(f"p = {p} > n = {n}: St(n, p) is empty (need p <= n)")
 
@@ -139,8 +354,9 @@ def brockett(n: int, p: int, seed: int = 0, *, A: Array | None = None) -> Proble
         AXw = (A @ X) * w
         return np.einsum("...ij,...ij->...", X, AXw), 2.0 * AXw
 
-    return Problem("brockett", n, p, cost, egrad, f_star, by_det,
-                   "tr(XᵀAXN): the p smallest eigenvectors of A, ordered", cost_and_egrad)
+    return Problem(name="brockett", n=n, p=p, cost=cost, egrad=egrad, f_star=f_star,
+                   f_star_by_det=by_det, cost_and_egrad=cost_and_egrad,
+                   description="tr(XᵀAXN): the p smallest eigenvectors of A, ordered")
 
 
 def procrustes(
@@ -180,8 +396,9 @@ def procrustes(
         R = A @ X - B
         return 0.5 * np.einsum("...ij,...ij->...", R, R), A.T @ R
 
-    return Problem("procrustes", n, p, cost, egrad, f_star, by_det, "½‖AX − B‖²_F",
-                   cost_and_egrad)
+    return Problem(name="procrustes", n=n, p=p, cost=cost, egrad=egrad, f_star=f_star,
+                   f_star_by_det=by_det, cost_and_egrad=cost_and_egrad,
+                   description="½‖AX − B‖²_F")
 
 
 def pca(n: int, p: int, seed: int = 0, *, data: Array | None = None) -> Problem:
@@ -212,8 +429,9 @@ def pca(n: int, p: int, seed: int = 0, *, data: Array | None = None) -> Problem:
         CX = C @ X
         return -0.5 * np.einsum("...ij,...ij->...", X, CX), -CX
 
-    return Problem("pca", n, p, cost, egrad, f_star, by_det,
-                   "−½ tr(XᵀCX): the top-p principal subspace (β-invariant)", cost_and_egrad)
+    return Problem(name="pca", n=n, p=p, cost=cost, egrad=egrad, f_star=f_star,
+                   f_star_by_det=by_det, cost_and_egrad=cost_and_egrad,
+                   description="−½ tr(XᵀCX): the top-p principal subspace (β-invariant)")
 
 
 def linear(n: int, p: int, seed: int = 0, *, C: Array | None = None) -> Problem:
@@ -238,7 +456,8 @@ def linear(n: int, p: int, seed: int = 0, *, C: Array | None = None) -> Problem:
     def egrad(X: Array) -> Array:
         return np.broadcast_to(C, X.shape).copy()
 
-    return Problem("linear", n, p, cost, egrad, f_star, by_det, "tr(CᵀX): minimizer −polar(C)")
+    return Problem(name="linear", n=n, p=p, cost=cost, egrad=egrad, f_star=f_star,
+                   f_star_by_det=by_det, description="tr(CᵀX): minimizer −polar(C)")
 
 
 def quartic(n: int, p: int, seed: int = 0) -> Problem:
@@ -257,9 +476,9 @@ def quartic(n: int, p: int, seed: int = 0) -> Problem:
     def egrad(X: Array) -> Array:
         return -(X**3)
 
-    return Problem("quartic", n, p, cost, egrad, f_star,
-                   {1: f_star, -1: f_star} if p == n else {},
-                   "−¼ Σ X_ij⁴: minima at signed coordinate axes")
+    return Problem(name="quartic", n=n, p=p, cost=cost, egrad=egrad, f_star=f_star,
+                   f_star_by_det={1: f_star, -1: f_star} if p == n else {},
+                   description="−¼ Σ X_ij⁴: minima at signed coordinate axes")
 
 
 PROBLEMS: dict[str, Callable[..., Problem]] = {
@@ -269,6 +488,12 @@ PROBLEMS: dict[str, Callable[..., Problem]] = {
     "linear": linear,
     "quartic": quartic,
 }
+MATRIX_KEYWORDS: dict[str, tuple[str, ...]] = {
+    name: tuple(arg.name for arg in inspect.signature(make).parameters.values()
+                if arg.kind is inspect.Parameter.KEYWORD_ONLY)
+    for name, make in PROBLEMS.items()
+}
+"""The user-supplied matrices each constructor takes (its keyword-only arguments)."""
 
 
 def make_problem(name: str, n: int, p: int, seed: int = 0, **matrices: Array) -> Problem:
@@ -278,7 +503,15 @@ def make_problem(name: str, n: int, p: int, seed: int = 0, **matrices: Array) ->
     for procrustes, ``data`` for pca, ``C`` for linear); each is checked for shape and finiteness.
     """
     if name not in PROBLEMS:
-        raise ValueError(f"unknown problem {name!r}; choose one of {sorted(PROBLEMS)}")
+        raise ValueError(f"unknown problem {name!r}; choose one of {', '.join(PROBLEMS)}. "
+                         "For a cost of your own, pass Problem(n=..., p=..., cost=..., "
+                         "egrad=...) or any object with n, p, cost and egrad to the solvers")
+    takes = MATRIX_KEYWORDS[name]
+    unknown = sorted(set(matrices) - set(takes))
+    if unknown:
+        what = f"the matrices {', '.join(takes)}" if takes else "no matrix"
+        raise TypeError(f"make_problem({name!r}) takes {what}, not {', '.join(unknown)}. For a "
+                        "cost of your own, build Problem(n=..., p=..., cost=..., egrad=...)")
     return PROBLEMS[name](n, p, seed, **matrices)
 
 

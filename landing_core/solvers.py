@@ -23,7 +23,8 @@ from .geometry import frobenius_norm
 from .methods.base import Field, Method, State
 from .methods.params import positive, tangent_name
 from .methods.rgd import RETRACTIONS
-from .problems import Problem
+from .problems import Problem, ProblemLike, as_problem
+from .problems import check_gradient as _check_gradient
 from .steps import BarzilaiBorwein, Safe, Step, StepContext, StepRule, as_step_rule
 
 Array = np.ndarray
@@ -237,13 +238,15 @@ def _broken(X: Array, what: str) -> _Diverged:
     return _Diverged(what)
 
 
-def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterator[Record]:
+def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> Iterator[Record]:
     """Yield one Record per iterate of the configured method, X_0 first, without end.
 
     The generator computes X_{k+1} only when asked for the next record; it ends after a record
     with status "diverged" (which repeats the last valid iterate). X0 is never mutated. The
     method chooses the first iterate (the retraction baselines start from X0's polar factor).
+    ``problem``: any object with n, p, cost and egrad (``problems.as_problem``).
     """
+    problem = as_problem(problem)
     config = config or Config()
     method = make_method(config, problem)
     X = method.start(_check_start(problem, X0))
@@ -290,7 +293,7 @@ def iterate(problem: Problem, X0: Array, config: Config | None = None) -> Iterat
 
 
 def solve(
-    problem: Problem,
+    problem: ProblemLike,
     X0: Array,
     config: Config | None = None,
     *,
@@ -306,6 +309,7 @@ def solve(
     at most that many X_k (uniformly decimated, always including X_0 and the last). A
     ``callback(record)`` returning True stops the run (status "stopped").
     """
+    problem = as_problem(problem)
     config = config or Config()
     _check_run(tol, max_iter)
     hist: dict[str, list[float]] = {k: [] for k in ("cost", "infeasibility", "grad_norm",
@@ -353,7 +357,7 @@ def solve(
 
 
 def landing(
-    problem: Problem,
+    problem: ProblemLike,
     X0: Array,
     *,
     beta: float = 0.5,
@@ -364,6 +368,7 @@ def landing(
     tangent: str = "beta",
     keep_iterates: int = 0,
     callback: Callable[[Record], bool | None] | None = None,
+    check_gradient: bool = False,
 ) -> Result:
     """Algorithm 1: X_{k+1} = X_k - eta_k (grad f(X_k) + omega X_k (X_k^T X_k - I_p)).
 
@@ -371,15 +376,22 @@ def landing(
     N = 1/2 ||h||^2). ``step``: a number (constant), a rule from ``landing_core.steps``, or None
     for Barzilai-Borwein made safe by the safe step (converges without tuning; a long BB step
     lowers omega for that step so that the normal term's step eta omega stays 1/2, see
-    ``steps.BarzilaiBorwein``).
+    ``steps.BarzilaiBorwein``). ``problem``: any object with n, p, cost and egrad.
+    ``check_gradient``: first compare the gradient with finite differences of the cost at X0
+    (``problems.check_gradient``) and raise ValueError when they disagree: a wrong gradient
+    still lets the iteration settle, at a point that is not a solution.
     """
+    if check_gradient:
+        outcome = _check_gradient(problem, _check_start(as_problem(problem), X0))
+        if not outcome.passed:
+            raise ValueError(outcome.message)
     config = Config(beta=beta, omega=omega, step=step, tangent=tangent, method="landing")
     return solve(problem, X0, config, tol=tol, max_iter=max_iter,
                  keep_iterates=keep_iterates, callback=callback)
 
 
 def riemannian_gd(
-    problem: Problem,
+    problem: ProblemLike,
     X0: Array,
     *,
     retraction: str = "qr",
@@ -399,7 +411,7 @@ def riemannian_gd(
 
 
 def penalty(
-    problem: Problem,
+    problem: ProblemLike,
     X0: Array,
     *,
     omega: float = 1.0,

@@ -25,9 +25,13 @@ __all__ = [
     "Safe",
     "Step",
     "StepContext",
+    "SAFE_EPS",
+    "STEP_RULES",
+    "USES_ETA",
     "StepRule",
     "as_step_rule",
     "check_eps",
+    "make_step_rule",
     "restoring_step",
     "safe_step",
     "safe_step_bound",
@@ -67,12 +71,16 @@ class Step(NamedTuple):
     omega: float
 
 
+SAFE_EPS = 0.5
+"""The default safe region ||X^T X - I||_F <= eps of the safe step (0 < eps < 1)."""
+
+
 class StepRule(Protocol):
     def __call__(self, ctx: StepContext, state: dict) -> float | Step: ...
 
 
 
-def _positive(name: str, value: float) -> None:
+def _check_positive(name: str, value: float) -> None:
     if not (np.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value}")
 
@@ -84,7 +92,7 @@ def check_eps(eps: float) -> None:
 
 
 def safe_step_bound(
-    d: Array | float, g: Array | float, omega: Array | float, eps: Array | float = 0.5
+    d: Array | float, g: Array | float, omega: Array | float, eps: Array | float = SAFE_EPS
 ) -> Array:
     """The safe step of Ablin et al. (2024, the safe step-size lemma), vectorized over runs.
 
@@ -111,7 +119,7 @@ def safe_step_bound(
 
 def _safe_step(d: float, g: float, omega: float, eps: float) -> float:
     """safe_step_bound for one run, in Python floats: the same formula and cases, without
-    numpy's per-call overhead (about 20 us on 0-d arrays), for the solver's loop."""
+    numpy's per-call overhead on 0-d arrays, which adds up in the solver's loop."""
     if not d < 1.0:  # outside the lemma's range (or NaN, which propagates)
         if omega > 0:
             return math.nan
@@ -157,7 +165,7 @@ def restoring_step(
 
 def safe_step(
     X: Array, V: Array, d: Array | float, omega: Array | float, eta: Array | float,
-    eps: float = 0.5,
+    eps: float = SAFE_EPS,
 ) -> Array | float:
     """min(eta, safe_step_bound) where ||h(X)|| < 1. Where ||h(X)|| >= 1: ``restoring_step``
     from min(eta, 1/(2 omega)), or, for a field along which h does not decrease, the
@@ -188,7 +196,7 @@ class Constant:
     eta: float = 0.1
 
     def __post_init__(self) -> None:
-        _positive("step eta", self.eta)
+        _check_positive("step eta", self.eta)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
         return self.eta
@@ -204,10 +212,10 @@ class Safe:
     """
 
     eta: float = 1.0
-    eps: float = 0.5
+    eps: float = SAFE_EPS
 
     def __post_init__(self) -> None:
-        _positive("step eta", self.eta)
+        _check_positive("step eta", self.eta)
         check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
@@ -233,8 +241,8 @@ class Armijo:
     max_backtracks: int = 40
 
     def __post_init__(self) -> None:
-        _positive("Armijo eta0", self.eta0)
-        _positive("Armijo mu0", self.mu0)
+        _check_positive("Armijo eta0", self.eta0)
+        _check_positive("Armijo mu0", self.mu0)
         if not (0 < self.c < 1 and 0 < self.shrink < 1):
             raise ValueError("Armijo needs 0 < c < 1 and 0 < shrink < 1")
 
@@ -298,12 +306,12 @@ class BarzilaiBorwein:
 
     eta_max: float = 1e3
     eta_min: float = 1e-10
-    eps: float = 0.5
+    eps: float = SAFE_EPS
     normal_cap: bool = True
 
     def __post_init__(self) -> None:
-        _positive("BB eta_max", self.eta_max)
-        _positive("BB eta_min", self.eta_min)
+        _check_positive("BB eta_max", self.eta_max)
+        _check_positive("BB eta_min", self.eta_min)
         check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float | Step:
@@ -354,6 +362,25 @@ class BarzilaiBorwein:
             omega_k = min(omega, 0.5 / t)
             t = min(t, bound(omega_k))
         return Step(t, omega_k)
+
+
+STEP_RULES: dict[str, Callable[[float], StepRule]] = {
+    "safe": lambda eta: Safe(eta=eta),
+    "constant": lambda eta: Constant(eta=eta),
+    "armijo": lambda eta: Armijo(eta0=eta),
+    "bb": lambda eta: BarzilaiBorwein(),
+}
+"""The step rules by name, each built from one step size eta: the cap of the safe step, the
+constant step, Armijo's first trial; Barzilai-Borwein needs none (``USES_ETA``)."""
+
+USES_ETA: dict[str, bool] = {name: name != "bb" for name in STEP_RULES}
+
+
+def make_step_rule(name: str, eta: float) -> StepRule:
+    """The rule ``name`` of STEP_RULES with step size eta where it takes one."""
+    if name not in STEP_RULES:
+        raise ValueError(f"unknown step rule {name!r}; choose one of {', '.join(STEP_RULES)}")
+    return STEP_RULES[name](float(eta))
 
 
 def as_step_rule(step: float | StepRule | None) -> StepRule:

@@ -3,8 +3,8 @@
 The same method objects as a single run (``landing_core.methods``: their fields broadcast over
 the leading axis, with per-run beta and omega), and the same stop and divergence test
 (``solvers.run_status``, batched); each run has its own beta, omega, eta and X_0, and is frozen
-as soon as the test stops it. Step rules: "constant" (eta) or "safe" (``steps.safe_step``:
-min(eta, safe_step_bound), or the restoring step where ||h|| >= 1).
+as soon as the test stops it. Step rules (``BATCH_STEP_RULES``): "constant" (eta) or "safe"
+(``steps.safe_step``: min(eta, safe_step_bound), or the restoring step where ||h|| >= 1).
 """
 
 from __future__ import annotations
@@ -19,13 +19,16 @@ from . import methods
 from .geometry import frobenius_norm
 from .methods.base import Field, Method, State, take_state
 from .methods.params import positive
-from .problems import Problem, initial_point
+from .problems import Problem, ProblemLike, as_problem, initial_point, stacked
 from .solvers import CONVERGED, DIVERGED, MAX_ITER, RUNNING, STATUSES, run_status
-from .steps import check_eps, safe_step
+from .steps import SAFE_EPS, check_eps, safe_step
 
 Array = np.ndarray
 
-__all__ = ["SweepResult", "grid", "run_batch", "sweep"]
+__all__ = ["BATCH_STEP_RULES", "SweepResult", "grid", "run_batch", "sweep"]
+
+BATCH_STEP_RULES = ("safe", "constant")
+"""The step rules (names of ``steps.STEP_RULES``) that run_batch runs vectorized."""
 
 
 @dataclass
@@ -90,7 +93,7 @@ def _broken(problem: Problem, method: Method, X: Array, state: State) -> Array:
 
 
 def run_batch(
-    problem: Problem,
+    problem: ProblemLike,
     X0: Array,
     *,
     beta: Array,
@@ -98,7 +101,7 @@ def run_batch(
     eta: Array,
     tangent: str = "beta",
     step: str = "constant",
-    eps: float = 0.5,
+    eps: float = SAFE_EPS,
     tol: float = 1e-8,
     max_iter: int = 500,
     progress: Callable[[int, int], None] | None = None,
@@ -109,11 +112,18 @@ def run_batch(
 
     Returns (iterations, status, final cost, final ||h||_F, final ||grad||), each of shape (B,).
     ``progress(k, max_iter)`` is called every 10 iterations. ``options``: the method's own
-    parameters, shared by every run.
+    parameters, shared by every run. ``problem``: any object with n, p, cost and egrad; a cost
+    that does not take stacks (B, n, p) is evaluated run by run (``problems.stacked``).
     """
-    if step not in ("constant", "safe"):
-        raise ValueError(f"sweep step rule must be 'constant' or 'safe', got {step!r}")
+    if step not in BATCH_STEP_RULES:
+        raise ValueError(f"sweep step rule must be one of {', '.join(BATCH_STEP_RULES)}, "
+                         f"got {step!r}")
     check_eps(eps)
+    problem = as_problem(problem)
+    if np.ndim(X0) != 3 or np.shape(X0)[1:] != (problem.n, problem.p):
+        raise ValueError(f"X0 must have shape (B, {problem.n}, {problem.p}), got "
+                         f"{np.shape(X0)}")
+    problem = stacked(problem, np.asarray(X0, dtype=float))
     B = len(X0)
     beta, omega, eta = (np.broadcast_to(np.asarray(v, dtype=float), (B,)) for v in
                         (beta, omega, eta))
@@ -175,7 +185,7 @@ def run_batch(
 
 
 def sweep(
-    problem: Problem,
+    problem: ProblemLike,
     *,
     beta: Sequence[float] = (0.5,),
     omega: Sequence[float] = (1.0,),
@@ -184,7 +194,7 @@ def sweep(
     distance: float = 0.3,
     tangent: str = "beta",
     step: str = "constant",
-    eps: float = 0.5,
+    eps: float = SAFE_EPS,
     tol: float = 1e-8,
     max_iter: int = 500,
     progress: Callable[[int, int], None] | None = None,
@@ -197,6 +207,7 @@ def sweep(
     Run (i, j, l, m) starts from ``initial_point(n, p, distance, seed[m])`` with beta[i],
     omega[j], eta[l]; results are flattened in that order (C order over the grid's shape).
     """
+    problem = as_problem(problem)
     params, shape = grid(beta=beta, omega=omega, eta=eta, seed=seed)
     seeds = [int(s) for s in np.asarray(seed).reshape(-1)]
     starts = {s: initial_point(problem.n, problem.p, distance, s) for s in seeds}

@@ -14,13 +14,12 @@ is n x p or p x p work.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import geometry as geo
-from .problems import Problem, initial_point, nearest_stiefel
+from .problems import Problem, fd_directional, initial_point, nearest_stiefel
 
 Array = np.ndarray
 
@@ -161,15 +160,6 @@ def _normal_samples(X: Array, rng: np.random.Generator, count: int = SAMPLES) ->
     """Random U = X (X^T X)^{-1} S, S in Sym(p): the claimed normal space (Prop. normal space)."""
     p = X.shape[1]
     return [X @ _gram_solve(X, geo.sym(rng.standard_normal((p, p)))) for _ in range(count)]
-
-
-def fd_directional(f: Callable[[Array], Array], X: Array, Z: Array, t: float = 1e-5) -> float:
-    """Central finite difference (f(X + tZ) - f(X - tZ)) / (2t) ~ Df(X)[Z], error O(t^2).
-
-    ``t`` is scaled by ||X|| / ||Z|| so the step is relative to the point.
-    """
-    step = t * max(_norm(X), 1.0) / max(_norm(Z), 1e-300)
-    return float((f(X + step * Z) - f(X - step * Z)) / (2.0 * step))
 
 
 # ----------------------------------------------------------------------------- the tangent space
@@ -439,8 +429,8 @@ def check_normal_term_fd(X: Array, rng: np.random.Generator) -> Check:
     differences (the floor keeps the residual meaningful when X is on the manifold, h = 0).
     """
     Z = rng.standard_normal(X.shape)
-    normal = geo.infeasibility_grad(X)
-    fd = fd_directional(geo.infeasibility, X, Z)
+    normal = geo.nabla_N(X)
+    fd = fd_directional(geo.N, X, Z)
     half = _inner(normal, Z)
     scale = 2.0 * _norm(Z) * max(_norm(normal), 1e-2 * _norm(X))
     ratio = f"{fd / half:.6f}" if abs(half) > 1e-8 * scale else "undefined (X on the manifold)"

@@ -36,6 +36,13 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
     if st.query_params.get("against") in ("iteration", "time"):
         st.session_state.compare_against = st.query_params["against"]
 
+
+def _number(label: str, name: str) -> st.column_config.NumberColumn:
+    """A number column of the table, limited to the range check_row accepts."""
+    low, high = compare.ROW_BOUNDS[name]
+    return st.column_config.NumberColumn(label, min_value=low, max_value=high, format="%.3g")
+
+
 labels = " · ".join(str(r.get("label")) for r in st.session_state.compare_rows)
 # folded by default: the charts, not the table, fill a projector's first screen
 table_box = st.expander(f"Rows: {labels} (edit, add or remove)")
@@ -51,14 +58,11 @@ edited = table_box.data_editor(
                                                    required=True),
         "tangent": st.column_config.SelectboxColumn("tangent term", options=list(TANGENT_LABELS),
                                                     required=True),
-        "beta": st.column_config.NumberColumn("β", min_value=0.001, max_value=1000.0,
-                                              format="%.3g"),
-        "omega": st.column_config.NumberColumn("ω", min_value=0.001, max_value=1000.0,
-                                               format="%.3g"),
+        "beta": _number("β", "beta"),
+        "omega": _number("ω", "omega"),
         "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
                                                  required=True),
-        "eta": st.column_config.NumberColumn("η", min_value=1e-5, max_value=100.0,
-                                             format="%.3g"),
+        "eta": _number("η", "eta"),
     },
 )
 rows = edited.to_dict("records")

@@ -179,7 +179,7 @@ def test_preset_claims_hold():
     (small, large), _ = compare.run_rows(frame.config, frame.rows, None)
     assert small["status"] == large["status"] == "converged"
     (rot_s, span_s), (rot_l, span_l) = _frame_motion(small["X"]), _frame_motion(large["X"])
-    assert 6 < rot_s / rot_l < 8.5  # "about seven times as far" (7.3 with session 3's BB)
+    assert 6 < rot_s / rot_l < 8.5  # the preset's text: "about seven times as far" (7.3)
     assert 0.8 < span_s / span_l < 1.25  # "the span moves about as much"
     # the summary shows it: the library's batched frame_motion equals the loop above
     table = compare.summary([small, large], None)
@@ -266,7 +266,7 @@ def test_rows_round_trip_through_the_url_and_bad_rows_are_dropped_with_a_reason(
     assert compare.rows_from_query('[["a", "landing"]]')[0] == []  # too few fields
     many, warnings = compare.rows_from_query(compare.rows_query(rows * 4))
     assert len(many) == compare.MAX_ROWS and "first 6 rows" in warnings[0]
-    # found by review: hostile or odd links (a crash there stayed for the whole session)
+    # hostile or odd links: a crash while reading one would stay for the whole session
     unreadable = ([], ["URL parameter rows could not be read; showing the default rows."])
     assert compare.rows_from_query("[" * 1000 + "]" * 1000) == unreadable  # RecursionError
     assert compare.rows_from_query('{"a": 1}') == unreadable
@@ -290,8 +290,8 @@ def _compare_link(query: dict[str, str]) -> AppTest:
 
 
 def test_a_compare_link_reopens_its_table_steps_and_axis():
-    """Found by a user pass: a copied Compare URL reopened the default rows and "as set in each
-    row". The table, the Steps choice and the x axis are now in the URL."""
+    """A copied Compare URL reopens its table, its Steps choice and its x axis: all three are
+    in the URL."""
     rows = [compare.row("β = 0.1", beta=0.1), compare.row("β = 10", beta=10.0)]
     at = _compare_link({"n": "3", "p": "2", "rows": compare.rows_query(rows), "steps": "bb",
                         "against": "time"})
@@ -309,8 +309,8 @@ def test_a_compare_link_reopens_its_table_steps_and_axis():
 
 
 def test_the_p1_note_only_where_rows_differ_in_beta_alone():
-    """Found by a user pass: the circle preset (rows differ by method) opened with the note
-    that β does nothing for p = 1. It now shows only where two rows differ in β alone."""
+    """The note that β does nothing for p = 1 shows only where two rows differ in β alone
+    (not for the circle preset, whose rows differ by method)."""
     betas = [compare.row("a", beta=0.1), compare.row("b", beta=5.0)]
     methods = [compare.row("a"), compare.row("b", method="penalty"),
                compare.row("c", method="rgd-qr")]

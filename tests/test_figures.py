@@ -152,16 +152,15 @@ def test_the_history_csv_reads_back_as_the_trace():
 
 
 def test_log_axes_over_a_decade_or_more_tick_at_powers_of_ten_only():
-    """Found by a user pass: plotly labelled minor log ticks with bare digits ("10⁻¹, 9, 8 …").
-    Panels whose data span >= 1 decade get dtick = ceil(span / 5) decades; narrower ones keep
-    plotly's ticks."""
+    """plotly labels minor log ticks with bare digits ("10⁻¹, 9, 8 …"). Panels whose data span
+    >= 1 decade get dtick = ceil(span / 5) decades; narrower ones keep plotly's ticks."""
     k = np.arange(50)
     fig = figures.convergence_figure(10.0 ** (-k / 4), 0.3 * 0.8**k, 0.5 * 0.97**k,
                                      np.r_[np.nan, np.full(49, 0.1)], f_star=0.0)
     assert fig.layout.yaxis.dtick == 3  # |f - f*| over 12.25 decades
     assert fig.layout.yaxis2.dtick == 1  # ||h|| over 4.7 decades (grad over 0.65)
     assert fig.layout.yaxis3.dtick is None  # a constant step: plotly's own label
-    # found by review: 1 to 2 decades left one label; there 1, 2, 5 x 10^k are placed
+    # 1 to 2 decades would show a single power of ten: there 1, 2, 5 x 10^k are placed
     fig = figures.convergence_figure([1.0] * 4, [1.0] * 4, [1.0] * 4, [np.nan, 3e-3, 1e-2, 0.09])
     assert list(fig.layout.yaxis3.tickvals) == pytest.approx([5e-3, 1e-2, 2e-2, 5e-2])
     assert list(fig.layout.yaxis3.ticktext) == ["5×10⁻³", "10⁻²", "2×10⁻²", "5×10⁻²"]

@@ -420,37 +420,41 @@ def test_proj_euclidean(pt):
 
 @SETTINGS
 @given(points(max_n=8))
-def test_h_infeasibility_and_infeasibility_grad_is_half_the_gradient(pt):
+def test_h_N_infeasibility_and_nabla_N_is_half_the_gradient(pt):
     X, _ = pt
     n, p = X.shape
     H = X.T @ X - np.eye(p)
     size = 1 + np.linalg.norm(X) ** 2
     assert_close(geo.h(X), H, rel=1e-14, scale=size)
-    assert abs(float(geo.infeasibility(X)) - 0.5 * np.sum(H**2)) <= 1e-13 * size**2
+    assert abs(float(geo.N(X)) - 0.5 * np.sum(H**2)) <= 1e-13 * size**2
+    # infeasibility is ||h||_F, as the solvers report it (sqrt(2 N))
+    assert abs(float(geo.infeasibility(X)) - np.linalg.norm(H, "fro")) <= 1e-13 * size
     # the finite-difference gradient of N = 1/2 ||h||^2 is 2 X (X^T X - I): the paper's normal
-    # field infeasibility_grad = X (X^T X - I) is HALF of it
+    # field nabla_N = X (X^T X - I) is HALF of it
     t = 1e-6
-    fd = np.array([(geo.infeasibility(X + t * e) - geo.infeasibility(X - t * e)) / (2 * t)
+    fd = np.array([(geo.N(X + t * e) - geo.N(X - t * e)) / (2 * t)
                    for e in vec_basis(n, p)]).reshape(n, p)
-    ig = geo.infeasibility_grad(X)
+    ig = geo.nabla_N(X)
     assert_close(ig, X @ H, rel=1e-13, scale=size ** 1.5)
     assert_close(2 * ig, fd, rel=1e-6, scale=size ** 1.5)
 
 
-def test_infeasibility_grad_factor_pinned_on_a_worked_example():
-    """x = 2 (n = p = 1): N = 1/2 (x^2 - 1)^2 = 4.5, N'(x) = 2 x (x^2 - 1) = 12, field = 6."""
+def test_nabla_N_factor_pinned_on_a_worked_example():
+    """x = 2 (n = p = 1): N = 1/2 (x^2 - 1)^2 = 4.5, N'(x) = 2 x (x^2 - 1) = 12, field = 6,
+    infeasibility |x^2 - 1| = 3."""
     X = np.array([[2.0]])
-    assert float(geo.infeasibility(X)) == 4.5
-    fd = (geo.infeasibility(X + 1e-6) - geo.infeasibility(X - 1e-6)) / 2e-6
+    assert float(geo.N(X)) == 4.5
+    assert float(geo.infeasibility(X)) == 3.0
+    fd = (geo.N(X + 1e-6) - geo.N(X - 1e-6)) / 2e-6
     assert abs(float(fd) - 12.0) < 1e-6
-    assert float(geo.infeasibility_grad(X)[0, 0]) == 6.0
+    assert float(geo.nabla_N(X)[0, 0]) == 6.0
     # and on a stack of random points the ratio is exactly 1/2 along every direction
     rng = np.random.default_rng(0)
     Xs = np.stack([make_point(6, 3, s, "spread") for s in range(4)])
     Z = rng.standard_normal(Xs.shape)
     t = 1e-6
-    dN = (geo.infeasibility(Xs + t * Z) - geo.infeasibility(Xs - t * Z)) / (2 * t)
-    ratio = np.einsum("kij,kij->k", geo.infeasibility_grad(Xs), Z) / dN
+    dN = (geo.N(Xs + t * Z) - geo.N(Xs - t * Z)) / (2 * t)
+    ratio = np.einsum("kij,kij->k", geo.nabla_N(Xs), Z) / dN
     np.testing.assert_allclose(ratio, 0.5, rtol=1e-6)
 
 
@@ -492,8 +496,9 @@ def test_batched_equals_looped_for_every_public_function(lead, shape):
     check(geo.h, [X])
     check(geo.sym, [Z[..., :p, :p]])
     check(geo.skew, [Z[..., :p, :p]])
+    check(geo.N, [X])
     check(geo.infeasibility, [X])
-    check(geo.infeasibility_grad, [X])
+    check(geo.nabla_N, [X])
     check(geo.beta_metric, [X, Z, W], [beta])
     check(geo.proj_tangent, [X, Z])
     check(geo.nabla_beta, [X, G], [beta])

@@ -14,8 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
-from landing_core import problems
+import landing_core
+from landing_core import landing, problems
 from landing_core.problems import initial_point, make_problem
+from landing_core.sweep import sweep
 
 NAMES = ["brockett", "procrustes", "pca", "linear", "quartic"]
 SHAPES = [(6, 3), (4, 4), (5, 1), (3, 3), (1, 1)]
@@ -323,3 +325,240 @@ def test_value_and_grad_equals_cost_and_egrad(name):
     f, G = problem.value_and_grad(X)
     np.testing.assert_allclose(f, problem.cost(X), rtol=1e-14)
     np.testing.assert_allclose(G, problem.egrad(X), rtol=1e-14)
+
+
+# ----------------------------------------------------------------------------- your own problem
+# A user's problem is any object with n, p, cost and egrad. These are written for one matrix
+# (X.T, np.trace, a float): the solvers must take them as they are, and sweeps run them run by
+# run. Their values are checked against the built-in Brockett cost on the same matrix.
+
+
+class OwnBrockett:
+    """tr(X^T A X N) written for one matrix only, returning a float; no name, no
+    value_and_grad."""
+
+    def __init__(self, A: np.ndarray, p: int):
+        self.A, self.N = A, np.diag(np.arange(p, 0, -1.0))
+        self.n, self.p = A.shape[0], p
+
+    def cost(self, X):
+        return float(np.trace(X.T @ self.A @ X @ self.N))
+
+    def egrad(self, X):
+        return 2.0 * self.A @ X @ self.N
+
+
+def _own(n=5, p=2, seed=0):
+    builtin = make_problem("brockett", n, p, seed=seed)
+    B = np.random.default_rng(seed).standard_normal((n, n))
+    return OwnBrockett((B + B.T) / (2.0 * np.sqrt(n)), p), builtin  # brockett's own A
+
+
+def test_a_duck_typed_problem_runs_like_the_built_in_one():
+    own, builtin = _own()
+    X0 = initial_point(5, 2, 0.3, seed=1)
+    mine, ref = landing(own, X0, step=0.1), landing(builtin, X0, step=0.1)
+    assert mine.status == ref.status == "converged"
+    assert mine.iterations == ref.iterations
+    np.testing.assert_allclose(mine.cost, ref.cost, rtol=1e-12, atol=1e-12)
+    assert mine.f_star is None  # the object has no f_star
+    assert problems.as_problem(own).name == "OwnBrockett"
+
+
+def test_a_float_returning_cost_runs_in_a_sweep_run_by_run():
+    own, builtin = _own()
+    with pytest.raises((IndexError, ValueError, TypeError)):
+        own.cost(np.zeros((3, 5, 2)))  # it really does not take a stack
+    axes = dict(beta=(0.5, 2.0), omega=(1.0,), eta=(0.05, 0.2), seed=(0, 1), max_iter=300)
+    mine, ref = sweep(own, **axes), sweep(builtin, **axes)
+    np.testing.assert_array_equal(mine.status, ref.status)
+    np.testing.assert_array_equal(mine.iterations, ref.iterations)
+    np.testing.assert_allclose(mine.final_cost, ref.final_cost, rtol=1e-10, atol=1e-12)
+    assert mine.f_star is None and ref.f_star is not None
+
+
+def test_stacked_keeps_a_vectorized_problem_and_wraps_a_single_matrix_one():
+    own, builtin = _own()
+    X = np.stack([initial_point(5, 2, 0.3, seed=s) for s in range(4)])
+    assert problems.stacked(builtin, X) is builtin
+    wrapped = problems.stacked(problems.as_problem(own), X)
+    f, G = wrapped.value_and_grad(X)
+    np.testing.assert_allclose(f, builtin.cost(X), rtol=1e-12)
+    np.testing.assert_allclose(G, builtin.egrad(X), rtol=1e-12)
+    np.testing.assert_allclose(wrapped.cost(X[None]), builtin.cost(X)[None], rtol=1e-12)
+    assert wrapped.egrad(X).shape == X.shape
+
+
+def test_value_and_grad_is_used_when_the_object_has_it():
+    own, builtin = _own()
+    calls = {"both": 0}
+
+    def value_and_grad(X):
+        calls["both"] += 1
+        return own.cost(X), own.egrad(X)
+
+    own.value_and_grad = value_and_grad
+    res = landing(own, initial_point(5, 2, 0.3, seed=1), step=0.1, max_iter=20)
+    assert calls["both"] == res.iterations + 1  # once per iterate, X_0 included
+
+
+def test_a_cost_that_fails_on_one_matrix_gets_a_clear_error_in_a_sweep():
+    class Flat(OwnBrockett):
+        def egrad(self, X):
+            return super().egrad(X).ravel()  # (n p,) instead of (n, p)
+
+    own, _ = _own()
+    flat = Flat(own.A, 2)
+    with pytest.raises(ValueError, match=r"egrad an \(5, 2\) array.*gradient of shape \(10,\)"):
+        sweep(flat, eta=(0.1,), max_iter=5)
+
+
+def test_problem_is_keyword_only_and_exported():
+    assert landing_core.Problem is problems.Problem
+    own, _ = _own()
+    with pytest.raises(TypeError):
+        problems.Problem(5, 2, own.cost, own.egrad)  # positional
+    built = problems.Problem(n=5, p=2, cost=own.cost, egrad=own.egrad)
+    assert built.name == "custom" and built.f_star is None
+    sized = problems.Problem(n=np.int64(5), p=2.0, cost=own.cost, egrad=own.egrad)
+    assert (sized.n, sized.p) == (5, 2) and type(sized.n) is int and type(sized.p) is int
+    assert isinstance(built, problems.ProblemLike) and isinstance(own, problems.ProblemLike)
+    assert not isinstance(object(), problems.ProblemLike)
+    with pytest.raises(ValueError, match="p = 6 > n = 5"):
+        problems.Problem(n=5, p=6, cost=own.cost, egrad=own.egrad)
+    with pytest.raises(TypeError, match="egrad must be callable"):
+        problems.Problem(n=5, p=2, cost=own.cost, egrad=np.zeros((5, 2)))
+
+
+class _Partial:
+    n, p = 4, 2
+
+    def cost(self, X):
+        return float(np.sum(X))
+
+
+@pytest.mark.parametrize("run", [
+    lambda pb: landing(pb, initial_point(4, 2, seed=0)),
+    lambda pb: sweep(pb, eta=(0.1,)),
+    lambda pb: problems.check_gradient(pb, initial_point(4, 2, seed=0)),
+])
+def test_an_object_missing_attributes_gets_a_type_error_naming_them(run):
+    with pytest.raises(TypeError, match=r"_Partial is not a problem: it has no egrad\."):
+        run(_Partial())
+    with pytest.raises(TypeError, match=r"it has no n, p, cost, egrad"):
+        run(object())
+
+
+def test_a_non_callable_cost_or_bad_sizes_are_named():
+    class NotCallable(_Partial):
+        egrad = np.ones((4, 2))
+
+    with pytest.raises(TypeError, match=r"NotCallable.egrad must be a function of X"):
+        problems.as_problem(NotCallable())
+
+    sized = OwnBrockett(np.eye(4), 2)
+    sized.n = "four"
+    with pytest.raises(ValueError, match="positive integers, got n='four'"):
+        problems.as_problem(sized)
+
+
+def test_make_problem_names_the_choices_and_the_matrices_it_takes():
+    with pytest.raises(ValueError, match=r"unknown problem 'mine'; choose one of brockett, "
+                                         r"procrustes, pca, linear, quartic.*Problem\(n="):
+        make_problem("mine", 3, 2)
+    with pytest.raises(TypeError, match=r"make_problem\('brockett'\) takes the matrices A, not "
+                                        r"cost"):
+        make_problem("brockett", 3, 2, cost=lambda X: 0.0)
+    with pytest.raises(TypeError, match=r"'quartic'\) takes no matrix, not A"):
+        make_problem("quartic", 3, 2, A=np.eye(3))
+    assert problems.MATRIX_KEYWORDS == {"brockett": ("A",), "procrustes": ("A", "B"),
+                                        "pca": ("data",), "linear": ("C",), "quartic": ()}
+
+
+# ----------------------------------------------------------------------------- gradient check
+
+
+class HalfSquare:
+    """f(X) = 1/2 ||X||^2, gradient X; ``factor`` scales the claimed gradient."""
+
+    def __init__(self, n, p, factor=1.0):
+        self.n, self.p, self.factor = n, p, factor
+
+    def cost(self, X):
+        return 0.5 * float(np.sum(X * X))
+
+    def egrad(self, X):
+        return self.factor * X
+
+
+def test_check_gradient_reports_the_relative_error_of_a_wrong_factor():
+    """With the claimed gradient 2X for the true X, the error along Z is |<X, Z>| (finite
+    differences of a quadratic are exact up to rounding), relative to 2 ||X|| ||Z||."""
+    X = initial_point(6, 3, 0.3, seed=2)
+    out = problems.check_gradient(HalfSquare(6, 3, factor=2.0), X, directions=3, seed=7)
+    rng = np.random.default_rng(7)
+    expected = max(abs(np.vdot(X, Z)) / (2 * np.linalg.norm(X) * np.linalg.norm(Z))
+                   for Z in (rng.standard_normal(X.shape) for _ in range(3)))
+    assert out.relative_error == pytest.approx(expected, rel=1e-6)
+    assert not out.passed and "does not match" in out.message and out.directions == 3
+    right = problems.check_gradient(HalfSquare(6, 3), X)
+    assert right.passed and right.relative_error < 1e-9
+
+
+def test_check_gradient_fails_a_zero_gradient_and_a_nan_cost():
+    X = initial_point(4, 2, 0.3, seed=0)
+    zero = problems.check_gradient(HalfSquare(4, 2, factor=0.0), X)
+    assert zero.relative_error == pytest.approx(1.0) and not zero.passed
+
+    class NaN(HalfSquare):
+        def cost(self, X):
+            return float("nan")
+
+    broken = problems.check_gradient(NaN(4, 2), X)
+    assert np.isnan(broken.relative_error) and not broken.passed
+
+
+def test_check_gradient_rejects_a_wrong_shape():
+    with pytest.raises(ValueError, match=r"X must have shape \(4, 2\), got \(4, 3\)"):
+        problems.check_gradient(HalfSquare(4, 2), np.ones((4, 3)))
+
+    class Flat(HalfSquare):
+        def egrad(self, X):
+            return X.ravel()
+
+    with pytest.raises(ValueError, match=r"gradient an array of shape \(4, 2\); got \(\) and "
+                                         r"\(8,\)"):
+        problems.check_gradient(Flat(4, 2), np.ones((4, 2)))
+
+
+def test_landing_checks_the_gradient_on_request():
+    own, _ = _own()
+
+    class Wrong(OwnBrockett):
+        def egrad(self, X):
+            return self.A @ X @ self.N  # half the gradient
+
+    wrong = Wrong(own.A, 2)
+    X0 = initial_point(5, 2, 0.3, seed=1)
+    with pytest.raises(ValueError, match=r"Wrong: the gradient does not match the cost"):
+        landing(wrong, X0, step=0.1, check_gradient=True)
+    checked = landing(own, X0, step=0.1, check_gradient=True)
+    assert checked.status == "converged"
+    with pytest.raises(ValueError, match=r"X0 has shape \(5, 3\)"):
+        landing(own, np.ones((5, 3)), check_gradient=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(NAMES), st.integers(1, 8), st.integers(1, 8), st.integers(0, 2**31))
+def test_check_gradient_passes_every_built_in_and_fails_a_perturbed_one(name, n, p, seed):
+    n, p = max(n, p), min(n, p)
+    problem = make_problem(name, n, p, seed=seed % 1000)
+    X = initial_point(n, p, 0.5, seed=seed)
+    assert problems.check_gradient(problem, X, seed=seed).passed
+    E = np.random.default_rng(seed).standard_normal((n, p))
+    G = problem.egrad(X)
+    bump = 0.01 * max(np.linalg.norm(G), 1e-3) / np.linalg.norm(E)  # 1 % of ||G||
+    perturbed = problems.Problem(n=n, p=p, cost=problem.cost,
+                                 egrad=lambda Y: problem.egrad(Y) + bump * E)
+    out = problems.check_gradient(perturbed, X, seed=seed)
+    assert not out.passed and out.relative_error > problems.GRADIENT_TOL

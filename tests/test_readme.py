@@ -1,4 +1,4 @@
-"""The README's library example runs and prints what its comments say."""
+"""The README's library examples run and print what their comments say."""
 
 from __future__ import annotations
 
@@ -10,19 +10,46 @@ from pathlib import Path
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def test_the_readme_example_prints_what_it_says():
-    code = re.search(r"```python\n(.*?)```", README.read_text(), re.S).group(1)
+def _run(block: int) -> tuple[list[str], list[str]]:
+    """Run the README's ``block``-th python example: (printed lines, the comments claiming
+    what each print shows)."""
+    code = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)[block]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - our own README
-    printed = out.getvalue().splitlines()
     claimed = [line.split("#", 1)[1].strip() for line in code.splitlines()
                if line.startswith("print(")]
-    # "converged ~190": the status exactly; the count within 10 % (the last few iterations
-    # depend on the BLAS kernel's rounding: 197 on one machine, 191 on another)
-    status, count = printed[0].split()
-    claimed_status, approx = claimed[0].split()
+    return out.getvalue().splitlines(), claimed
+
+
+def _assert_status_and_count(printed: str, claimed: str) -> None:
+    """"converged ~190": the status exactly; the count within 10 % (the last few iterations
+    depend on the BLAS kernel's rounding: 197 on one machine, 191 on another)."""
+    status, count = printed.split()
+    claimed_status, approx = claimed.split()
     assert status == claimed_status
     assert abs(int(count) - int(approx.lstrip("~"))) <= 0.1 * int(approx.lstrip("~"))
+
+
+def test_the_readme_example_prints_what_it_says():
+    printed, claimed = _run(0)
+    _assert_status_and_count(printed[0], claimed[0])
     assert abs(float(printed[1])) < 1e-12 and claimed[1] == "< 1e-12"
     assert float(printed[2]) < 1e-13 and claimed[2].endswith("< 1e-13")
+
+
+def test_the_readme_own_cost_example_prints_what_it_says():
+    assert "## Your own cost" in README.read_text()
+    printed, claimed = _run(1)
+    assert printed[0] == claimed[0] == "True"
+    _assert_status_and_count(printed[1], claimed[1])
+    assert abs(float(printed[2])) < 1e-12 and claimed[2] == "< 1e-12"
+
+
+def test_ci_runs_the_readmes_test_command():
+    text = README.read_text()
+    section = text.split("## Run the whole test suite", 1)[1]
+    command = re.search(r"```bash\n(.*?)\n```", section, re.S).group(1)
+    assert command == "uv run --locked --group test pytest -n 2"
+    ci = (README.parent / ".ci" / "run").read_text().splitlines()
+    assert command in ci  # a line of its own, as the README gives it

@@ -225,8 +225,9 @@ def test_constant_large_step_diverges_cleanly(brockett):
 
 
 def _problem_from(base: Problem, cost=None, egrad=None) -> Problem:
-    return Problem(base.name, base.n, base.p, cost or base.cost, egrad or base.egrad,
-                   base.f_star, base.f_star_by_det)
+    return Problem(name=base.name, n=base.n, p=base.p, cost=cost or base.cost,
+                   egrad=egrad or base.egrad, f_star=base.f_star,
+                   f_star_by_det=base.f_star_by_det)
 
 
 def _nan_gradient_after(problem, k):
@@ -428,3 +429,17 @@ def test_retractions_are_first_order(name):
     assert 3.5 < rem[0] / rem[1] < 4.5
     Y = R(X, 1e-2 * Z)
     np.testing.assert_allclose(Y.T @ Y, np.eye(3), atol=1e-14)
+
+
+def test_result_infeasibility_is_geometry_infeasibility_of_each_iterate():
+    """One name, one quantity: Result.infeasibility[k] = geometry.infeasibility(X_k) =
+    ||X_k^T X_k - I||_F (not the paper's N = 1/2 ||h||^2, which is geometry.N)."""
+    from landing_core import geometry
+
+    problem = make_problem("brockett", 6, 3, seed=2)
+    res = landing(problem, initial_point(6, 3, 0.5, seed=3), step=0.05, max_iter=40,
+                  keep_iterates=100)
+    ref = [np.linalg.norm(X.T @ X - np.eye(3)) for X in res.iterates]
+    np.testing.assert_allclose(geometry.infeasibility(res.iterates), ref, rtol=1e-12)
+    np.testing.assert_allclose(res.infeasibility[res.iterate_index], ref, rtol=1e-12)
+    np.testing.assert_allclose(geometry.N(res.iterates), 0.5 * np.square(ref), rtol=1e-12)

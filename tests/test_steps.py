@@ -149,8 +149,8 @@ def test_restoring_step_decreases_the_infeasibility_above_one(n, p, radius, beta
                                               ("pca", 8, 2)])
 def test_safe_rules_let_the_penalty_method_reach_its_stationary_point(rule, name, n, p):
     """The penalty gradient G + omega X h is no landing field: h need not decrease along it
-    above ||h|| = 1 (found by review: backtracking on h froze such runs at ||h|| = 1 with steps
-    of 1e-17). The rules then fall back to 1/(2 omega (1 + d)); the runs reach grad = 0."""
+    above ||h|| = 1, so backtracking on h would freeze such runs at ||h|| = 1 with steps of
+    1e-17. The rules then fall back to 1/(2 omega (1 + d)); the runs reach grad = 0."""
     from landing_core.solvers import penalty
     problem = make_problem(name, n, p, seed=0)
     X0 = initial_point(n, p, 0.3, seed=0)
@@ -188,9 +188,9 @@ def test_safe_step_on_a_stack_equals_one_run_at_a_time():
 @pytest.mark.parametrize("rule", [Safe(eta=0.1), BarzilaiBorwein()])
 @pytest.mark.parametrize("distance", [0.7, 1.0, 1.5, 2.0])
 def test_safe_rules_converge_from_far_outside_the_safe_region(rule, distance):
-    """Starts with ||h(X0)|| well above 1 (found by review: the former first-order step
-    1/(2 omega (1 + d)) ignored ||V|| and diverged from brockett(3, 2), seed 3, distance 0.7).
-    The infeasibility never grows while it is >= 1, and every run converges."""
+    """Starts with ||h(X0)|| well above 1 (a first-order step 1/(2 omega (1 + d)) ignores ||V||
+    and diverges from brockett(3, 2), seed 3, distance 0.7). The infeasibility never grows
+    while it is >= 1, and every run converges."""
     for seed in range(10):
         problem = make_problem("brockett", 3, 2, seed=seed)
         X0 = initial_point(3, 2, distance, seed=seed)
@@ -276,10 +276,10 @@ def test_bb_long_step_lowers_the_normal_weight_and_stays_safe(n, p, radius, beta
 @pytest.mark.parametrize("eta_max", [1e3, 1e6, 1e10])
 @pytest.mark.parametrize("omega", [1.0, 10.0])
 def test_bb_long_steps_stay_safe_where_the_normal_term_dominates(eta_max, omega):
-    """Found by review: near a solution pushed off the manifold (||T|| ~ 1e-8, ||h|| = 0.26),
-    ||T + w X h||^2 taken as ||V||^2 - (omega^2 - w^2) ||X h||^2 lost ||T||^2 to rounding, and
-    a request of eta_max = 1e8 left the safe region (||h_1|| = 5.6). With ||T|| from the
-    solver every iterate keeps ||h|| <= eps."""
+    """Near a solution pushed off the manifold (||T|| ~ 1e-8, ||h|| = 0.26), ||T + w X h||^2
+    taken as ||V||^2 - (omega^2 - w^2) ||X h||^2 would lose ||T||^2 to rounding, and a request
+    of eta_max = 1e8 would leave the safe region (||h_1|| = 5.6). With ||T|| from the solver
+    every iterate keeps ||h|| <= eps."""
     problem = make_problem("brockett", 10, 3, seed=0)
     X_star = landing(problem, initial_point(10, 3, 0.3, seed=1), tol=1e-13, max_iter=5000).X
     rng = np.random.default_rng(0)

@@ -105,7 +105,7 @@ def test_run_batch_rejects_bad_parameters(brockett_5_2):
         run_batch(brockett_5_2, X0, beta=0.5, omega=0.0, eta=0.1)
     with pytest.raises(ValueError, match="every eta must be a finite number > 0"):
         run_batch(brockett_5_2, X0, beta=0.5, omega=1.0, eta=np.nan)
-    with pytest.raises(ValueError, match="sweep step rule must be 'constant' or 'safe'"):
+    with pytest.raises(ValueError, match="sweep step rule must be one of safe, constant"):
         run_batch(brockett_5_2, X0, beta=0.5, omega=1.0, eta=0.1, step="armijo")
 
 

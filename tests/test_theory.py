@@ -91,7 +91,7 @@ def test_a_wrong_nabla_beta_fails_the_exact_and_the_finite_difference_identity(m
 def test_the_normal_term_is_half_the_gradient_of_n(monkeypatch):
     checks = _checks()
     assert checks["normal_term_fd"].passed and "2.000000" in checks["normal_term_fd"].detail
-    monkeypatch.setattr(geometry, "infeasibility_grad", lambda X: 2 * X @ geometry.h(X))
+    monkeypatch.setattr(geometry, "nabla_N", lambda X: 2 * X @ geometry.h(X))
     checks = _checks()
     assert not checks["normal_term_fd"].passed and "1.000000" in checks["normal_term_fd"].detail
 

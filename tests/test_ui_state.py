@@ -24,7 +24,7 @@ def test_url_round_trip_restores_the_exact_config():
         ({"beta": "abc"}, "beta", "not a number"),
         ({"beta": "0"}, "beta", "outside"),
         ({"beta": "nan"}, "beta", "beta='nan' is not a finite number"),
-        ({"n": "nan"}, "n", "n='nan' is not a finite number"),  # was a bare int() error
+        ({"n": "nan"}, "n", "n='nan' is not a finite number"),  # names the parameter
         ({"max_iter": "inf"}, "max_iter", "max_iter='inf' is not a finite number"),
         ({"n": "2.5"}, "n", "not an integer"),
         ({"n": "100000"}, "n", "outside"),
@@ -99,3 +99,60 @@ def test_stalled_tells_a_run_cut_short_from_one_going_nowhere():
     assert stalled(trace(1 + 0.1 * np.sin(k)))  # circling
     assert stalled(trace(np.r_[0.9 ** k[:100], 0.9 ** 100 * 1.05 ** k[:100]]))  # drifting away
     assert not stalled(trace(np.ones(10)))  # too short to tell
+
+
+# ----------------------------------------------------------------------------- one list per name
+
+
+def test_the_apps_names_are_the_librarys_lists_in_their_order():
+    from explorer import compare, controls, state, sweeps
+    from landing_core import geometry, problems, steps, sweep
+
+    assert list(state.PROBLEM_LABELS) == list(problems.PROBLEMS)
+    assert list(state.TANGENT_LABELS) == list(geometry.TANGENT_TERMS)
+    assert list(state.STEP_LABELS) == list(steps.STEP_RULES) == ["safe", "constant", "armijo",
+                                                                 "bb"]
+    assert state.BOUNDS["problem"] == tuple(problems.PROBLEMS)
+    assert state.BOUNDS["tangent"] == tuple(geometry.TANGENT_TERMS)
+    assert state.BOUNDS["step"] == tuple(steps.STEP_RULES)
+    assert sweeps.SWEEP_STEPS == sweep.BATCH_STEP_RULES == ("safe", "constant")
+    assert set(sweep.BATCH_STEP_RULES) <= set(steps.STEP_RULES)
+    assert list(compare._STEP_TEXT) == list(steps.STEP_RULES)
+    assert list(compare._TANGENT_TEXT) == list(geometry.TANGENT_TERMS)
+    # the safe region's epsilon in the sidebar's help is the rule's own
+    assert f"ε = {steps.Safe().eps:g} " in controls.STEP_HELP
+    assert steps.SAFE_EPS == steps.Safe().eps == steps.BarzilaiBorwein().eps == 0.5
+
+
+def test_the_sidebars_grids_follow_the_bounds():
+    from explorer import controls, state, sweeps
+
+    assert controls.LOG_GRID[0] == state.BOUNDS["beta"][1] == 0.01
+    assert controls.LOG_GRID[-1] == state.BOUNDS["beta"][2] == 100.0
+    assert len(controls.LOG_GRID) == 41 and controls.LOG_GRID[30] == 10.0
+    np.testing.assert_allclose(np.diff(np.log10(controls.LOG_GRID)), 0.1, atol=2e-3)
+    tol_grid = controls.TOL_GRID
+    assert tol_grid == [10.0**e for e in range(-14, -1)]
+    assert sweeps.PARAM_CHOICES[0] == 0.01 and sweeps.PARAM_CHOICES[-1] == 100.0
+    assert sweeps.ETA_CHOICES[0] == 1e-4 and sweeps.ETA_CHOICES[-1] == 10.0
+    assert sweeps.ETA_CHOICES[:4] == [1e-4, 2e-4, 5e-4, 1e-3]
+
+
+def test_make_step_rule_builds_each_named_rule_with_its_eta():
+    from landing_core import steps
+
+    assert steps.make_step_rule("safe", 0.3) == steps.Safe(eta=0.3)
+    assert steps.make_step_rule("constant", 0.3) == steps.Constant(eta=0.3)
+    assert steps.make_step_rule("armijo", 0.3) == steps.Armijo(eta0=0.3)
+    assert steps.make_step_rule("bb", 0.3) == steps.BarzilaiBorwein()
+    assert steps.USES_ETA == {"safe": True, "constant": True, "armijo": True, "bb": False}
+    with pytest.raises(ValueError, match="unknown step rule 'fast'; choose one of safe, "
+                                         "constant, armijo, bb"):
+        steps.make_step_rule("fast", 0.1)
+
+
+@pytest.mark.parametrize("key", ["method", "tangent", "step"])
+def test_a_row_naming_a_list_is_refused_not_raised(key):
+    from explorer import compare
+
+    assert compare.check_row({**compare.row("x"), key: ["beta"]}).startswith("unknown ")

@@ -1,15 +1,20 @@
-"""A shared page link opened first on a freshly started server (found in session 3).
+"""A shared page link opened first on a freshly started server.
 
-Streamlit starts in its legacy pages/ mode and leaves it only once app.py's st.navigation has
-run; a first visit straight to /compare used to run pages/compare.py alone: the sidebar listed
-file names ("app", "compare", ...), the layout was not wide, and so for every later visitor.
+Streamlit starts in its legacy pages/ mode and leaves it only once st.navigation has run; a
+first visit straight to /compare would run pages/compare.py alone: the sidebar would list file
+names ("app", "compare", ...), the layout would not be wide, and so for every later visitor
+(explorer.navigation.through_navigation).
 """
 
 from __future__ import annotations
 
 import time
 
+import pytest
+
 from .helpers import IDLE, wait_idle
+
+pytestmark = pytest.mark.browser
 
 NAV = '[data-testid="stSidebarNav"] a'
 
@@ -32,9 +37,9 @@ def test_a_page_link_opened_first_goes_through_the_app_navigation(fresh_server, 
 
 
 def test_page_links_opened_together_on_a_fresh_server_all_get_the_app(fresh_server, browser):
-    """Found by review: a class opening one shared link together after a restart. Each of the
-    first sessions started in the legacy mode; those that reached the guard after another had
-    flipped the process-wide flag kept the file-name sidebar. app.py's per-run mark decides."""
+    """A class opening one shared link together after a restart: each of the first sessions
+    starts in the legacy mode, also those reaching the guard after another has left it, so
+    app.py's per-run mark decides, not the process-wide mode."""
     paths = ["compare?n=20&p=4", "theory", "sweep", "guide"]
     contexts = [browser.new_context(viewport={"width": 1400, "height": 1200}) for _ in paths]
     pages = [c.new_page() for c in contexts]
