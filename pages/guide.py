@@ -34,16 +34,22 @@ st.markdown(
 β weighs rotations of the frame within its span (scaled by $1/\beta$) against motion out of
 the span; for $p = 1$ that rotation block vanishes and β changes nothing.
 
-**In a lecture.** Start from a **Lecture preset**: one click loads a configuration and says what
-to look at. Or pick a problem and a size in the sidebar; the run is computed at once. Press
-**Run** to watch it unfold (choose *slow* speed for a class), **Pause** to talk, **Step** to go one
-iteration at a time, **Reset** to start over. After a run, drag **Replay** to return to any
-iteration. The sidebar's settings, the explorer's view and the compare table are in the URL:
-copy it to reopen exactly this view (the sweep's grid is not). The sidebar is
-shared by every page.
+**In a lecture.** Start from a **Lecture preset**: one click loads a configuration, says what
+to look at and opens it in *lecture mode* (large type, thick lines, the sidebar folded; switch it
+with the toggle at the top of the sidebar, or add `lecture=1` to a link). Or pick a problem and a
+size in the sidebar; the run is computed at once. Press **Run** to watch it unfold (choose *slow*
+speed for a class), **Pause** to talk, **Step** to go one iteration at a time, **Reset** to start
+over; a presenter's clicker works too (Space runs and pauses, → steps, ← steps back, Home
+resets). Drag the slider to return to any iteration. The player runs in your browser: nothing
+waits for the server, and a large run starts playing while the rest is still computed. Under the
+player, **HTML** saves the animation as one file that plays offline and **GIF** as an animated
+image for slides. The sidebar's settings, the explorer's view and the compare table are in the
+URL: copy it to reopen exactly this view (the sweep's grid is not). The sidebar is shared by
+every page.
 
 **The pages.**
-- *Explorer*: one run, live, with its convergence curves and one geometry view at a time.
+- *Explorer*: one run, played in the browser, with its convergence curves and one geometry
+  view at a time (the tabs above the view switch at once; drag a 3-D view to turn it).
 - *Compare*: up to six configurations (β values, tangent terms, landing against Riemannian
   gradient descent with a retraction or against the penalty method) from the same $X_0$, overlaid.
   A constant η favours whichever tangent term happens to be scaled for it: compare "each at its
@@ -57,9 +63,10 @@ shared by every page.
   norm, the step $\eta_k$ and the normal term's step $\eta_k\omega_k$, on log axes
   ($\omega_k = \omega$ except where Barzilai–Borwein lowers it on a long step, keeping
   $\eta_k\omega_k \le \tfrac12$).
-- $n = 2, p = 1$: the plane, the unit circle, the layer circles through the iterates, the cost as
-  contours and the landing field as arrows.
-- $n = 3, p = 1$: the unit sphere coloured by the cost, with layer spheres and the trajectory.
+- $n = 2, p = 1$: the plane, the unit circle, the layer circle through the current iterate, the
+  cost as colour and the landing field as arrows.
+- $n = 3, p = 1$: the unit sphere coloured by the cost, the outline of the layer sphere through
+  the current iterate, and the trajectory just outside the sphere (its far side faint).
 - $n = 3, p = 2$: the two columns of $X_k$ as arrows, their tips tracing paths on the sphere.
 - $p \ge 2$: the singular values of $X_k$ (all tend to 1); $p = 2$: the Gram matrix moving
   through the cone of positive definite $2\times 2$ matrices to $I$.

@@ -359,20 +359,27 @@
       ctx.beginPath(); ctx.arc(chart.cx, chart.cy, r * chart.s, 0, 2 * Math.PI); ctx.stroke();
       ctx.setLineDash([]);
       path2d(ctx, X, kf, (p) => [chart.X(p[0]), chart.Y(p[1])], P.palette[1], P.thick, P);
-      const s0 = [chart.X(X[0][0]), chart.Y(X[0][1])];
-      dot(ctx, s0[0], s0[1], P.marker, P.palette[2], "#000");
-      diamond(ctx, chart.X(cur[0]), chart.Y(cur[1]), P.marker + 2, P.palette[3]);
+      markEnds(ctx, [chart.X(X[0][0]), chart.Y(X[0][1])], [chart.X(cur[0]), chart.Y(cur[1])], P);
       ctx.restore();
     },
     legend: (P) => [
       { label: "St(2, 1): ‖x‖ = 1", colour: "#000" },
       { label: "layer ‖x‖ = ‖xₖ‖", colour: P.palette[5], dash: [4, 4], width: 2 },
       { label: "trajectory", colour: P.palette[1] },
-      { label: "X₀", colour: P.palette[2], marker: true },
-      { label: "Xₖ", colour: P.palette[3], marker: true },
+      ...endsLegend(P),
       { label: "field −V", colour: "#444", width: 1.5 },
     ],
   };
+
+  // X_0 (a dot) and X_k (a diamond), at screen points q0 and qk, and their legend entries
+  function markEnds(ctx, q0, qk, P) {
+    dot(ctx, q0[0], q0[1], P.marker, P.palette[2], "#000");
+    diamond(ctx, qk[0], qk[1], P.marker + 2, P.palette[3]);
+  }
+  const endsLegend = (P) => [
+    { label: "X₀", colour: P.palette[2], marker: true },
+    { label: "Xₖ", colour: P.palette[3], marker: true },
+  ];
 
   function path2d(ctx, X, kf, at, colour, width, P) {
     const last = Math.min(Math.floor(kf), X.length - 1);
@@ -520,17 +527,14 @@
       const pts = X.slice(0, last + 1).map(lift);
       pts.push(lift(cur));
       line3(ctx, pr, pts, P.palette[1], P.thick, "rgba(213,94,0,0.28)");
-      const q0 = pr.at(lift(X[0])), qk = pr.at(lift(cur));
-      dot(ctx, q0[0], q0[1], P.marker, P.palette[2], "#000");
-      diamond(ctx, qk[0], qk[1], P.marker + 2, P.palette[3]);
+      markEnds(ctx, pr.at(lift(X[0])), pr.at(lift(cur)), P);
       ctx.restore();
     },
     legend: (P) => [
       { label: "St(3, 1) coloured by f", colour: "#000" },
       { label: "layer ‖x‖ = ‖xₖ‖ (outline)", colour: P.palette[5], dash: [5, 4], width: 2 },
       { label: "trajectory (far side faint)", colour: P.palette[1] },
-      { label: "X₀", colour: P.palette[2], marker: true },
-      { label: "Xₖ", colour: P.palette[3], marker: true },
+      ...endsLegend(P),
     ],
   };
 
@@ -626,9 +630,7 @@
       pts.push(cur);
       ctx.save();
       line3(ctx, pr, pts, P.palette[1], P.thick);
-      const q0 = pr.at(G[0]), qk = pr.at(cur);
-      dot(ctx, q0[0], q0[1], P.marker, P.palette[2], "#000");
-      diamond(ctx, qk[0], qk[1], P.marker + 2, P.palette[3]);
+      markEnds(ctx, pr.at(G[0]), pr.at(cur), P);
       ctx.restore();
     },
     legend: (P) => [
