@@ -130,13 +130,15 @@ def test_each_view_plays(server, page, shots, query, view, name):
     assert page.console_errors == []
 
 
+@pytest.mark.parametrize("lecture", [0, 1], ids=["normal", "lecture"])
 @pytest.mark.parametrize("query", ["n=2&p=1&problem=brockett", "n=3&p=1", "n=3&p=2"])
-def test_motion_keeps_up_with_the_browser(server, page, query):
+def test_motion_keeps_up_with_the_browser(server, page, query, lecture):
     """The issue's measurement: constant eta = 0.01, 1,500 iterations at normal speed. The goal
     (each chart redraws on at least half of the browser's idle animation frames) is measured on
     a quiet machine by benchmarks/bench_player.py; here, beside other tests on two cores, each
     chart must still redraw on a third of them."""
-    page.goto(f"{server}/?{query}&step=constant&eta=0.01&max_iter=1500&tol=1e-14")
+    page.goto(f"{server}/?{query}&step=constant&eta=0.01&max_iter=1500&tol=1e-14"
+              f"&lecture={lecture}")
     frame = player(page)
     idle = frame.evaluate(IDLE_FPS_JS)
     _click(frame, "Run")
