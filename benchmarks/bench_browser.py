@@ -15,6 +15,7 @@ a returning visitor whose browser has them cached. Pages measured:
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import statistics
@@ -33,7 +34,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-def _server(script: Path = ROOT / "app.py") -> tuple[subprocess.Popen, str]:
+def serve(script: Path = ROOT / "app.py") -> tuple[subprocess.Popen, str]:
+    """Serve ``script`` on a free loopback port; the process and its URL once healthy."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -41,7 +43,8 @@ def _server(script: Path = ROOT / "app.py") -> tuple[subprocess.Popen, str]:
         [sys.executable, "-m", "streamlit", "run", str(script), "--server.address",
          "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
          "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),  # scripts outside ROOT import it
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
@@ -92,8 +95,8 @@ def run_time(browser, url: str) -> tuple[float, int]:
 
 
 def main(rounds: int = 5) -> None:
-    app, app_url = _server()
-    ref, ref_url = _server(ROOT / "benchmarks" / "floor_app.py")
+    app, app_url = serve()
+    ref, ref_url = serve(ROOT / "benchmarks" / "floor_app.py")
     pages = {
         "explorer, default (3-D frame)": app_url,
         "explorer, 2-D view (?view=sigma)": f"{app_url}/?view=sigma",

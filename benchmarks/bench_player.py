@@ -38,17 +38,16 @@ the run, the fractional iteration ``kf`` and draw counters (``stats.draws``).
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
 from _common import machine
+from bench_browser import serve
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,27 +153,6 @@ import streamlit as st
 st.session_state.run_via_app = True
 runpy.run_path({path!r}, run_name="__main__")
 """
-
-
-def _server(script: Path) -> tuple[subprocess.Popen, str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(script), "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return proc, url
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("streamlit did not start")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -422,10 +400,10 @@ def main(rounds: int = 5) -> None:
                            capture_output=True, text=True).stdout.split("\n")
     print(f"code: {ROOT}, commit {head or 'unknown'}; uncommitted changes: "
           + (", ".join(line[3:] for line in dirty if line) or "none"))
-    app, app_url = _server(ROOT / "app.py")
+    app, app_url = serve(ROOT / "app.py")
     wrapper = Path(tempfile.mkdtemp()) / "reference.py"
     wrapper.write_text(REFERENCE.format(path=str(ROOT / "benchmarks" / "floor_app.py")))
-    ref, ref_url = _server(wrapper)
+    ref, ref_url = serve(wrapper)
     goals = {}
     try:
         with sync_playwright() as pw:
