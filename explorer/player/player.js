@@ -354,22 +354,29 @@
       const r = Math.hypot(cur[0], cur[1]);
       // the layer circle through X_k: ||x|| = ||x_k||
       ctx.save();
-      ctx.setLineDash([4, 4]);
-      ctx.strokeStyle = P.palette[5]; ctx.lineWidth = P.thin + 0.5;
-      ctx.beginPath(); ctx.arc(chart.cx, chart.cy, r * chart.s, 0, 2 * Math.PI); ctx.stroke();
-      ctx.setLineDash([]);
+      layerCircle(ctx, chart.cx, chart.cy, r * chart.s, P);
       path2d(ctx, X, kf, (p) => [chart.X(p[0]), chart.Y(p[1])], P.palette[1], P.thick, P);
       markEnds(ctx, [chart.X(X[0][0]), chart.Y(X[0][1])], [chart.X(cur[0]), chart.Y(cur[1])], P);
       ctx.restore();
     },
     legend: (P) => [
       { label: "St(2, 1): ‖x‖ = 1", colour: "#000" },
-      { label: "layer ‖x‖ = ‖xₖ‖", colour: P.palette[5], dash: [4, 4], width: 2 },
+      { label: "layer ‖x‖ = ‖xₖ‖", colour: P.palette[5], dash: LAYER_DASH, width: 2 },
       { label: "trajectory", colour: P.palette[1] },
       ...endsLegend(P),
       { label: "field −V", colour: "#444", width: 1.5 },
     ],
   };
+
+  // the layer manifold through X_k, ||x|| = ||x_k||: a dashed circle (p = 1; in 3-D the layer
+  // sphere's outline, its silhouette under the orthographic projection)
+  const LAYER_DASH = [5, 4];
+  function layerCircle(ctx, cx, cy, radius, P) {
+    ctx.setLineDash(LAYER_DASH);
+    ctx.strokeStyle = P.palette[5]; ctx.lineWidth = P.thin + 0.5;
+    ctx.beginPath(); ctx.arc(cx, cy, radius, 0, 2 * Math.PI); ctx.stroke();
+    ctx.setLineDash([]);
+  }
 
   // X_0 (a dot) and X_k (a diamond), at screen points q0 and qk, and their legend entries
   function markEnds(ctx, q0, qk, P) {
@@ -516,10 +523,7 @@
       const cur = lerpRow(X, kf);
       const r = Math.hypot(cur[0], cur[1], cur[2]);
       ctx.save();
-      ctx.setLineDash([5, 4]);
-      ctx.strokeStyle = P.palette[5]; ctx.lineWidth = P.thin + 0.5;
-      ctx.beginPath(); ctx.arc(pr.cx, pr.cy, r * pr.s, 0, 2 * Math.PI); ctx.stroke();
-      ctx.setLineDash([]);
+      layerCircle(ctx, pr.cx, pr.cy, r * pr.s, P);  // a layer sphere's outline
       // the path just outside the surface it lies on, so the sphere never hides it; its far
       // half faint
       const lift = (p) => { const m = Math.hypot(p[0], p[1], p[2]) || 1, f = Math.max(1, 1.02 / m); return [p[0] * f, p[1] * f, p[2] * f]; };
@@ -532,7 +536,7 @@
     },
     legend: (P) => [
       { label: "St(3, 1) coloured by f", colour: "#000" },
-      { label: "layer ‖x‖ = ‖xₖ‖ (outline)", colour: P.palette[5], dash: [5, 4], width: 2 },
+      { label: "layer ‖x‖ = ‖xₖ‖ (outline)", colour: P.palette[5], dash: LAYER_DASH, width: 2 },
       { label: "trajectory (far side faint)", colour: P.palette[1] },
       ...endsLegend(P),
     ],
