@@ -31,6 +31,7 @@ __all__ = [
     "frobenius_norm",
     "TANGENT_TERMS",
     "beta_metric",
+    "dh",
     "grad_beta",
     "gram",
     "N",
@@ -40,6 +41,7 @@ __all__ = [
     "LandingField",
     "landing_direction",
     "landing_field",
+    "multiplier",
     "nabla_N",
     "nabla_beta",
     "per_run",
@@ -149,6 +151,23 @@ def _gram_solve(M: Array, B: Array) -> Array:
 def h(X: Array) -> Array:
     """Constraint function h(X) = X^T X - I_p, eq. (h)."""
     return gram(X) - _identity(X.shape[-1])
+
+
+def dh(X: Array, Z: Array) -> Array:
+    """The differential of the constraint, Dh(X)[Z] = X^T Z + Z^T X (h(X) = X^T X - I_p).
+
+    Zero exactly for Z tangent to the layer through X (X^T Z skew); for the normal term X h(X)
+    it is 2 sym(M h(X)) = 2 (h + h^2) (M = I + h commutes with h).
+    """
+    XtZ = _t(X) @ Z
+    return XtZ + _t(XtZ)
+
+
+def multiplier(X: Array, G: Array) -> Array:
+    """The Lagrange multiplier estimate Lambda(X) = sym(X^T G) of Ablin, Vary, Gao & Absil (2024)
+    for h(X) = X^T X - I_p: at a critical point on St(n, p), G = X Lambda (the gradient of the
+    Lagrangian f - 1/2 <Lambda, h> vanishes)."""
+    return sym(_t(X) @ G)
 
 
 def N(X: Array) -> Array:
