@@ -46,7 +46,7 @@ def _rows(values: list[Array], start: int, width: int) -> list[list[float]]:
 def chunk(trace: Trace, start: int = 0) -> dict:
     """Iterations start … trace.k: the scalar histories, and per iterate the rows the views
     draw (X_k row-major for n <= 3, the singular values, (m11, m22, m12) of the Gram matrix for
-    p = 2)."""
+    p = 2), and for p = n each iterate's f* (its component's, ``Trace.f_star``)."""
     if not 0 <= start <= trace.k + 1:
         raise ValueError(f"start = {start} outside 0 … {trace.k + 1}")
     n, p = trace.n, trace.p
@@ -61,6 +61,7 @@ def chunk(trace: Trace, start: int = 0) -> dict:
         "x": _rows(trace.X, start, n * p) if trace.X else None,
         "sigma": _rows(trace.sigma, start, p) if "sigma" in available(n, p) else None,
         "gram": _rows(gram, 0, 3) if p == 2 else None,
+        "fstar": _floats(trace.f_star[start:]) if trace.optima else None,
     }
 
 

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,10 +83,14 @@ def solver_config(config: AppConfig) -> Config:
 @dataclass
 class Trace:
     """A run's history as it grows: scalar histories, and per iterate what the views need
-    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2)."""
+    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2). ``optima``: f*
+    by the sign of det X (p = n), so that each iterate's gap is measured against the optimum
+    of its own component of O(n) (``f_star``; a long step can cross)."""
 
     n: int
     p: int
+    optima: Mapping[int, float] | None = None
+    f_star: list[float] = field(default_factory=list)
     cost: list[float] = field(default_factory=list)
     infeasibility: list[float] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
@@ -121,6 +125,8 @@ class Trace:
             self.X.append(rec.X)
         if self.p == 2:
             self.gram.append(M)
+        if self.optima:
+            self.f_star.append(self.optima[1 if np.linalg.det(rec.X) > 0 else -1])
 
     def feed(self, rec: Record, tol: float, max_iter: int) -> bool:
         """Take one record; True (with status and message set) when the run ends there."""
@@ -146,14 +152,16 @@ def initial(config: AppConfig, problem: Problem) -> Array:
 
 
 def optimum(config: AppConfig, problem: Problem) -> float | None:
-    """f* reachable from X_0 (over X_0's component of O(n) when p = n), when known."""
+    """f* over X_0's component of O(n) when p = n (else f*), when known; the player
+    measures each iterate's gap against its own component's (``Trace.f_star``)."""
     return problem.optimum_from(initial(config, problem))
 
 
 def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
     """A fresh trace holding X_0, and the generator of the following iterates."""
     records = iterate(problem, initial(config, problem), solver_config(config))
-    trace = Trace(problem.n, problem.p)
+    trace = Trace(problem.n, problem.p,
+                  problem.f_star_by_det if problem.n == problem.p else None)
     trace.feed(next(records), config.tol, config.max_iter)
     return trace, records
 

@@ -147,7 +147,9 @@ class Result:
 
     Histories hold iterations + 1 entries, X_0's first (``step`` and ``normal_step``, the steps
     that produced X_k, are NaN there). ``iterates`` holds X_k for the indices in
-    ``iterate_index`` when asked for (decimated to a bounded count), else is None.
+    ``iterate_index`` when asked for (decimated to a bounded count), else is None. ``f_star``:
+    the optimal value when known, for p = n over the component of O(n) of the final X (where
+    the final gap cost[-1] - f_star is measured; a long step can leave X_0's component).
     """
 
     X: Array
@@ -350,7 +352,7 @@ def solve(
         status=status,
         message=message,
         **{key: np.array(values) for key, values in hist.items()},
-        f_star=problem.optimum_from(X0),
+        f_star=problem.optimum_from(last.X),
         iterates=np.array(frames) if keep_iterates else None,
         iterate_index=np.array(index) if keep_iterates else None,
         config=config,

@@ -59,7 +59,10 @@ every page.
 - *Theory*: the paper's statements beside their residuals, computed live at a random $X$.
 
 **The views.**
-- *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the stationarity
+- *Convergence*: $|f(X_k) - f^*|$ (for $p = n$, $f^*$ is the optimum over the component of
+  $O(n)$, $\det X = \pm 1$, that $X_k$ lies in: the landing flow never changes the sign of
+  $\det X$, but a long discrete step can jump across $\det X = 0$ into the other component),
+  the infeasibility $\|X_k^\top X_k - I\|_F$, the stationarity
   $\|\operatorname{grad}_1 f(X_k)\|_F$ (the β = 1 gradient, on the manifold the embedded Riemannian
   gradient: one measure for every method, tangent term and β; a run stops when it plus the
   infeasibility is below the tolerance), the step $\eta_k$ and the normal term's step

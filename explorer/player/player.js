@@ -860,7 +860,7 @@
         const P = h.palette;
         this.run = {
           id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter,
-          cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [],
+          cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [], fstar: [],
           done: false, status: "running", message: "", view: null, hasNormal: false, xmax: h.max_iter,
         };
         this.kf = 0;
@@ -885,8 +885,8 @@
       const take = (dst, src) => { if (src) for (let i = skip; i < src.length; i++) dst.push(src[i]); };
       take(run.cost, args.cost); take(run.h, args.h); take(run.grad, args.grad);
       take(run.step, args.step); take(run.nstep, args.nstep);
-      take(run.x, args.x); take(run.sigma, args.sigma); take(run.gram, args.gram);
-      for (let i = run.gap.length; i < run.cost.length; i++) run.gap.push(run.fStar === null ? null : Math.abs(run.cost[i] - run.fStar));
+      take(run.x, args.x); take(run.sigma, args.sigma); take(run.gram, args.gram); take(run.fstar, args.fstar);
+      for (let i = run.gap.length; i < run.cost.length; i++) run.gap.push(run.fStar === null ? null : Math.abs(run.cost[i] - this.fStarAt(i)));
       run.hasNormal = run.nstep.some((v) => v !== null && isFinite(v) && v > 0);
       if (run.sigma.length && run.p > 1) {
         run.sigmaCols = [];
@@ -1124,7 +1124,7 @@
       const cell = (label, value) => { const s = el("span"); s.innerHTML = `${label} <b>${value}</b>`; this.nums.appendChild(s); };
       cell("iteration k", String(k));
       cell("f(X<sub>k</sub>)", num(run.cost[k], 10));
-      if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - run.fStar));
+      if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - this.fStarAt(k)));
       cell("‖X<sub>k</sub><sup>T</sup>X<sub>k</sub> − I‖<sub>F</sub>", sci(run.h[k]));
       cell("‖grad‖", sci(run.grad[k]));
       if (k > 0) cell("η<sub>k−1</sub>", sci(run.step[k]));
@@ -1308,7 +1308,14 @@
         run_id: r.id, start: 0, done: r.done, status: r.status, message: r.message,
         header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, palette: this.P0.palette, colorscale: this.headerScale, views: r.views, view: r.view.kind },
         cost: r.cost, h: r.h, grad: r.grad, step: r.step, nstep: r.nstep, x: r.x, sigma: r.sigma, gram: r.gram,
+        fstar: r.fstar.length ? r.fstar : null,
       };
+    }
+
+    fStarAt(k) {
+      // f* of iterate k's component of O(n) (p = n: a long step can cross), else the run's f*
+      const r = this.run;
+      return r.fstar.length > k ? r.fstar[k] : r.fStar;
     }
 
     async sources() {
