@@ -84,3 +84,8 @@ def label(value: object, limit: int = LABEL_MAX) -> str:
     """A visitor's label as the app stores it: one line, no outer spaces, at most ``limit``
     characters, CSV-safe (it reaches the tables' CSV downloads)."""
     return csv_cell(plain(_one_line(_shown(value)).strip(), limit))
+
+
+def unescape(markdown_text: str) -> str:
+    """What a reader sees of ``markdown(text)``: ``text`` (how tests read the app's alerts)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown_text)

@@ -41,6 +41,7 @@ def test_hostile_strings_render_as_their_own_text():
     for s in HOSTILE:
         line = text.plain(s, 1000).strip()
         assert _rendered(text.markdown(line)) == _paragraph(line), s
+        assert text.unescape(text.markdown(s)) == s
         assert _rendered(f"Row {text.markdown(line)} skipped.") == _paragraph(
             f"Row {line} skipped.")
 
