@@ -45,6 +45,11 @@ STATUS_LABELS = {"converged": "converged", "max_iter": "iteration limit", "diver
 SPEEDS = {"slow": 30.0, "normal": 250.0, "instant": float("inf")}  # iterations per second
 
 N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
+# st.cache_data is one store for the whole server, and any client can empty it (Streamlit's
+# clear-cache message has no server-side switch): it only saves recomputation, never holds
+# state. Bounded in count (the least recently used entry goes first; a Compare entry is at most
+# ~2.5 MB) and in time (the memory returns after a class).
+CACHE_LIMITS = dict(max_entries=32, ttl=3600)
 # URL parameters a page owns: the explorer's geometry view; the compare table, its step choice
 # and its x axis. The shared configuration ignores them; other pages drop them.
 PAGE_PARAMS = ("view", "rows", "steps", "against")

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import compare, controls, text
-from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
+from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
 from landing_core.solvers import METHODS
 
@@ -106,7 +106,7 @@ if compare.FAIRNESS[fair_label] is None and compare.constant_step_is_unfair(vali
             icon=":material/balance:")
 
 
-@st.cache_data(max_entries=32, show_spinner="Running the configurations…")
+@st.cache_data(**CACHE_LIMITS, show_spinner="Running the configurations…")
 def _run(cfg, rows_, fairness, matrix):
     return compare.run_rows(cfg, rows_, fairness, matrix)
 
