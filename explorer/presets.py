@@ -36,9 +36,10 @@ PRESETS: list[Preset] = [
     ),
     Preset(
         "The frame on the sphere: β = 0.1 against β = 10",
-        "Small β magnifies the rotation of the frame within its own span (the 1/β block): with "
-        "β = 0.1 the columns turn about each other about seven times as far as with β = 10, "
-        "while the span itself moves about as much (the summary's last two columns). Both land.",
+        "Small β speeds up the rotation of the frame within its own span (the 1/β block): the "
+        "columns stay orthonormal and turn together in their plane, and with β = 0.1 the frame "
+        "turns there about seven times as far as with β = 10, while the span itself moves about "
+        "as much (the summary's last two columns). Both land.",
         "compare",
         AppConfig(problem="brockett", n=3, p=2, seed=4, distance=0.6, step="bb", max_iter=3000),
         [row("β = 0.1", beta=0.1, step="bb"), row("β = 10", beta=10.0, step="bb")],
@@ -74,9 +75,12 @@ PRESETS: list[Preset] = [
     ),
     Preset(
         "PCA: β (almost) changes nothing",
-        "The PCA cost is invariant under X → XQ: on the manifold XᵀG is symmetric and the "
-        "rotation block that β scales vanishes. The curves nearly coincide; what differs comes "
-        "from the iterates leaving the manifold by O(η²).",
+        "The PCA cost is invariant under X → XQ, so XᵀG is symmetric at every X; the rotation "
+        "block skew(XᵀG·XᵀX) that β scales vanishes where XᵀX = I only. From X₀ on the "
+        "manifold the curves nearly coincide (what differs comes from the iterates leaving it "
+        "by O(η²)). Set the X₀ distance to 0.4: there the tangent terms of β = 0.1 and β = 10 "
+        "differ by 68 % at X₀ (88 % on PCA 3 × 2) and the early cost curves part (by about 0.02, "
+        "against 10⁻⁴ from the manifold).",
         "compare",
         AppConfig(problem="pca", n=5, p=2, seed=0, distance=0.0, step="safe", eta=0.1,
                   max_iter=1000),

@@ -12,6 +12,7 @@ import streamlit as st
 from explorer import controls
 from explorer.state import PROBLEM_LABELS, AppConfig
 from landing_core import figures, theory
+from landing_core.geometry import grad_beta as geo_grad
 from landing_core.geometry import h
 from landing_core.problems import Problem, nearest_stiefel
 
@@ -123,6 +124,15 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
         st.warning("**p = 1: β changes nothing.** skew(XᵀG) is a 1 × 1 skew-symmetric matrix, "
                    "i.e. 0, so R = 0 and grad_β f(X) = (I − XM⁻¹Xᵀ)GM for every β. "
                    "Set p ≥ 2 in the sidebar to see β act.", icon=":material/info:")
+    elif problem.name == "pca":
+        G = problem.egrad(X)
+        ends = [geo_grad(X, G, b) for b in (0.1, 10.0)]
+        spread = np.linalg.norm(ends[0] - ends[1]) / np.linalg.norm(ends[1])
+        st.info("**PCA is β-invariant on St(n, p) only.** XᵀG = −XᵀCX is symmetric at every X, "
+                "so the rotation block skew(XᵀG M) is the commutator ½[XᵀG, M]: it vanishes "
+                f"where M = XᵀX = I, not off the manifold. At this X, grad₀.₁ f and grad₁₀ f "
+                f"differ by {100 * spread:.0f} % (relative to grad₁₀ f).",
+                icon=":material/info:")
     places = ["X itself (off the manifold)", "its polar factor Q = UVᵀ (on St(n, p))"]
     controls.persist("theory_at", places[0])
     where = st.radio("Evaluate the blocks at", places, horizontal=True, key="theory_at")
