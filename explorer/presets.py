@@ -14,11 +14,12 @@ class Preset:
 
     title: str
     look_at: str
-    page: str  # "explorer" or "compare"
+    page: str  # "explorer", "compare" or "theory"
     config: AppConfig
     rows: list[dict] = field(default_factory=list)
     fairness: str = "as set in each row"
     view: str | None = None  # the explorer's geometry view
+    demo: str | None = None  # the Theory page's demonstration (explorer.demos.DEMOS)
 
 
 PRESETS: list[Preset] = [
@@ -58,11 +59,35 @@ PRESETS: list[Preset] = [
     Preset(
         "The Gram matrix flows to I whatever the cost",
         "Follow the point (m₁₁, m₂₂, m₁₂) of XₖᵀXₖ through the cone of SPD(2) to I = (1, 1, 0). "
-        "Change the cost function in the sidebar: the Gram matrix still ends at I.",
+        "The dotted curve is the exact flow Ṁ = −2ωM(M − I) from X₀ᵀX₀, in which neither f nor "
+        "β appears: change the cost function or β in the sidebar and the path stays on it, to "
+        "O(η) (η = 0.02 here).",
         "explorer",
-        AppConfig(problem="linear", n=3, p=2, seed=1, distance=1.0, step="safe", eta=0.1,
-                  max_iter=500),
+        AppConfig(problem="linear", n=3, p=2, seed=1, distance=1.0, step="constant", eta=0.02,
+                  max_iter=1500),
         view="cone",
+    ),
+    Preset(
+        "ω: pull harder, step shorter",
+        "‖XᵀX − I‖ decays at rate 2ω, but the safe step caps η at 1/(2ω). ω = 0.3 lands "
+        "slowly (151 iterations), ω = 30 crawls along f under its cap η ≤ 1/60 (801), ω = 3 "
+        "does best (72). The penalty at ω = 3 stops off the sphere, at ‖h‖ = 2|λ_min|/ω = 0.63 "
+        "(the summary's final ‖XᵀX − I‖); landing has no such bias for any ω.",
+        "compare",
+        AppConfig(problem="brockett", n=3, p=1, seed=0, distance=0.5, step="safe", eta=0.2,
+                  max_iter=1500),
+        [row("ω = 0.3", omega=0.3, eta=0.2), row("ω = 3", omega=3.0, eta=0.2),
+         row("ω = 30", omega=30.0, eta=0.2),
+         row("penalty, ω = 3", method="penalty", omega=3.0, eta=0.2)],
+    ),
+    Preset(
+        "β within one layer: the tangent term alone against Riemannian GD",
+        "With ω = 0 the run keeps to the layer of X₀; β then acts as the metric does for "
+        "Riemannian GD on St(n, p): the iterations to a small gradient grow about like β for "
+        "large β in both, and level off for small β.",
+        "theory",
+        AppConfig(problem="brockett", n=3, p=2, seed=0, distance=0.4),
+        demo="layer",
     ),
     Preset(
         "Brockett: β changes the path, not the limit",
