@@ -154,7 +154,7 @@ def constant_step_is_unfair(rows: list[dict]) -> bool:
 STEPS_HELP = (
     "A constant η suits one field and not another: the rotation block of grad_β scales with "
     "1/β. **Armijo** and **Barzilai–Borwein** adapt the step to each row's field. **The safe "
-    "step does not**: it only shortens steps that would leave ‖XᵀX − I‖ ≤ ε; near the solution "
+    "step does not**: it only shortens steps that would take ‖XᵀX − I‖ above ε; near the solution "
     "its bound grows without limit and every row takes the same constant min(η, 1/(2ω)), with "
     "the constant step's bias (brockett 3 × 2: 125, 132, 244 and 1095 iterations for β = 0.1, "
     "0.5, 1, 5 at its safe step; 32, 25, 29, 42 with BB).")

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .demos import FlowPaths, LayerRuns, OmegaSweep
-from .figures import LAYOUT, PALETTE
+from .figures import LAYOUT, PALETTE, _decade_ticks
 
 Array = np.ndarray
 
@@ -57,6 +57,8 @@ def layer_runs_figure(runs: LayerRuns, *, height: int = 440) -> go.Figure:
     fig.update_xaxes(title_text="β (log scale)", **_LOG, dtick=1)
     fig.update_yaxes(title_text=f"iterations to ‖grad‖ ≤ {runs.tol:.0e}", **_LOG)
     fig.update_layout(**LAYOUT, height=height)
+    fig.update_layout(legend=dict(y=-0.24))
+    _decade_ticks(fig)
     return fig
 
 
@@ -73,7 +75,7 @@ def omega_sweep_figure(sweep: OmegaSweep, *, height: int = 460) -> go.Figure:
                   row=1, col=1)
     fig.add_vline(x=0.5 / sweep.eta, line=dict(color="grey", width=2, dash="dash"), row=1, col=1)
     fig.add_annotation(text=f"ω = 1/(2η), η = {sweep.eta:g}", x=float(np.log10(0.5 / sweep.eta)),
-                       xref="x", y=1.0, yref="y domain", xanchor="left", yanchor="top",
+                       xref="x", y=0.9, yref="y domain", xanchor="left", yanchor="top",
                        showarrow=False, font=dict(size=15))
     fig.add_trace(go.Scatter(x=w, y=sweep.penalty_h, mode="markers", name="penalty: final ‖h‖",
                              marker=dict(size=14, color=PALETTE[1], symbol="diamond")),
@@ -82,11 +84,13 @@ def omega_sweep_figure(sweep: OmegaSweep, *, height: int = 460) -> go.Figure:
                              name="its bias ‖X*ᵀ∇f(X*)‖/ω (= 2|λ_min|/ω for p = 1)",
                              line=dict(color=PALETTE[1], width=2, dash="dot")), row=1, col=2)
     floor = np.maximum(sweep.landing_h, 1e-16)  # exactly 0 cannot show on a log axis
-    fig.add_trace(go.Scatter(x=w, y=floor, mode="markers", name="landing: final ‖h‖",
+    fig.add_trace(go.Scatter(x=w, y=floor, mode="markers",
+                             name="landing: final ‖h‖ (≤ tol; 0 drawn at 10⁻¹⁶)",
                              marker=dict(size=12, color=PALETTE[0])), row=1, col=2)
     fig.update_xaxes(title_text="ω (log scale)", **_LOG, dtick=1)
     fig.update_yaxes(**_LOG, row=1, col=1)
     fig.update_yaxes(**_LOG, dtick=4, row=1, col=2)
     fig.update_layout(**LAYOUT, height=height)
     fig.update_layout(legend=dict(y=-0.22))
+    _decade_ticks(fig)
     return fig

@@ -634,15 +634,15 @@
       const cur = lerpRow(G, kf);
       pts.push(cur);
       ctx.save();
+      line3(ctx, pr, pts, P.palette[1], P.thick);
       const F = run.flowGram;
-      if (F && F.length) {  // the exact normal flow of X₀ᵀX₀, to the current iterate's time
+      if (F && F.length) {  // the exact normal flow of X₀ᵀX₀ to the current time, over the path
         const fpts = F.slice(0, Math.min(last, F.length - 1) + 1);
         fpts.push(lerpRow(F, Math.min(kf, F.length - 1)));
         ctx.setLineDash([2, 4]);
         line3(ctx, pr, fpts, FLOW, 2);
         ctx.setLineDash([]);
       }
-      line3(ctx, pr, pts, P.palette[1], P.thick);
       markEnds(ctx, pr.at(G[0]), pr.at(cur), P);
       ctx.restore();
     },
