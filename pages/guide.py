@@ -69,7 +69,14 @@ every page.
   32, 25, 29 and 42).
 - *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
   diverged cells are grey with ×; pick a cell to open it in the explorer.
-- *Theory*: the paper's statements beside their residuals, computed live at a random $X$.
+- *Theory*: the paper's statements beside their residuals, computed live at a random $X$; and
+  **demonstrations**, runs that show what the formulas imply: *the normal flow* (three costs,
+  one path of the singular values: $X^\top X$ flows by $\dot M = -2\omega M(M - I)$ whatever
+  $f$ and β); *β within one layer* (the tangent term alone, ω = 0, keeps to the layer of $X_0$,
+  where β acts as the β-metric does for Riemannian GD on St(n, p)); *the ω trade-off* (a
+  larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
+  stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
+  not). Lecture mode hides their explanations; presets open them.
 
 **The views.**
 - *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the tangent term's
@@ -82,5 +89,8 @@ every page.
   the current iterate, and the trajectory just outside the sphere (its far side faint).
 - $n = 3, p = 2$: the two columns of $X_k$ as arrows, their tips tracing paths on the sphere.
 - $p \ge 2$: the singular values of $X_k$ (all tend to 1); $p = 2$: the Gram matrix moving
-  through the cone of positive definite $2\times 2$ matrices to $I$.
+  through the cone of positive definite $2\times 2$ matrices to $I$. Both views overlay, dotted,
+  the exact normal flow from $X_0$ at the iterates' time $t_k = \sum_{j<k} \eta_j\omega_j/\omega$
+  ($k\eta$ for a constant step): no cost and no β changes it, and the iterates follow it to
+  $O(\eta)$.
 """)

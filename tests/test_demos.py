@@ -139,3 +139,15 @@ def test_each_demonstration_renders_and_lecture_mode_hides_its_words(lecture):
         assert at.get("plotly_chart"), demo
         whys = [e for e in at.expander if e.label == "Why"]
         assert len(whys) == (0 if lecture else 1), demo
+
+
+def test_the_guide_names_every_demonstration_and_the_overlay():
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("pages/guide.py").run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    for title in ("the normal flow", "β within one layer", "the ω trade-off"):
+        assert f"*{title}*" in text.lower()
+    assert "2|\\lambda_{\\min}|/\\omega" in text and "dotted" in text
+    assert "t_k = \\sum_{j<k} \\eta_j\\omega_j/\\omega" in text
