@@ -90,6 +90,16 @@ PRESETS: list[Preset] = [
         demo="layer",
     ),
     Preset(
+        "Fair rates: β under the rules that adapt",
+        "Only Barzilai–Borwein and Armijo adapt the step to each β, and the stopping rule "
+        "measures every β alike. On St(5, 3) β still changes the rate: it weighs the rotation "
+        "block against the out-of-span block. On O(3) (p = n) β only rescales the tangent term "
+        "and BB takes the same number of iterations for every β.",
+        "theory",
+        AppConfig(problem="brockett", n=5, p=3, seed=0, distance=0.4),
+        demo="rates",
+    ),
+    Preset(
         "Brockett: β changes the path, not the limit",
         "The convergence curves of β = 0.1, 1 and 5 differ, yet every final f − f* is at "
         "rounding level: the runs reach the same minimizer by different paths.",

@@ -7,12 +7,12 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .demos import FlowPaths, LayerRuns, OmegaSweep
+from .demos import FairRates, FlowPaths, LayerRuns, OmegaSweep
 from .figures import LAYOUT, PALETTE, _decade_ticks
 
 Array = np.ndarray
 
-__all__ = ["flow_paths_figure", "layer_runs_figure", "omega_sweep_figure"]
+__all__ = ["fair_rates_figure", "flow_paths_figure", "layer_runs_figure", "omega_sweep_figure"]
 
 COST_NAMES = {"brockett": "Brockett", "pca": "PCA", "linear": "linear", "procrustes":
               "Procrustes", "quartic": "quartic"}
@@ -93,4 +93,31 @@ def omega_sweep_figure(sweep: OmegaSweep, *, height: int = 460) -> go.Figure:
     fig.update_layout(**LAYOUT, height=height)
     fig.update_layout(legend=dict(y=-0.22))
     _decade_ticks(fig)
+    return fig
+
+
+RULE_NAMES = {"bb": "Barzilai–Borwein", "armijo": "Armijo", "safe": "safe step",
+              "constant": "constant η"}
+
+
+def fair_rates_figure(rates: FairRates, *, height: int = 460) -> go.Figure:
+    """The local linear rate of ||grad|| + ||h|| against beta, one line per step rule: left
+    St(n, p) with p < n, right O(p) (p = n, omega = omega/beta). Lower is faster."""
+    (n, p), (q, _) = rates.shapes["p < n"], rates.shapes["p = n"]
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.06,
+                        subplot_titles=(f"St({n}, {p}): p < n, ω = {rates.omega:g}",
+                                        f"O({q}): p = n, ω = {rates.omega:g}/β"))
+    for i, (rule, cases) in enumerate(rates.rates.items()):
+        for col, case in enumerate(("p < n", "p = n"), start=1):
+            fig.add_trace(go.Scatter(
+                x=rates.betas, y=cases[case], mode="lines+markers",
+                name=RULE_NAMES.get(rule, rule), legendgroup=rule, showlegend=col == 1,
+                line=dict(color=PALETTE[i % len(PALETTE)], width=4),
+                marker=dict(size=12, symbol=["circle", "diamond", "square"][i % 3])),
+                row=1, col=col)
+    fig.update_xaxes(title_text="β (log scale)", **_LOG, dtick=1)
+    fig.update_yaxes(title_text="local rate r: ‖grad‖ + ‖h‖ ~ rᵏ", range=[0, 1.02], row=1,
+                     col=1)
+    fig.update_layout(**LAYOUT, height=height)
+    fig.update_layout(legend=dict(y=-0.22))
     return fig

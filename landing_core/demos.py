@@ -10,6 +10,8 @@ few thousand p x p-sized iterations.
   beside Riemannian GD in the beta-metric of St(n, p).
 - ``omega_sweep``: landing's iterations and final ||h|| against omega, and the penalty's bias
   ||X*^T grad f(X*)|| / omega (= 2 |lambda_min| / omega for a Rayleigh cost on the sphere).
+- ``fair_rates``: local linear rates of the stopping rule's measure against beta under the
+  adaptive step rules, for p < n and for p = n (where beta only rescales the tangent term).
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .normal_flow import flow_time, singular_value_flow
-from .problems import Problem, make_problem
+from .problems import Problem, initial_point, make_problem
 from .solvers import Config, Record, Result, solve
-from .steps import Constant, Safe
+from .steps import Constant, Safe, make_step_rule
 
 Array = np.ndarray
 
-__all__ = ["FlowPaths", "LayerRuns", "OmegaSweep", "flow_paths", "layer_runs", "omega_sweep",
-           "penalty_bias"]
+__all__ = ["FairRates", "FlowPaths", "LayerRuns", "OmegaSweep", "fair_rates", "flow_paths",
+           "layer_runs", "local_rate", "omega_sweep", "penalty_bias"]
 
 
 def _singular_values(X: Array) -> Array:
@@ -170,3 +172,63 @@ def omega_sweep(problem: Problem, X0: Array, omegas: Sequence[float], *, eta: fl
         predicted.append(penalty_bias(problem, run.X, float(omega)))
     return OmegaSweep(np.asarray(omegas, dtype=float), iterations, np.array(landing_h),
                       np.array(penalty_h), np.array(predicted), eta, tol)
+
+
+# ----------------------------------------------------------------------------- fair rates
+
+
+def local_rate(measure: Array, start: float = 1e-3, stop: float = 1e-9) -> float:
+    """The local linear rate r of a run, measure_k ~ C r^k: exp of the least-squares slope of
+    log measure_k against k over the iterations where start >= measure_k / measure_0 >= stop
+    (the run's final, linear phase; BB is not monotone, hence a fit and not a ratio). NaN with
+    fewer than three such iterations."""
+    m = np.asarray(measure, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = m / m[0]
+    k = np.flatnonzero((ratio <= start) & (ratio >= stop) & np.isfinite(ratio))
+    if k.size < 3:
+        return float("nan")
+    return float(np.exp(np.polyfit(k, np.log(m[k]), 1)[0]))
+
+
+@dataclass(frozen=True)
+class FairRates:
+    """Per step rule (``rates[rule][case]``, ``iterations[rule][case]``) and beta: the local
+    rate (``local_rate``) of the stopping rule's measure ||grad|| + ||h|| and the iterations to
+    tol, for two cases: "p < n" (St(n, p), omega fixed) and "p = n" (O(n), omega = omega/beta,
+    so that the run is the beta = 1 run with its step divided by beta: there
+    grad_beta = grad_1 / beta)."""
+
+    betas: Array
+    rates: dict[str, dict[str, Array]]
+    iterations: dict[str, dict[str, list[int | None]]]
+    shapes: dict[str, tuple[int, int]]
+    omega: float
+    tol: float
+
+
+def fair_rates(cost: str, n: int, p: int, betas: Sequence[float], *, seed: int = 0,
+               distance: float = 0.4, rules: Sequence[str] = ("bb", "armijo"),
+               omega: float = 1.0, eta: float = 1.0, tol: float = 1e-12,
+               max_iter: int = 3000) -> FairRates:
+    """Landing on ``cost`` at (n, p) with p < n, and at (p, p), for each adaptive rule and
+    beta, from X_0 at ``distance`` (seed ``seed``); ``eta`` is Armijo's first trial."""
+    shapes = {"p < n": (n, p), "p = n": (p, p)}
+    rates: dict[str, dict[str, Array]] = {}
+    iterations: dict[str, dict[str, list[int | None]]] = {}
+    for rule in rules:
+        rates[rule], iterations[rule] = {}, {}
+        for case, (rows, cols) in shapes.items():
+            problem = make_problem(cost, rows, cols, seed)
+            X0 = initial_point(rows, cols, distance, seed)
+            found, counts = [], []
+            for beta in betas:
+                weight = omega / beta if case == "p = n" else omega
+                run = solve(problem, X0, Config(beta=float(beta), omega=float(weight),
+                                                step=make_step_rule(rule, eta)),
+                            tol=tol, max_iter=max_iter)
+                found.append(local_rate(run.grad_norm + run.infeasibility))
+                counts.append(run.iterations if run.status == "converged" else None)
+            rates[rule][case] = np.array(found)
+            iterations[rule][case] = counts
+    return FairRates(np.asarray(betas, dtype=float), rates, iterations, shapes, omega, tol)

@@ -7,13 +7,18 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from explorer import compare, playback, runner
 from explorer import demos as page_demos
 from explorer.presets import PRESETS
 from landing_core import demo_figures, demos
+from landing_core.geometry import grad_beta
 from landing_core.problems import initial_point, make_problem
+from landing_core.solvers import landing
+from landing_core.steps import Constant
 
 TIMEOUT = 60
 
@@ -118,6 +123,56 @@ def test_the_gram_preset_stays_on_the_dotted_flow_for_every_cost():
         gap = np.abs(np.array(data["flow_gram"]) - np.array(data["gram"])).max()
         assert gap < 0.1, cost  # the path's extent is ~3: a few percent of it
         assert np.linalg.norm(trace.gram[-1] - np.eye(2)) < 1e-4  # and it ends at I
+
+
+# ----------------------------------------------------------------------------- fair rates
+
+
+def test_local_rate_recovers_a_linear_rate():
+    k = np.arange(200)
+    assert demos.local_rate(3.0 * 0.7**k) == pytest.approx(0.7, rel=1e-12)
+    wobble = np.exp(0.3 * np.sin(1.7 * k))  # BB-like: not monotone, linear on average
+    assert demos.local_rate(3.0 * 0.8**k * wobble) == pytest.approx(0.8, rel=0.02)
+    assert np.isnan(demos.local_rate(np.ones(50)))  # never enters the window
+
+
+@settings(max_examples=25, deadline=None)
+@given(p=st.integers(1, 5), beta=st.floats(0.02, 50), seed=st.integers(0, 10**6))
+def test_for_p_equal_n_beta_only_rescales_the_tangent_term(p, beta, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((p, p)) + 2 * np.eye(p)  # full rank
+    G = rng.standard_normal((p, p))
+    np.testing.assert_allclose(grad_beta(X, G, beta), grad_beta(X, G, 1.0) / beta,
+                               atol=1e-11 * (1 + 1 / beta) * np.linalg.norm(G)
+                               * np.linalg.norm(X.T @ X))
+
+
+def test_for_p_equal_n_the_beta_run_is_the_beta_one_run_with_a_rescaled_step():
+    problem = make_problem("procrustes", 4, 4, 1)
+    X0 = initial_point(4, 4, 0.4, 1)
+    for beta in (0.2, 5.0):
+        scaled = landing(problem, X0, beta=beta, omega=2.0 / beta, step=Constant(0.05),
+                         max_iter=80, tol=1e-300)
+        plain = landing(problem, X0, beta=1.0, omega=2.0, step=Constant(0.05 / beta),
+                        max_iter=80, tol=1e-300)
+        np.testing.assert_allclose(scaled.X, plain.X, atol=1e-12)
+        np.testing.assert_allclose(scaled.cost, plain.cost, atol=1e-12)
+
+
+def test_adaptive_rules_absorb_beta_for_p_equal_n_and_not_for_p_below_n():
+    rates = demos.fair_rates("brockett", *page_demos.RATE_SHAPE, page_demos.RATE_BETAS,
+                             rules=("bb",))
+    square, tall = rates.iterations["bb"]["p = n"], rates.iterations["bb"]["p < n"]
+    assert None not in square + tall
+    assert max(square) / min(square) < 1.25  # beta only rescales: BB absorbs it
+    assert max(tall) / min(tall) > 2  # beta changes the conditioning
+    assert np.ptp(rates.rates["bb"]["p = n"]) < 0.05
+    assert np.ptp(rates.rates["bb"]["p < n"]) > 0.2
+    assert len(demo_figures.fair_rates_figure(rates).data) == 2
+    preset = _preset("Fair rates")  # the preset opens this demonstration on this cost
+    assert preset.demo == "rates" and preset.config.problem == "brockett"
+    assert (preset.config.seed, preset.config.distance) == (0, 0.4)
+    assert "same number of iterations for every β" in preset.look_at
 
 
 # ----------------------------------------------------------------------------- the page
