@@ -22,7 +22,7 @@ from .text import quote
 _PROBLEM_TEXT = {
     "brockett": "Brockett tr(XᵀAXN)",
     "procrustes": "Procrustes ½‖AX − B‖²",
-    "pca": "PCA −½tr(XᵀCX) (β-invariant)",
+    "pca": "PCA −½tr(XᵀCX) (β-invariant on St(n, p))",
     "linear": "Linear tr(CᵀX)",
     "quartic": "Quartic −¼ΣXᵢⱼ⁴ (wells at the axes)",
 }
