@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import threading
 import uuid
+import weakref
 from pathlib import Path
 
 import streamlit as st
 import streamlit.components.v1 as components
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from landing_core.problems import Problem
 
@@ -65,15 +67,31 @@ class LiveRun:
 
 
 
+# Each session's current run, by session id, outside session state: any client can empty its
+# own session state (Streamlit's clear-cache message does), and a run known only there would
+# then keep computing, unseen, beside the next one. Weak: a finished run of a closed session
+# is not kept alive here.
+_RUNNING: weakref.WeakValueDictionary[str, LiveRun] = weakref.WeakValueDictionary()
+
+
+def _session_id() -> str | None:
+    ctx = get_script_run_ctx()
+    return None if ctx is None else ctx.session_id
+
+
 def session_run(config: AppConfig, problem: Problem, matrix_id: object) -> LiveRun:
     """The session's run of this configuration, started when the configuration is new (the
-    previous run's worker is cancelled)."""
+    session's previous run's worker is cancelled)."""
     key = (config.run_key(), matrix_id)
     run = st.session_state.get("live_run")
     if run is None or run.key != key:
-        if run is not None:
-            run.cancelled = True
+        session = _session_id()
+        for old in (run, _RUNNING.get(session)):
+            if old is not None:
+                old.cancelled = True
         run = LiveRun(key, config, problem)
+        if session is not None:
+            _RUNNING[session] = run
         run.wait(FIRST_WAIT)
         st.session_state.live_run = run
     return run

@@ -83,12 +83,14 @@ def solver_config(config: AppConfig) -> Config:
 @dataclass
 class Trace:
     """A run's history as it grows: scalar histories, and per iterate what the views need
-    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2). ``optima``: f*
-    by the sign of det X (p = n), so that each iterate's gap is measured against the optimum
-    of its own component of O(n) (``f_star``; a long step can cross)."""
+    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2); ``omega`` is the
+    run's normal weight, which sets the time of the exact normal flow the views overlay.
+    ``optima``: f* by the sign of det X (p = n), so that each iterate's gap is measured against
+    the optimum of its own component of O(n) (``f_star``; a long step can cross)."""
 
     n: int
     p: int
+    omega: float = 1.0  # the run's normal weight: the time scale of the normal flow
     optima: Mapping[int, float] | None = None
     f_star: list[float] = field(default_factory=list)
     cost: list[float] = field(default_factory=list)
@@ -160,8 +162,8 @@ def optimum(config: AppConfig, problem: Problem) -> float | None:
 def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
     """A fresh trace holding X_0, and the generator of the following iterates."""
     records = iterate(problem, initial(config, problem), solver_config(config))
-    trace = Trace(problem.n, problem.p,
-                  problem.f_star_by_det if problem.n == problem.p else None)
+    trace = Trace(problem.n, problem.p, config.omega,
+                  optima=problem.f_star_by_det if problem.n == problem.p else None)
     trace.feed(next(records), config.tol, config.max_iter)
     return trace, records
 

@@ -19,7 +19,7 @@ from landing_core import figures
 from landing_core import sweep as batch
 
 from . import runner
-from .state import BOUNDS, AppConfig
+from .state import BOUNDS, CACHE_LIMITS, AppConfig
 
 Array = np.ndarray
 
@@ -124,7 +124,7 @@ def run_sweep(
     return SweepOutcome(result, runner.optimum(spec.base, problem), time.perf_counter() - start)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(**CACHE_LIMITS, show_spinner=False)
 def cached_sweep(spec: SweepSpec, matrix: Array | None = None) -> SweepOutcome:
     """``run_sweep`` cached per (spec, matrix). A cache miss shows a progress bar while it runs;
     a hit replays it in no time (cached functions record their elements)."""
