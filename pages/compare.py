@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import compare, controls
+from explorer import budget, compare, controls, work
 from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
 from landing_core.solvers import METHODS
@@ -111,6 +111,10 @@ def _run(cfg, rows_, fairness, matrix):
 
 
 problem, matrix = controls.session_problem(config)
+work.admit(budget.compare_cost(
+    config.problem, problem.n, problem.p, config.max_iter,
+    [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
+    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None))))
 runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,

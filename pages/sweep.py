@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from explorer import controls
+from explorer import budget, controls, work
 from explorer.state import (
     PROBLEM_LABELS,
     STATUS_LABELS,
@@ -95,7 +95,11 @@ def _settings(config: AppConfig) -> SweepSpec:
 def _compute(spec: SweepSpec) -> SweepOutcome | None:
     """The cached sweep with the session's matrix (as the explorer uses it); None, with a clear
     message, when the batch fails."""
-    _, matrix = controls.session_problem(spec.base)
+    problem, matrix = controls.session_problem(spec.base)
+    work.admit(budget.sweep_cost(spec.base.problem, problem.n, problem.p, spec.base.max_iter,
+                                 spec.size**2,
+                                 budget.matrix_rows(spec.base.problem,
+                                                    getattr(matrix, "shape", None))))
     try:
         return cached_sweep(spec, matrix)
     except np.linalg.LinAlgError as err:  # the batch runner marks singular runs as diverged;
