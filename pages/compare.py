@@ -105,17 +105,30 @@ if compare.FAIRNESS[fair_label] is None and compare.constant_step_is_unfair(vali
             icon=":material/balance:")
 
 
-@st.cache_data(max_entries=32, show_spinner="Running the configurations…")
-def _run(cfg, rows_, fairness, matrix):
-    return compare.run_rows(cfg, rows_, fairness, matrix)
+@st.cache_data(max_entries=32, show_spinner=False)
+def _run(cfg, rows_, fairness, matrix, _cost):
+    """The rows' runs, cached; a miss holds a slot of the gate for heavy work and shows a
+    progress bar, which also ends the runs at the time limit or when the page goes away."""
+    with work.heavy(_cost):
+        watch = work.Watch("Running the configurations…")
+
+        def progress(i: int, total: int, label: str) -> None:
+            watch.at(i / total, f"Running row {i + 1} of {total}: {label}")
+
+        try:
+            return compare.run_rows(cfg, rows_, fairness, matrix, should_stop=watch,
+                                    progress=progress)
+        finally:
+            watch.close()
 
 
 problem, matrix = controls.session_problem(config)
-work.admit(budget.compare_cost(
+cost = budget.compare_cost(
     config.problem, problem.n, problem.p, config.max_iter,
     [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
-    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None))))
-runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix)
+    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
+work.admit(cost)
+runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix, cost)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
@@ -151,6 +164,8 @@ st.caption("A negative final f − f* means the last iterate is still slightly o
 for run in runs:
     if run["status"] == "diverged":
         st.error(f"{run['label']}: {run['message']}")
+    elif run["status"] == "stopped":
+        st.warning(f"{run['label']}: {run['message']}", icon=":material/timer_off:")
 
 if drawn:
     st.caption("Right: the trajectories from the same X₀, coloured as the curves"
