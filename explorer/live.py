@@ -48,7 +48,7 @@ class LiveRun:
     """
 
     def __init__(self, key: tuple, config: AppConfig, problem: Problem, *, heavy: bool = False,
-                 seconds: float = work.BUDGET.seconds, gate: Gate = GATE) -> None:
+                 seconds: float | None = None, gate: Gate = GATE) -> None:
         self.key = key
         self.run_id = uuid.uuid4().hex[:12]
         self.trace, self._records = runner.start(config, problem)
@@ -56,7 +56,8 @@ class LiveRun:
         self.cancelled = False
         self.queued = False
         self.spent = 0.0  # seconds of computing so far
-        self._config, self._heavy, self._seconds, self._gate = config, heavy, seconds, gate
+        self._config, self._heavy, self._gate = config, heavy, gate
+        self._seconds = seconds or work.BUDGET.seconds
         self._lease = 0.0
         self._thread: threading.Thread | None = None
         self.renew()

@@ -28,9 +28,10 @@ BUDGET = Budget.from_env()  # read once per server process: the deployment's env
 TICK = 0.2  # seconds between redraws of a running action's progress element
 
 
-def admit(cost: Cost, budget: Budget = BUDGET) -> None:
-    """Go on when ``cost`` fits ``budget``; else say why and what to lower, and stop the page."""
-    refusal = cost.refusal(budget)
+def admit(cost: Cost, budget: Budget | None = None) -> None:
+    """Go on when ``cost`` fits ``budget`` (the deployment's); else say why and what to lower,
+    and stop the page."""
+    refusal = cost.refusal(budget or BUDGET)
     if refusal is not None:
         st.error(refusal, icon=":material/hourglass_disabled:")
         st.stop()
@@ -41,10 +42,10 @@ class Watch:
     ``seconds`` (the budget's), and a redraw every TICK seconds (Streamlit's cancellation
     point). ``at(fraction, text)`` sets what the next redraw shows."""
 
-    def __init__(self, text: str, seconds: float = BUDGET.seconds) -> None:
+    def __init__(self, text: str, seconds: float | None = None) -> None:
         self.bar = st.progress(0.0, text=text)
         self.fraction, self.text = 0.0, text
-        self._late = deadline(seconds)
+        self._late = deadline(seconds or BUDGET.seconds)
         self._next = time.monotonic() + TICK
 
     def at(self, fraction: float, text: str | None = None) -> None:

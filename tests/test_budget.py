@@ -158,3 +158,36 @@ def test_a_long_procrustes_matrix_is_refused_in_a_sweep_not_in_the_explorer():
     at.switch_page("pages/sweep.py").run()
     assert not at.exception
     assert any("This sweep would need" in e.value and "memory" in e.value for e in at.error)
+
+
+@pytest.fixture
+def underestimated(monkeypatch):
+    """A server whose model underestimates 1000-fold and whose budget is half a second: work
+    is admitted, then ended by the time limit."""
+    from explorer import work
+
+    monkeypatch.setattr(budget, "MARGIN", 0.001)
+    monkeypatch.setattr(work, "BUDGET", budget.Budget(seconds=0.5))
+
+
+def test_a_comparison_over_its_time_limit_keeps_its_rows_and_says_so(underestimated):
+    at = _app(LARGEST | {"max_iter": "3000"})
+    at.run()
+    at.session_state["compare_rows"] = [
+        dict(label=f"c{i}", method="rgd-cayley", tangent="beta", beta=0.5, omega=1.0,
+             step="armijo", eta=0.1) for i in range(3)]
+    at.session_state["compare_version"] = 0
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception and not at.error
+    stopped = [w.value for w in at.warning if "Stopped after" in w.value]
+    assert len(stopped) == 3 and all("time limit of 0.5 s" in w for w in stopped)
+    assert at.get("plotly_chart")  # what was computed is drawn
+
+
+def test_a_sweep_over_its_time_limit_shows_its_cells_and_says_so(underestimated):
+    at = _app({"n": "100", "p": "20", "tol": "1e-14", "max_iter": "3000"})
+    at.run()
+    at.switch_page("pages/sweep.py").run()
+    assert not at.exception and not at.error
+    assert any("stopped at its time limit" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == 3
