@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from landing_core.geometry import TANGENT_TERMS
-from landing_core.solvers import METHODS, Config, solve
+from landing_core.solvers import METHODS, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
 from . import text
@@ -220,21 +221,27 @@ def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
 
 
 def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
-             matrix: np.ndarray | None = None) -> tuple[list[dict], float | None]:
+             matrix: np.ndarray | None = None, *, should_stop: StopCheck | None = None,
+             progress: Callable[[int, int, str], None] | None = None,
+             ) -> tuple[list[dict], float | None]:
     """Run every row on the configured problem from the configured X_0.
 
     Returns one dict per row (label, histories, iterates for n <= 3, status, message,
     iterations, and ``f_star``: f* over the component of O(n) of the row's final iterate when
     p = n, since a long step can cross) and f* over X_0's component (None when unknown). Under
-    a fairness choice each label names the rule that ran, e.g. "β = 0.1 [BB]".
+    a fairness choice each label names the rule that ran, e.g. "β = 0.1 [BB]". ``should_stop``
+    goes to every row's ``solve`` (rows after a stop are stopped at X_0); ``progress(i, rows,
+    label)`` is called before row i.
     """
     problem = build_problem(config, matrix)
     X0 = initial(config, problem)
     keep = config.max_iter + 1 if problem.n <= 3 else 0
     runs = []
-    for r in rows:
+    for i, r in enumerate(rows):
+        if progress is not None:
+            progress(i, len(rows), str(r["label"]))
         result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
-                       max_iter=config.max_iter, keep_iterates=keep)
+                       max_iter=config.max_iter, keep_iterates=keep, should_stop=should_stop)
         label = text.label(r["label"])
         if fairness is not None:  # the rule that ran, where it overrides the row's
             label += f" [{_STEP_TEXT[fairness].format(eta=float(r['eta']))}]"

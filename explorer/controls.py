@@ -11,7 +11,7 @@ import streamlit as st
 from landing_core.problems import Problem
 from landing_core.steps import USES_ETA
 
-from . import navigation, text
+from . import budget, navigation, text, work
 from .runner import SAFE_EPS, build_problem, start
 from .state import (
     BOUNDS,
@@ -168,7 +168,11 @@ def _matrix_upload(config: AppConfig) -> None:
                                   on_change=_upload_changed, args=(key,))
         if upload is not None and upload.file_id != st.session_state.get("matrix_id"):
             try:  # a rejected file is read again on each rerun: its warning stays while it does
-                st.session_state.matrix = parse_matrix(upload.name, upload.getvalue())
+                matrix = parse_matrix(upload.name, upload.getvalue())
+                refusal = budget.upload_cost(config.problem, matrix.shape).refusal(work.BUDGET)
+                if refusal is not None:
+                    raise ValueError(refusal)
+                st.session_state.matrix = matrix
                 st.session_state.matrix_name = upload.name
                 st.session_state.matrix_id = upload.file_id
             except ValueError as err:

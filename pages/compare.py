@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import compare, controls, text
+from explorer import budget, compare, controls, text, work
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
 from landing_core.solvers import METHODS
@@ -103,13 +103,30 @@ elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
     st.info(compare.SAFE_NOTE, icon=":material/balance:")
 
 
-@st.cache_data(**CACHE_LIMITS, show_spinner="Running the configurations…")
-def _run(cfg, rows_, fairness, matrix):
-    return compare.run_rows(cfg, rows_, fairness, matrix)
+@st.cache_data(**CACHE_LIMITS, show_spinner=False)
+def _run(cfg, rows_, fairness, matrix, _cost):
+    """The rows' runs, cached; a miss holds a slot of the gate for heavy work and shows a
+    progress bar, which also ends the runs at the time limit or when the page goes away."""
+    with work.heavy(_cost):
+        watch = work.Watch("Running the configurations…")
+
+        def progress(i: int, total: int, label: str) -> None:
+            watch.at(i / total, f"Running row {i + 1} of {total}: {label}")
+
+        try:
+            return compare.run_rows(cfg, rows_, fairness, matrix, should_stop=watch,
+                                    progress=progress)
+        finally:
+            watch.close()
 
 
 problem, matrix = controls.session_problem(config)
-runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix)
+cost = budget.compare_cost(
+    config.problem, problem.n, problem.p, config.max_iter,
+    [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
+    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
+work.admit(cost)
+runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix, cost)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
@@ -145,6 +162,8 @@ st.caption("A negative final f − f* means the last iterate is still slightly o
 for run in runs:
     if run["status"] == "diverged":
         st.error(text.markdown(f"{run['label']}: {run['message']}"))
+    elif run["status"] == "stopped":
+        st.warning(text.markdown(f"{run['label']}: {run['message']}"), icon=":material/timer_off:")
 
 if drawn:
     st.caption("Right: the trajectories from the same X₀, coloured as the curves"
