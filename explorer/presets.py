@@ -94,7 +94,8 @@ PRESETS: list[Preset] = [
         "Only Barzilai–Borwein and Armijo adapt the step to each β, and the stopping rule "
         "measures every β alike. On St(5, 3) β still changes the rate: it weighs the rotation "
         "block against the out-of-span block. On O(3) (p = n) β only rescales the tangent term "
-        "and BB takes the same number of iterations for every β.",
+        "and BB takes the same number of iterations for every β (Armijo nearly: its "
+        "halvings from a fixed first trial are not scale-free).",
         "theory",
         AppConfig(problem="brockett", n=5, p=3, seed=0, distance=0.4),
         demo="rates",

@@ -65,8 +65,8 @@ every page.
   Armijo" or "each with Barzilai–Borwein", the two rules that adapt the step to each field.
   "Each at its safe step" is not fair: near the solution the safe bound grows without limit, so
   the step is the constant $\min(\eta, 1/(2\omega))$ and keeps the constant step's bias
-  (brockett 3 × 2, cap 0.1: 125, 132, 244 and 1095 iterations for β = 0.1, 0.5, 1, 5; with BB
-  32, 25, 29 and 42).
+  (brockett 3 × 2, cap 0.1: 125, 128, 244 and 1202 iterations for β = 0.1, 0.5, 1, 5; with BB
+  31, 25, 29 and 42).
 - *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
   diverged cells are grey with ×; pick a cell to open it in the explorer.
 - *Theory*: the paper's statements beside their residuals, computed live at a random $X$; and
@@ -79,8 +79,11 @@ every page.
   not). Lecture mode hides their explanations; presets open them.
 
 **The views.**
-- *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the tangent term's
-  norm, the step $\eta_k$ and the normal term's step $\eta_k\omega_k$, on log axes
+- *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the stationarity
+  $\|\operatorname{grad}_1 f(X_k)\|_F$ (the β = 1 gradient, on the manifold the embedded Riemannian
+  gradient: one measure for every method, tangent term and β; a run stops when it plus the
+  infeasibility is below the tolerance), the step $\eta_k$ and the normal term's step
+  $\eta_k\omega_k$, on log axes
   ($\omega_k = \omega$ except where Barzilai–Borwein lowers it on a long step, keeping
   $\eta_k\omega_k \le \tfrac12$).
 - $n = 2, p = 1$: the plane, the unit circle, the layer circle through the current iterate, the

@@ -85,8 +85,9 @@ class RiemannianGD(Method):
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         V = stiefel_beta_gradient(X, G, self.metric_beta)
-        norm = frobenius_norm(V)
-        return Field(V, h(X), norm, norm), state
+        # the common measure (the embedded gradient's norm on St(n, p), ||V|| for beta = 1),
+        # whatever metric_beta: beta must not change what the stop test reads
+        return Field(V, h(X), self.stationarity(X, G), frobenius_norm(V)), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:
