@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from landing_core.geometry import TANGENT_TERMS
-from landing_core.solvers import METHODS, Config, solve
+from landing_core.solvers import METHODS, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
+from . import text
 from .runner import build_problem, initial, step_rule
 from .state import PRESENTATION, STATUS_LABELS, AppConfig
 
@@ -35,29 +37,29 @@ def rows_query(rows: list[dict]) -> str:
                       separators=(",", ":"))
 
 
-def rows_from_query(text: str) -> tuple[list[dict], list[str]]:
+def rows_from_query(query: str) -> tuple[list[dict], list[str]]:
     """The valid rows of a ``rows_query`` string (at most MAX_ROWS), and warnings for what was
     dropped (the first three named); no rows and one warning when it cannot be read at all
     (not JSON, nested, or longer than any six rows need). β, ω and η become floats; a row
     without a text label gets ``auto_label``."""
     unreadable = [], ["URL parameter rows could not be read; showing the default rows."]
-    if len(text) > 100 * MAX_ROWS * len(COLUMNS):
+    if len(query) > 100 * MAX_ROWS * len(COLUMNS):
         return unreadable
     try:
-        items = json.loads(text)
+        items = json.loads(query)
         if not (isinstance(items, list) and all(isinstance(i, list) for i in items)):
             return unreadable
         rows = [dict(zip(COLUMNS, item, strict=True)) for item in items]
     except (ValueError, TypeError, RecursionError):
         return unreadable
-    dropped = [f"URL row {str(r.get('label'))[:40]!r} dropped: {why}." for r in rows
+    dropped = [f"URL row {text.quote(r.get('label'))} dropped: {why}." for r in rows
                if (why := check_row(r)) is not None]
     warnings = dropped[:3] + ([f"… and {len(dropped) - 3} more rows dropped."]
                               if len(dropped) > 3 else [])
     valid = []
     for r in (r for r in rows if check_row(r) is None):
         r = {**r, **{c: float(r[c]) for c in ("beta", "omega", "eta")}}
-        valid.append({**r, "label": r["label"] if isinstance(r["label"], str) and
+        valid.append({**r, "label": text.label(r["label"]) if isinstance(r["label"], str) and
                       r["label"].strip() else auto_label(r)})
     if len(valid) > MAX_ROWS:
         warnings.append(f"Only the first {MAX_ROWS} rows of the URL are kept.")
@@ -95,10 +97,16 @@ def auto_label(r: dict) -> str:
     return f"{head}, ω = {float(r['omega']):g}, {step}"
 
 
+def _blank(label: object) -> bool:
+    return label is None or (isinstance(label, float) and math.isnan(label)) or not text.plain(
+        label).strip()
+
+
 def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     """The edited rows, where a valid row gets ``auto_label`` when its label is blank or when
     its settings changed but its label did not (a label must not name what the row no longer
-    runs).
+    runs); a label typed by the user is kept as ``text.label`` stores it (one line, bounded,
+    safe in the table's CSV download).
 
     Each edit in the table is one action (a cell, an added row, deleted rows); rows are matched
     by position only when the count is unchanged, i.e. when a cell was edited.
@@ -106,13 +114,13 @@ def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     matched = old if len(old) == len(new) else [None] * len(new)
     out = []
     for before, after in zip(matched, new, strict=True):
+        label = after.get("label")
+        if not _blank(label):
+            after = {**after, "label": text.label(label)}
         if check_row(after) is None:
-            label = after.get("label")
-            blank = label is None or (isinstance(label, float) and math.isnan(label)) or not str(
-                label).strip()
             stale = before is not None and before.get("label") == label and any(
                 before.get(c) != after.get(c) for c in COLUMNS if c != "label")
-            if blank or stale:
+            if _blank(label) or stale:
                 after = {**after, "label": auto_label(after)}
         out.append(after)
     return out
@@ -182,15 +190,15 @@ def check_row(r: dict) -> str | None:
                              ("tangent", TANGENT_TERMS, "tangent term"),
                              ("step", STEP_RULES, "step rule")):
         if not (isinstance(r.get(key), str) and r[key] in names):  # a URL may hold a list
-            return f"unknown {what} {r.get(key)!r}"
+            return f"unknown {what} {text.quote(r.get(key))}"
     for name, (low, high) in ROW_BOUNDS.items():
         value = r.get(name)
         try:
             ok = not isinstance(value, bool) and low <= float(value) <= high  # NaN fails too
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: a 400-digit integer
             ok = False
         if not ok:
-            return f"{name} must be a number in [{low:g}, {high:g}], got {value!r}"
+            return f"{name} must be a number in [{low:g}, {high:g}], got {text.quote(value)}"
     return None
 
 
@@ -213,21 +221,27 @@ def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
 
 
 def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
-             matrix: np.ndarray | None = None) -> tuple[list[dict], float | None]:
+             matrix: np.ndarray | None = None, *, should_stop: StopCheck | None = None,
+             progress: Callable[[int, int, str], None] | None = None,
+             ) -> tuple[list[dict], float | None]:
     """Run every row on the configured problem from the configured X_0.
 
     Returns one dict per row (label, histories, iterates for n <= 3, status, message,
     iterations) and f* (over X_0's component when p = n). Under a fairness choice each label
-    names the rule that ran, e.g. "β = 0.1 [BB]".
+    names the rule that ran, e.g. "β = 0.1 [BB]". ``should_stop`` goes to every row's
+    ``solve`` (rows after a stop are stopped at X_0); ``progress(i, rows, label)`` is called
+    before row i.
     """
     problem = build_problem(config, matrix)
     X0 = initial(config, problem)
     keep = config.max_iter + 1 if problem.n <= 3 else 0
     runs = []
-    for r in rows:
+    for i, r in enumerate(rows):
+        if progress is not None:
+            progress(i, len(rows), str(r["label"]))
         result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
-                       max_iter=config.max_iter, keep_iterates=keep)
-        label = str(r["label"])
+                       max_iter=config.max_iter, keep_iterates=keep, should_stop=should_stop)
+        label = text.label(r["label"])
         if fairness is not None:  # the rule that ran, where it overrides the row's
             label += f" [{_STEP_TEXT[fairness].format(eta=float(r['eta']))}]"
         runs.append(dict(label=label, cost=result.cost,

@@ -108,7 +108,7 @@ class Trace:
 
     @property
     def finished(self) -> bool:
-        return self.status in ("converged", "max_iter", "diverged")
+        return self.status in ("converged", "max_iter", "diverged", "stopped")
 
     def append(self, rec: Record) -> None:
         self.cost.append(rec.cost)

@@ -38,9 +38,12 @@ __all__ = [
     "RETRACTIONS",
     "RUNNING",
     "STATUSES",
+    "STOPPED",
     "Config",
     "Record",
     "Result",
+    "StopCheck",
+    "deadline",
     "iterate",
     "landing",
     "make_method",
@@ -57,6 +60,26 @@ METHODS: Mapping[str, str] = methods.LABELS  # name -> label, from the one regis
 
 RUNNING, CONVERGED, MAX_ITER, DIVERGED = 0, 1, 2, 3  # run_status codes: indices of STATUSES
 STATUSES = ("running", "converged", "max_iter", "diverged")
+STOPPED = "stopped"  # a run ended from outside (a time limit, a closed page): not a stop test
+
+StopCheck = Callable[[], object]
+"""``should_stop()``: falsy to go on, else why to stop (a string names it in the message)."""
+
+
+def deadline(seconds: float, clock: Callable[[], float] = time.monotonic) -> StopCheck:
+    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason once ``seconds`` of
+    wall clock have passed since this call, None before. One clock read per check."""
+    if not seconds > 0:
+        raise ValueError(f"a deadline needs seconds > 0, got {seconds!r}")
+    end = clock() + seconds
+    reason = f"the time limit of {seconds:g} s was reached"
+    return lambda: reason if clock() >= end else None
+
+
+def stopped_message(reason: object, k: int) -> str:
+    """The message of a run ended by ``should_stop`` after k updates."""
+    why = f": {reason}" if isinstance(reason, str) else ""
+    return f"Stopped after {k} iterations{why}; the iterates so far are kept."
 
 
 def run_status(
@@ -310,13 +333,16 @@ def solve(
     max_iter: int = 1000,
     keep_iterates: int = 0,
     callback: Callable[[Record], bool | None] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> Result:
     """Run ``iterate`` to completion with Algorithm 1's stopping rule ||grad|| + ||h|| <= tol.
 
     ``iterations`` counts updates: with no earlier stop, X is the iterate after exactly
     ``max_iter`` updates and the histories hold max_iter + 1 entries. ``keep_iterates`` > 0 keeps
     at most that many X_k (uniformly decimated, always including X_0 and the last). A
-    ``callback(record)`` returning True stops the run (status "stopped").
+    ``callback(record)`` returning True stops the run (status "stopped"); so does
+    ``should_stop()`` returning a reason (checked after each iterate: e.g. ``deadline(30)``,
+    or a closed page), with the histories computed so far.
     """
     problem = as_problem(problem)
     config = config or Config()
@@ -343,7 +369,10 @@ def solve(
             status, message = reason
             break
         if callback is not None and callback(rec):
-            status, message = "stopped", f"Stopped by the callback after {rec.k} iterations."
+            status, message = STOPPED, f"Stopped by the callback after {rec.k} iterations."
+            break
+        if should_stop is not None and reason is None and (why := should_stop()):
+            status, message = STOPPED, stopped_message(why, rec.k)
             break
         if reason is not None:
             status, message = reason

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 
 import numpy as np
 import pytest
@@ -129,6 +130,8 @@ def test_every_preset_loads_and_shows(index):
     assert at.session_state.config.run_key() == preset.config.run_key()
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     if preset.page == "compare":
+        rows = at.session_state.compare_rows  # the session's own copy, not the shared PRESETS
+        assert rows == preset.rows and not any(map(operator.is_, rows, preset.rows))
         assert charts, "the comparison shows its figures"
         names = [t["name"] for t in charts[0]["data"] if t.get("showlegend", True)]
         assert names == [r["label"] for r in preset.rows]

@@ -85,8 +85,7 @@ class RiemannianGD(Method):
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         V = stiefel_beta_gradient(X, G, self.metric_beta)
-        # the common measure (the embedded gradient's norm on St(n, p), ||V|| for beta = 1),
-        # whatever metric_beta: beta must not change what the stop test reads
+        # the common measure, not ||V||: in the beta-metric ||V|| scales like 1/beta
         return Field(V, h(X), self.stationarity(X, G), frobenius_norm(V)), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
