@@ -20,6 +20,7 @@ DEMOS = {
     "rates": "Fair rates",
 }
 FLOW_ETA = 0.02  # small: the iterates follow the flow to O(eta)
+FLOW_STEPS = 300  # per cost: three runs of at most this many steps
 LAYER_BETAS = (0.1, 0.3, 1.0, 3.0, 10.0)
 LAYER_ETA, LAYER_MAX_ITER = 0.05, 5000
 OMEGAS = (0.3, 1.0, 3.0, 10.0, 30.0)
@@ -32,8 +33,11 @@ RATE_TOL, RATE_MAX_ITER = 1e-10, 2000  # the rate fit's window ends at 1e-9 of t
 
 @st.cache_data(**CACHE_LIMITS, show_spinner="Running three costs…")
 def _flow(X0: np.ndarray, seed: int, beta: float, omega: float) -> demos.FlowPaths:
-    return demos.flow_paths(X0, seed=seed, beta=beta, omega=omega, eta=FLOW_ETA,
-                            t_end=3.0 / omega)
+    # eta omega <= 0.1 keeps the constant step stable for a large omega; at most FLOW_STEPS
+    # steps per cost, whatever omega (a small one would otherwise ask for millions)
+    eta = min(FLOW_ETA, 0.1 / omega)
+    return demos.flow_paths(X0, seed=seed, beta=beta, omega=omega, eta=eta,
+                            t_end=min(3.0 / omega, FLOW_STEPS * eta))
 
 
 @st.cache_data(**CACHE_LIMITS, show_spinner="Running the layer and Riemannian GD…")
@@ -50,9 +54,9 @@ def _omega(seed: int, distance: float) -> demos.OmegaSweep:
 
 
 @st.cache_data(**CACHE_LIMITS, show_spinner="Running BB and Armijo over β…")
-def _rates(problem: str, seed: int, distance: float, omega: float) -> demos.FairRates:
+def _rates(problem: str, seed: int, distance: float) -> demos.FairRates:
     return demos.fair_rates(problem, *RATE_SHAPE, RATE_BETAS, seed=seed, distance=distance,
-                            omega=omega, tol=RATE_TOL, max_iter=RATE_MAX_ITER)
+                            omega=1.0, tol=RATE_TOL, max_iter=RATE_MAX_ITER)
 
 
 def _explain(config: AppConfig, text: str) -> None:
@@ -70,7 +74,7 @@ def flow_demo(config: AppConfig, X: np.ndarray) -> None:
     st.plotly_chart(demo_figures.flow_paths_figure(paths), width="stretch", theme=None)
     worst = max(paths.gap.values())
     st.caption(f"Three costs from this X (β = {config.beta:g}, ω = {config.omega:g}, constant "
-               f"step η = {FLOW_ETA:g}, t = kη): their singular values lie on one curve, the "
+               f"step η = {paths.eta:g}, t = kη): their singular values lie on one curve, the "
                f"exact flow, within {worst:.1e} (O(η): halving η halves it).")
     _explain(config, (
         "Along the landing flow $\\dot X = -(T + \\omega X(X^\\top X - I))$ the tangent term "
@@ -160,7 +164,7 @@ def _spread(counts: list[int | None]) -> str:
 
 def rates_demo(config: AppConfig) -> None:
     distance = config.distance if config.distance > 0 else DEMO_DISTANCE
-    rates = _rates(config.problem, config.seed, distance, config.omega)
+    rates = _rates(config.problem, config.seed, distance)
     st.plotly_chart(demo_figures.fair_rates_figure(rates), width="stretch", theme=None)
     lines = []
     for rule, cases in rates.iterations.items():

@@ -3,6 +3,8 @@ show them: each claim against the numbers of independent runs or formulas."""
 
 from __future__ import annotations
 
+import base64
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -211,3 +213,20 @@ def test_the_guide_names_every_demonstration_and_the_overlay():
         assert f"*{title}*" in text.lower()
     assert "2|\\lambda_{\\min}|/\\omega" in text and "dotted" in text
     assert "t_k = \\sum_{j<k} \\eta_j\\omega_j/\\omega" in text
+
+
+@pytest.mark.parametrize(("omega", "eta"), [(100.0, 1e-3), (0.01, 0.02)])  # the bounds
+def test_the_flow_demonstration_stays_stable_and_bounded_for_any_omega(omega, eta):
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    at.query_params["omega"] = str(omega)
+    at.run()
+    at.switch_page("pages/theory.py").run()
+    at.radio(key="theory_part").set_value("demonstrations").run()
+    assert not at.exception
+    caption = next(c.value for c in at.caption if c.value.startswith("Three costs"))
+    assert f"constant step η = {eta:g}" in caption
+    gap = float(caption.split("within ")[1].split(" ")[0])
+    assert gap < 0.05  # eta omega <= 0.1: stable, on the flow
+    x = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["x"]
+    count = len(x) if isinstance(x, list) else len(base64.b64decode(x["bdata"])) // 8
+    assert count <= page_demos.FLOW_STEPS + 1  # however small omega
