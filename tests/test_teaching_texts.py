@@ -100,6 +100,7 @@ def test_the_turn_within_the_span_is_described_as_a_rotation_rate(guide):
         assert "β scales it by 1/β" not in text
     assert "turn together" in compare.TURN_HELP and "rate" in compare.TURN_HELP
     assert "turn together" in texts[1] and "turn together" in guide
+    assert "turn together" in controls.BETA_HELP and "rate" in controls.BETA_HELP
     assert "rate scaled by" in guide
 
 
