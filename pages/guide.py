@@ -76,7 +76,9 @@ every page.
   where β acts as the β-metric does for Riemannian GD on St(n, p)); *the ω trade-off* (a
   larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
-  not). Lecture mode hides their explanations; presets open them.
+  not); *fair rates* (local rates against β under the two rules that adapt the step, on the
+  one stationarity measure; for $p = n$, β only rescales the tangent term and BB's iterations
+  do not change). Lecture mode hides their explanations; presets open them.
 
 **The views.**
 - *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the stationarity

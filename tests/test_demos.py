@@ -209,7 +209,7 @@ def test_the_guide_names_every_demonstration_and_the_overlay():
     at.switch_page("pages/guide.py").run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
-    for title in ("the normal flow", "β within one layer", "the ω trade-off"):
+    for title in ("the normal flow", "β within one layer", "the ω trade-off", "fair rates"):
         assert f"*{title}*" in text.lower()
     assert "2|\\lambda_{\\min}|/\\omega" in text and "dotted" in text
     assert "t_k = \\sum_{j<k} \\eta_j\\omega_j/\\omega" in text
