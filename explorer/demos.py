@@ -128,7 +128,7 @@ def omega_demo(config: AppConfig) -> None:
         f"Brockett xᵀAx on the sphere St(3, 1), seed {config.seed}, X₀ at distance "
         f"{distance:g}; both methods at the safe step with cap η = {sweep.eta:g}. Landing is "
         f"fastest at ω = {sweep.omegas[best]:g} and lands on the sphere for every ω; the "
-        f"penalty stops off it at ‖h‖ = 2|λ_min|/ω (relative difference {error:.0e}).")
+        f"penalty stops off it at ‖h‖ = 2|λₘᵢₙ|/ω (relative difference {error:.0e}).")
     _explain(config, (
         "**Pull harder, step shorter.** By the normal flow, $\\|X^\\top X - I\\|$ decays at "
         "rate $2\\omega$ per unit time, and a step of length η advances that time by η. But the "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -142,6 +143,13 @@ def test_pca_is_beta_invariant_on_the_manifold_only():
                / np.linalg.norm(geo.grad_beta(Y, GY, 10.0)))
     assert f"{round(100 * spread5)} % at X₀ (88 % on PCA 3 × 2)" in text
     assert "on the manifold XᵀG is symmetric" not in text
+    # "the early cost curves part (by about 0.02, against 10⁻⁴ from the manifold)"
+    pca = _preset("PCA")
+    spread = {}
+    for distance in (0.0, 0.4):
+        runs, _ = compare.run_rows(replace(pca.config, distance=distance), pca.rows, None)
+        spread[distance] = np.abs(runs[0]["cost"][:30] - runs[2]["cost"][:30]).max()
+    assert spread[0.0] < 2e-4 and 0.01 < spread[0.4] < 0.04
     assert "symmetric at every X" in text and "XᵀX = I only" in text
     assert state.PROBLEM_LABELS["pca"].endswith("(β-invariant on St(n, p))")
 
