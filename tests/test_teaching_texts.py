@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
 from landing_core.steps import SAFE_EPS, BarzilaiBorwein, Safe
 
-ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 60
 
 
