@@ -35,7 +35,7 @@ METHOD_FACTOR = {"landing": 1.0, "rgd-qr": 1.3, "rgd-polar": 2.3, "rgd-cayley": 
 STEP_FACTOR = {"safe": 1.0, "constant": 1.0, "armijo": 3.2, "bb": 1.1}
 DEFAULT_METHOD_FACTOR = 2.5  # a method registered later, not yet measured
 BYTES_PER_RECORD = 400  # one iteration's history: six floats in lists and arrays, per run
-SWEEP_COPIES = 12  # arrays of the batch's size (n p + p^2 per run) alive at once
+SWEEP_COPIES = 14  # arrays of the batch's size (n p + p^2 per run) alive at once
 RESIDUAL_COPIES = 2.5  # Procrustes: residuals A X - B of m x p per run
 BASE_MEMORY = 5e6  # bytes any request may take besides its arrays
 

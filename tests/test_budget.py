@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import budget
+from explorer import budget, text
 from landing_core import sweep as batch
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
@@ -55,9 +55,12 @@ def test_the_time_model_is_within_a_small_factor_of_measured_runs():
     X0 = initial_point(n, p, 0.4, 0)
     for method, step in (("landing", "safe"), ("rgd-cayley", "armijo")):
         cfg = Config(method=method, step=make_step_rule(step, 0.1))
-        t = time.perf_counter()
-        r = solve(P, X0, cfg, tol=1e-300, max_iter=iters)
-        measured = time.perf_counter() - t
+        times = []
+        for _ in range(3):  # the least of three: what the machine can do, not its load
+            t = time.perf_counter()
+            r = solve(P, X0, cfg, tol=1e-300, max_iter=iters)
+            times.append(time.perf_counter() - t)
+        measured = min(times)
         model = budget.run_seconds("brockett", n, p, r.iterations, method, step)
         assert measured / 8 < model < 8 * measured, (method, step, measured, model)
 
@@ -179,7 +182,8 @@ def test_a_comparison_over_its_time_limit_keeps_its_rows_and_says_so(underestima
     at.session_state["compare_version"] = 0
     at.switch_page("pages/compare.py").run()
     assert not at.exception and not at.error
-    stopped = [w.value for w in at.warning if "Stopped after" in w.value]
+    stopped = [text.unescape(w.value) for w in at.warning]
+    stopped = [w for w in stopped if "Stopped after" in w]
     assert len(stopped) == 3 and all("time limit of 0.5 s" in w for w in stopped)
     assert at.get("plotly_chart")  # what was computed is drawn
 
