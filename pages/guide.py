@@ -97,5 +97,5 @@ every page.
   through the cone of positive definite $2\times 2$ matrices to $I$. Both views overlay, dotted,
   the exact normal flow from $X_0$ at the iterates' time $t_k = \sum_{j<k} \eta_j\omega_j/\omega$
   ($k\eta$ for a constant step): no cost and no β changes it, and the iterates follow it to
-  $O(\eta\omega)$, closely for small steps.
+  $O(\eta)$, closely for small steps.
 """)
