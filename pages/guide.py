@@ -76,7 +76,9 @@ every page.
   where β acts as the β-metric does for Riemannian GD on St(n, p)); *the ω trade-off* (a
   larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
-  not). Lecture mode hides their explanations; presets open them.
+  not); *fair rates* (local rates against β under the two rules that adapt the step, on the
+  one stationarity measure; for $p = n$, β only rescales the tangent term and BB's iterations
+  do not change). Lecture mode hides their explanations; presets open them.
 
 **The views.**
 - *Convergence*: $|f(X_k) - f^*|$ (for $p = n$, $f^*$ is the optimum over the component of
@@ -98,5 +100,5 @@ every page.
   through the cone of positive definite $2\times 2$ matrices to $I$. Both views overlay, dotted,
   the exact normal flow from $X_0$ at the iterates' time $t_k = \sum_{j<k} \eta_j\omega_j/\omega$
   ($k\eta$ for a constant step): no cost and no β changes it, and the iterates follow it to
-  $O(\eta)$.
+  $O(\eta)$, closely for small steps.
 """)
