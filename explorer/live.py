@@ -20,7 +20,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from landing_core.problems import Problem
 
-from . import playback, runner
+from . import playback, runner, text
 from .state import AppConfig
 
 FIRST_WAIT = 0.25  # seconds a new run may take before the page shows it (all of a small run)
@@ -119,6 +119,10 @@ def chosen_view(names: list[str]) -> str:
     elif st.session_state.get("explorer_view") not in names:
         url = st.query_params.get("view")
         st.session_state.explorer_view = url if url in names else names[0]
+        if url is not None and url not in names:
+            st.warning(text.markdown(f"URL parameter view={text.quote(url)} is not a view of "
+                                     f"this size ({', '.join(names)}); showing {names[0]}."),
+                       icon="⚠️")
     return st.session_state.explorer_view
 
 

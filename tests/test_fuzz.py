@@ -153,7 +153,7 @@ def test_hostile_url_values_in_every_parameter(round_):
     for name in NAMES:
         if getattr(config, name) == getattr(AppConfig(), name) and name != keep:
             assert f"{name}=" in warned or "p = " in warned, name  # says what it ignored
-    assert "Unknown URL parameter" in warned
+    assert "Unknown URL parameter" in warned and "URL parameter view=" in warned
 
 
 def test_a_400_digit_beta_and_a_100k_value_in_the_url():
@@ -203,7 +203,9 @@ def test_hostile_compare_rows_from_a_link(column):
     assert len(labels) == 2  # the good rows are kept ...
     assert labels[1].startswith("'=HYPERLINK")  # ... with a CSV-safe label
     assert all(len(x) <= text.LABEL_MAX + 1 for x in labels)
-    assert "dropped" in _warnings(at)  # ... and the bad ones are named as dropped
+    warned = _warnings(at)
+    assert "dropped" in warned  # ... and the bad ones are named as dropped
+    assert "URL parameter steps=" in warned and "URL parameter against=" in warned
     editor = at.dataframe[0].value
     assert not any(str(v).startswith(text.FORMULA_START) for v in editor["label"])
 
