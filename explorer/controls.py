@@ -45,12 +45,22 @@ TOL_GRID = [10.0**e for e in range(round(np.log10(_limits("tol")[0])),
                                     round(np.log10(_limits("tol")[1])) + 1)]
 STEP_HELP = (
     "**constant**: η at every step (too large diverges). "
-    f"**safe**: η shortened where needed so that ‖XᵀX − I‖ stays ≤ ε = {SAFE_EPS:g} "
-    "(Ablin et al.). "
-    "**Armijo**: backtracking on f + μ/2 ‖XᵀX − I‖², first trial η. "
+    f"**safe**: η shortened where needed so that ‖XᵀX − I‖, once below ε = {SAFE_EPS:g} "
+    "(Ablin et al.), stays below it; from a start above ε (the default X₀ starts at 0.80) it "
+    "only keeps ‖XᵀX − I‖ from growing. The guarantee needs a landing field (XᵀT skew): the "
+    "penalty rows of the Compare page have none. Near the solution the safe step is the "
+    "constant min(η, 1/(2ω)): it does not adapt to the field. "
+    "**Armijo**: backtracking on the merit f − ½⟨Λ, XᵀX − I⟩ + μ/2 ‖XᵀX − I‖² (Λ = sym(XᵀG), "
+    "μ bounded), first trial η; ‖XᵀX − I‖ never rises above max(ε, its start). "
     "**Barzilai–Borwein**: the step from the last two iterates, made safe; needs no η. "
     "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "
     "by ηω = ½: the cap guards the normal term, not the descent."
+)
+OMEGA_HELP = (
+    "The normal term's weight: ‖XᵀX − I‖ decays at rate 2ω (about 2ηω per step), and the "
+    "safe step caps η at 1/(2ω). Under Barzilai–Borwein ω barely acts: a long BB step lowers "
+    "it to 1/(2η) for that step (about nine steps in ten at ω = 10). Use the constant or the "
+    "safe step to see ω act."
 )
 
 
@@ -223,7 +233,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
         sb.caption("β only enters the β-metric tangent term.")
     omega = sb.select_slider("ω (normal term weight)",
                              _options(OMEGA_GRID, st.session_state.get("w_omega", config.omega)),
-                             key="w_omega", format_func=fmt)
+                             key="w_omega", format_func=fmt, help=OMEGA_HELP)
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,
                         help=STEP_HELP)
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",

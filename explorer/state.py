@@ -22,7 +22,7 @@ from .text import quote
 _PROBLEM_TEXT = {
     "brockett": "Brockett tr(XᵀAXN)",
     "procrustes": "Procrustes ½‖AX − B‖²",
-    "pca": "PCA −½tr(XᵀCX) (β-invariant)",
+    "pca": "PCA −½tr(XᵀCX) (β-invariant on St(n, p))",
     "linear": "Linear tr(CᵀX)",
     "quartic": "Quartic −¼ΣXᵢⱼ⁴ (wells at the axes)",
 }
@@ -34,7 +34,7 @@ _TANGENT_TEXT = {
 _STEP_TEXT = {
     "safe": "safe step (Ablin et al.)",
     "constant": "constant η",
-    "armijo": "Armijo on f + μN",
+    "armijo": "Armijo (augmented Lagrangian)",
     "bb": "Barzilai–Borwein (safeguarded)",
 }
 PROBLEM_LABELS = {name: _PROBLEM_TEXT[name] for name in PROBLEMS}

@@ -101,14 +101,11 @@ controls.persist("compare_fairness", next(iter(compare.FAIRNESS)))
 controls.persist("compare_against", "iteration")
 steps_box, against_box = st.columns([3, 2], vertical_alignment="bottom")
 fair_label = steps_box.selectbox("Steps", list(compare.FAIRNESS), key="compare_fairness",
-                                 help="Metrics compared at one fixed η can mislead: the "
-                                      "rotation block of grad_β scales with 1/β, so one η "
-                                      "suits one β and not another.")
+                                 help=compare.STEPS_HELP)
 if compare.FAIRNESS[fair_label] is None and compare.constant_step_is_unfair(valid):
-    st.info("A constant η favours whichever tangent term happens to be scaled for it. For a "
-            "fair comparison choose “each at its safe step”, “each with Armijo” or “each with "
-            "Barzilai–Borwein” above.",
-            icon=":material/balance:")
+    st.info(compare.CONSTANT_NOTE, icon=":material/balance:")
+elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
+    st.info(compare.SAFE_NOTE, icon=":material/balance:")
 
 
 @st.cache_data(**CACHE_LIMITS, show_spinner="Running the configurations…")
@@ -144,8 +141,7 @@ st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
                             "final ‖XᵀX − I‖": st.column_config.NumberColumn(format="%.3e"),
                             "turn within the span (rad)": st.column_config.NumberColumn(
-                                format="%.3g", help="How far the columns turn about each "
-                                "other, summed over the run: β scales it by 1/β."),
+                                format="%.3g", help=compare.TURN_HELP),
                             "motion of the span": st.column_config.NumberColumn(
                                 format="%.3g", help="How far span(Xₖ) itself moves, summed "
                                 "over the run.")})

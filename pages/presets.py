@@ -28,4 +28,7 @@ for i, preset in enumerate(PRESETS):
                 st.session_state.compare_fairness = preset.fairness
             if preset.view is not None:
                 st.session_state.explorer_view = preset.view
+            if preset.demo is not None:
+                st.session_state.theory_part = "demonstrations"
+                st.session_state.theory_demo = preset.demo
             st.switch_page(f"pages/{preset.page}.py")

@@ -137,6 +137,12 @@ def test_every_preset_loads_and_shows(index):
         assert names == [r["label"] for r in preset.rows]
         table = at.dataframe[-1].value
         assert list(table["configuration"]) == [r["label"] for r in preset.rows]
+    elif preset.page == "theory":  # the demonstration it names, without the page's words
+        assert at.title[0].value.startswith("Theory")
+        assert at.radio(key="theory_part").value == "demonstrations"
+        assert at.radio(key="theory_demo").value == preset.demo
+        assert charts and "Why" not in [e.label for e in at.expander]  # lecture mode: no words
+        assert at.session_state.config.lecture
     else:
         assert at.title[0].value.startswith("Landing on St(n, p)")
         player = json.loads(at.get("component_instance")[0].proto.json_args)["data"]
