@@ -11,7 +11,7 @@ from landing_core import demo_figures, demos
 from landing_core.problems import initial_point, make_problem
 
 from . import controls
-from .state import AppConfig
+from .state import CACHE_LIMITS, AppConfig
 
 DEMOS = {
     "flow": "The normal flow: one path whatever f",
@@ -29,26 +29,26 @@ RATE_BETAS = (0.1, 0.3, 1.0, 3.0, 10.0)
 RATE_SHAPE = (5, 3)  # St(5, 3) for p < n, O(3) for p = n
 
 
-@st.cache_data(max_entries=16, show_spinner="Running three costs…")
+@st.cache_data(**CACHE_LIMITS, show_spinner="Running three costs…")
 def _flow(X0: np.ndarray, seed: int, beta: float, omega: float) -> demos.FlowPaths:
     return demos.flow_paths(X0, seed=seed, beta=beta, omega=omega, eta=FLOW_ETA,
                             t_end=3.0 / omega)
 
 
-@st.cache_data(max_entries=16, show_spinner="Running the layer and Riemannian GD…")
+@st.cache_data(**CACHE_LIMITS, show_spinner="Running the layer and Riemannian GD…")
 def _layer(problem: str, seed: int, distance: float) -> demos.LayerRuns:
     return demos.layer_runs(make_problem(problem, 3, 2, seed),
                             initial_point(3, 2, distance, seed), LAYER_BETAS, eta=LAYER_ETA,
                             max_iter=LAYER_MAX_ITER)
 
 
-@st.cache_data(max_entries=16, show_spinner="Sweeping ω…")
+@st.cache_data(**CACHE_LIMITS, show_spinner="Sweeping ω…")
 def _omega(seed: int, distance: float) -> demos.OmegaSweep:
     return demos.omega_sweep(make_problem("brockett", 3, 1, seed),
                              initial_point(3, 1, distance, seed), OMEGAS, eta=OMEGA_ETA)
 
 
-@st.cache_data(max_entries=16, show_spinner="Running BB and Armijo over β…")
+@st.cache_data(**CACHE_LIMITS, show_spinner="Running BB and Armijo over β…")
 def _rates(problem: str, seed: int, distance: float, omega: float) -> demos.FairRates:
     return demos.fair_rates(problem, *RATE_SHAPE, RATE_BETAS, seed=seed, distance=distance,
                             omega=omega)
