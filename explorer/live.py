@@ -16,7 +16,6 @@ from pathlib import Path
 
 import streamlit as st
 import streamlit.components.v1 as components
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from landing_core.problems import Problem
 
@@ -34,64 +33,53 @@ class LiveRun:
 
     The thread appends to ``trace`` under ``lock``; the page reads a consistent chunk under the
     same lock. Replacing the run (a new configuration) cancels the thread; a run never exceeds
-    the configuration's iteration limit, so the work is bounded.
+    the configuration's iteration limit, so the work is bounded. The worker holds the run only
+    weakly: once nothing else does (its session state dropped it: a client can empty its own
+    session state with Streamlit's clear-cache message, and a session that ends drops it), the
+    worker stops at its next iteration instead of computing unseen beside the next run.
     """
 
     def __init__(self, key: tuple, config: AppConfig, problem: Problem) -> None:
         self.key = key
         self.run_id = uuid.uuid4().hex[:12]
-        self.trace, self._records = runner.start(config, problem)
+        self.trace, records = runner.start(config, problem)
         self.lock = threading.Lock()
         self.cancelled = False
-        self._config = config
-        self._thread = threading.Thread(target=self._work, name=f"landing-{self.run_id}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=_work, args=(weakref.ref(self), records, self.trace, self.lock, config),
+            name=f"landing-{self.run_id}", daemon=True)
         self._thread.start()
-
-    def _work(self) -> None:
-        tol, limit = self._config.tol, self._config.max_iter
-        try:
-            while not self.cancelled:
-                record = next(self._records)
-                with self.lock:
-                    if self.trace.feed(record, tol, limit):
-                        return
-        except Exception as err:  # noqa: BLE001 - the page must hear of it, not a dead thread
-            with self.lock:
-                self.trace.status = "diverged"
-                self.trace.message = f"The run stopped at k = {self.trace.k}: {err}"
 
     def wait(self, seconds: float) -> None:
         """Let the worker run for up to ``seconds`` (less if the run ends)."""
         self._thread.join(seconds)
 
 
-
-# Each session's current run, by session id, outside session state: any client can empty its
-# own session state (Streamlit's clear-cache message does), and a run known only there would
-# then keep computing, unseen, beside the next one. Weak: a finished run of a closed session
-# is not kept alive here.
-_RUNNING: weakref.WeakValueDictionary[str, LiveRun] = weakref.WeakValueDictionary()
-
-
-def _session_id() -> str | None:
-    ctx = get_script_run_ctx()
-    return None if ctx is None else ctx.session_id
+def _work(owner: weakref.ref, records, trace: runner.Trace, lock: threading.Lock,
+          config: AppConfig) -> None:
+    """A LiveRun's worker: feeds ``trace`` until the run ends, is cancelled or is dropped."""
+    try:
+        while (run := owner()) is not None and not run.cancelled:
+            del run  # no strong reference while computing
+            record = next(records)
+            with lock:
+                if trace.feed(record, config.tol, config.max_iter):
+                    return
+    except Exception as err:  # noqa: BLE001 - the page must hear of it, not a dead thread
+        with lock:
+            trace.status = "diverged"
+            trace.message = f"The run stopped at k = {trace.k}: {err}"
 
 
 def session_run(config: AppConfig, problem: Problem, matrix_id: object) -> LiveRun:
     """The session's run of this configuration, started when the configuration is new (the
-    session's previous run's worker is cancelled)."""
+    previous run's worker is cancelled)."""
     key = (config.run_key(), matrix_id)
     run = st.session_state.get("live_run")
     if run is None or run.key != key:
-        session = _session_id()
-        for old in (run, _RUNNING.get(session)):
-            if old is not None:
-                old.cancelled = True
+        if run is not None:
+            run.cancelled = True
         run = LiveRun(key, config, problem)
-        if session is not None:
-            _RUNNING[session] = run
         run.wait(FIRST_WAIT)
         st.session_state.live_run = run
     return run
