@@ -20,7 +20,7 @@ from landing_core import sweep as batch
 from landing_core.solvers import StopCheck
 
 from . import budget, runner, work
-from .state import BOUNDS, AppConfig
+from .state import BOUNDS, CACHE_LIMITS, AppConfig
 
 Array = np.ndarray
 
@@ -125,7 +125,7 @@ def run_sweep(
     return SweepOutcome(result, runner.optimum(spec.base, problem), time.perf_counter() - start)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(**CACHE_LIMITS, show_spinner=False)
 def cached_sweep(spec: SweepSpec, matrix: Array | None = None,
                  _cost: budget.Cost | None = None) -> SweepOutcome:
     """``run_sweep`` cached per (spec, matrix). A cache miss holds a slot of the gate for heavy
