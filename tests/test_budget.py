@@ -5,6 +5,7 @@ with AppTest."""
 from __future__ import annotations
 
 import io
+import re
 import time
 import tracemalloc
 
@@ -44,8 +45,8 @@ def test_the_sweep_memory_model_covers_the_measured_peak(problem, n, p, runs, m)
     rng = np.random.default_rng(0)
     matrices = {"A": rng.standard_normal((m, n))} if m else {}
     peak = _sweep_peak(problem, n, p, runs, **matrices)
-    model = budget.sweep_cost(problem, n, p, 3, runs, m).memory - budget.BASE_MEMORY
-    assert peak <= model <= 4 * peak + 1e6
+    model = budget.sweep_cost(problem, n, p, 3, runs, m).memory
+    assert peak <= model and model - budget.BASE_MEMORY <= 4 * peak + 1e6
 
 
 def _best_time(n: int, p: int, method: str, step: str, iters: int) -> tuple[float, int]:
@@ -197,8 +198,9 @@ def test_a_comparison_over_its_time_limit_keeps_its_rows_and_says_so(underestima
     at.session_state["compare_version"] = 0
     at.switch_page("pages/compare.py").run()
     assert not at.exception and not at.error
-    stopped = [w.value for w in at.warning if "Stopped after" in w.value]
-    assert len(stopped) == 3 and all("time limit of 0.5 s" in w for w in stopped)
+    stopped = [w.value.replace("\\", "") for w in at.warning if "Stopped after" in w.value]
+    # the computing-time limit, or on a loaded machine the wall clock's (4 times as long)
+    assert len(stopped) == 3 and all(re.search(r"time limit of (0\.5|2) s", w) for w in stopped)
     assert at.get("plotly_chart")  # what was computed is drawn
 
 
