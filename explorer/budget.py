@@ -80,6 +80,7 @@ class Cost:
     what: str
     lower: str
     iterations: int = 0
+    lower_memory: str = ""  # what reduces the memory, when not ``lower``
 
     def refusal(self, budget: Budget) -> str | None:
         """Why the action is refused (a message naming what to lower), or None when it fits."""
@@ -93,7 +94,9 @@ class Cost:
         if over_memory:
             needs.append(f"about {_bytes(self.memory)} of memory (this server allows "
                          f"{_bytes(budget.memory)})")
-        text = f"{self.what} would need {' and '.join(needs)}. Lower {self.lower}"
+        lower = self.lower_memory if over_memory and not over_time and self.lower_memory \
+            else self.lower
+        text = f"{self.what} would need {' and '.join(needs)}. Lower {lower}"
         if over_time and not over_memory and self.iterations > 1:
             fits = int(self.iterations * budget.seconds / self.seconds)
             if fits >= 1:
@@ -106,7 +109,7 @@ def _seconds(s: float) -> str:
 
 
 def _bytes(b: float) -> str:
-    return f"{b / 2**20:.0f} MB" if b < 2**30 else f"{b / 2**30:.1f} GB"
+    return f"{b / 2**20:.0f} MB" if b < 2**30 else f"{b / 2**30:.3g} GB"
 
 
 def problem_units(problem: str, n: int, p: int, m: int = 0) -> float:
@@ -173,7 +176,9 @@ def sweep_cost(problem: str, n: int, p: int, iterations: int, runs: int, m: int 
                      + (RESIDUAL_COPIES * rows * p if problem == "procrustes" else 0))
     return Cost(MARGIN * iterations * per_iteration,
                 BASE_MEMORY + matrix_memory(problem, n, p, m) + runs * per_run, "This sweep",
-                "the grid resolution, max iterations, n or p", iterations)
+                "the grid resolution, max iterations, n or p", iterations,
+                "the grid resolution, n or p" + (", or upload a matrix with fewer rows"
+                                                  if m > n else ""))
 
 
 def upload_cost(problem: str, shape: tuple[int, int]) -> Cost:

@@ -66,13 +66,17 @@ StopCheck = Callable[[], object]
 """``should_stop()``: falsy to go on, else why to stop (a string names it in the message)."""
 
 
-def deadline(seconds: float, clock: Callable[[], float] = time.monotonic) -> StopCheck:
-    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason once ``seconds`` of
-    wall clock have passed since this call, None before. One clock read per check."""
+def deadline(seconds: float, clock: Callable[[], float] = time.monotonic,
+             what: str = "time limit") -> StopCheck:
+    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason ("the time limit
+    of 30 s was reached") once ``seconds`` of ``clock`` have passed since this call, None
+    before. One clock read per check. ``clock``: the wall clock by default;
+    ``time.thread_time`` counts the calling thread's CPU seconds only (a loaded machine then
+    does not cut the work short)."""
     if not seconds > 0:
         raise ValueError(f"a deadline needs seconds > 0, got {seconds!r}")
     end = clock() + seconds
-    reason = f"the time limit of {seconds:g} s was reached"
+    reason = f"the {what} of {seconds:g} s was reached"
     return lambda: reason if clock() >= end else None
 
 
