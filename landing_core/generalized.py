@@ -62,10 +62,12 @@ __all__ = [
     "grad_N_B",
     "h_B",
     "lambda_max",
+    "landing_direction_B",
     "landing_field_B",
     "proj_euclidean_B",
     "relative_gradient_B",
     "safe_step_B",
+    "stationarity_B",
     "tangent_term_B",
 ]
 
@@ -208,11 +210,34 @@ def grad_beta_B(X: Array, BX: Array, G: Array, beta: float | Array) -> Array:
     docstring): G M + B X ((1-beta)/beta C^{-1} A_B - S) M, C S M + M S C = (A_B M + M A_B^T)
     / beta. Equals ``geometry.grad_beta`` at B = I."""
     M, C, A = _parts(X, BX, G)
-    b = per_run(beta)
+    S1, CA = _beta_blocks(M, C, A)
+    return G @ M + BX @ (_K(S1, CA, beta) @ M)
+
+
+def _beta_blocks(M: Array, C: Array, A: Array) -> tuple[Array, Array]:
+    """(S_1, C^{-1} A_B): grad^B_beta = G M + B X K_beta M with K_beta = (1-beta)/beta C^{-1} A_B
+    - S_1/beta for every beta, since the Lyapunov solution at beta is S_1/beta."""
     AM = A @ M
-    S = _lyapunov(C, M, (AM + _t(AM)) / b)
-    K = ((1.0 - b) / b) * np.linalg.solve(C, A) - S
-    return G @ M + BX @ (K @ M)
+    return _lyapunov(C, M, AM + _t(AM)), np.linalg.solve(C, A)
+
+
+def _K(S1: Array, CA: Array, beta: float | Array) -> Array:
+    b = per_run(beta)
+    return ((1.0 - b) / b) * CA - S1 / b
+
+
+def stationarity_B(X: Array, BX: Array, G: Array) -> float | Array:
+    """||grad^B_1 f(X)||_F: the Riemannian gradient of f on the layer {Y^T B Y = X^T B X} in
+    g^{1,B}_X(xi, zeta) = <xi, zeta M^{-1}>, which is the embedded (Euclidean) metric on
+    X^T B X = I: the analogue for B of ``geometry.stationarity`` (equal to it at B = I), zero
+    exactly where f restricted to the layer is stationary."""
+    return _norm(grad_beta_B(X, BX, G, 1.0))
+
+
+def _norm(A: Array) -> float | Array:
+    if A.ndim == 2:
+        return math.sqrt(float(np.vdot(A, A)))
+    return np.sqrt(np.einsum("...ij,...ij->...", A, A))
 
 
 def proj_euclidean_B(X: Array, BX: Array, Z: Array) -> Array:
@@ -241,6 +266,39 @@ def landing_field_B(X: Array, BX: Array, G: Array, beta: float | Array, omega: f
     T = tangent_term_B(tangent, X, BX, G, beta)
     H = _t(X) @ BX - np.eye(X.shape[-1])
     return T, T + BX @ (per_run(omega) * H), H
+
+
+def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
+                        omega: float | Array, tangent: str = "beta",
+                        ) -> tuple[float | Array, Array, Array, float | Array]:
+    """(||T||_F, V, H, ||grad^B_1 f(X)||_F): the landing field V = T + omega B X h_B(X) with
+    the norm of its tangent term and the stationarity measure (``stationarity_B``).
+
+    For the beta-family both gradients come from one set of blocks: T_1 = G M + B X K_1 M
+    (formed, since its norm tends to 0 while G M does not) and
+    V = T_1 + B X ((K_beta - K_1) M + omega H); then ||T_beta||^2 = ||V||^2 -
+    omega^2 <H, C H> (<T, B X H> = 0), formed only where the normal term dominates. Products:
+    B X^T [X, B X, G], G M, two B X (p x p): six n x p x p, besides B X itself.
+    """
+    M, C, A = _parts(X, BX, G)
+    H = M - np.eye(X.shape[-1])
+    S1, CA = _beta_blocks(M, C, A)
+    K1 = -S1
+    T1 = G @ M + BX @ (K1 @ M)
+    wH = per_run(omega) * H
+    stat = _norm(T1)
+    if tangent != "beta":
+        T = tangent_term_B(tangent, X, BX, G, beta)
+        return _norm(T), T + BX @ wH, H, stat
+    V = T1 + BX @ ((_K(S1, CA, beta) - K1) @ M + wH)
+    normal2 = np.einsum("...ij,...ij->...", wH, C @ wH)
+    tangent2 = np.einsum("...ij,...ij->...", V, V) - normal2
+    cancels = tangent2 < 1e-4 * normal2
+    norm = np.sqrt(np.maximum(tangent2, 0.0))
+    if np.any(cancels):
+        T = V - BX @ wH
+        norm = np.where(cancels, np.sqrt(np.einsum("...ij,...ij->...", T, T)), norm)
+    return (float(norm) if X.ndim == 2 else norm), V, H, stat
 
 
 def change_of_variables_tangent(X: Array, BX: Array, G: Array, Binv_G: Array,

@@ -251,3 +251,20 @@ def test_bad_B_is_refused_clearly(make):
         gz.check_spd(make(bad))
     assert np.allclose(np.asarray(scipy.sparse.csr_array(gz.check_spd(make(good))).todense()),
                        good)
+
+
+@SETTINGS
+@given(cases(), st.floats(0.1, 10.0), st.sampled_from(TANGENTS))
+def test_landing_direction_B_is_its_parts(case, omega, name):
+    """V, ||T|| and the stationarity measure against the separate formulas; the measure is
+    the beta = 1 gradient, which is geometry.stationarity's grad_1 at B = I."""
+    B, X, G, beta, _ = case
+    BX = B @ X
+    T, V, H = gz.landing_field_B(X, BX, G, beta, omega, name)
+    norm, V2, H2, stat = gz.landing_direction_B(X, BX, G, beta, omega, name)
+    assert rel(V2, V) <= 1e-9 and rel(H2, H) <= 1e-12
+    assert norm == pytest.approx(np.linalg.norm(T), rel=1e-6, abs=1e-9 * np.linalg.norm(V))
+    assert stat == pytest.approx(np.linalg.norm(gz.grad_beta_B(X, BX, G, 1.0)), rel=1e-9)
+    Xs = X / np.linalg.norm(X, 2)
+    assert gz.stationarity_B(Xs, Xs, G) == pytest.approx(
+        np.linalg.norm(geo.grad_beta(Xs, G, 1.0)), rel=1e-9)

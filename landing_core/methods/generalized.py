@@ -21,11 +21,12 @@ from ..generalized import (
     check_spd,
     h_B,
     lambda_max,
-    landing_field_B,
+    landing_direction_B,
     proj_euclidean_B,
+    stationarity_B,
     tangent_term_B,
 )
-from ..geometry import frobenius_norm, per_run
+from ..geometry import per_run
 from .base import Field, Method, State
 from .params import positive, tangent_name
 from .registry import register
@@ -78,9 +79,14 @@ class GeneralizedLanding(Method):
         return self._memo["BX"]
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
-        T, V, H = landing_field_B(X, self.BX(X), G, self.beta, self.omega, self.tangent)
-        norm = frobenius_norm(T)
-        return Field(V, H, norm, norm), state
+        norm, V, H, stat = landing_direction_B(X, self.BX(X), G, self.beta, self.omega,
+                                               self.tangent)
+        return Field(V, H, stat, norm), state
+
+    def stationarity(self, X: Array, G: Array) -> float | Array:
+        """||grad^B_1 f(X)||_F (``generalized.stationarity_B``), the analogue for B of the
+        stopping rule's measure on St(n, p)."""
+        return stationarity_B(X, self.BX(X), G)
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:
