@@ -275,29 +275,33 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
     the norm of its tangent term and the stationarity measure (``stationarity_B``).
 
     For the beta-family both gradients come from one set of blocks: T_1 = G M + B X K_1 M
-    (formed, since its norm tends to 0 while G M does not) and
-    V = T_1 + B X ((K_beta - K_1) M + omega H); then ||T_beta||^2 = ||V||^2 -
-    omega^2 <H, C H> (<T, B X H> = 0), formed only where the normal term dominates. Products:
-    B X^T [X, B X, G], G M, two B X (p x p): six n x p x p, besides B X itself.
+    (formed, since its norm tends to 0 while G M does not) and V = G M + B X (K_beta M +
+    omega H), the two B X products as one; then ||T_beta||^2 = ||V||^2 - omega^2 <H, C H>
+    (<T, B X H> = 0), formed only where the normal term dominates. Products: (B X)^T [X, B X,
+    G], G M and B X [K_1 M, K_beta M + omega H]: five n x p x p, besides B X itself.
     """
     M, C, A = _parts(X, BX, G)
     H = M - np.eye(X.shape[-1])
     S1, CA = _beta_blocks(M, C, A)
-    K1 = -S1
-    T1 = G @ M + BX @ (K1 @ M)
     wH = per_run(omega) * H
-    stat = _norm(T1)
+    GM = G @ M
     if tangent != "beta":
+        T1 = GM - BX @ (S1 @ M)
         T = tangent_term_B(tangent, X, BX, G, beta)
-        return _norm(T), T + BX @ wH, H, stat
-    V = T1 + BX @ ((_K(S1, CA, beta) - K1) @ M + wH)
+        return _norm(T), T + BX @ wH, H, _norm(T1)
+    # one product of B X with both p x p blocks side by side (B X is read once)
+    both = BX @ np.concatenate([-S1 @ M, _K(S1, CA, beta) @ M + wH], axis=-1)
+    p = X.shape[-1]
+    T1 = GM + both[..., :p]  # contiguous results: norms of strided views copy
+    V = GM + both[..., p:]
+    stat = _norm(T1)
     normal2 = np.einsum("...ij,...ij->...", wH, C @ wH)
-    tangent2 = np.einsum("...ij,...ij->...", V, V) - normal2
+    tangent2 = _norm(V) ** 2 - normal2
     cancels = tangent2 < 1e-4 * normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))
     if np.any(cancels):
         T = V - BX @ wH
-        norm = np.where(cancels, np.sqrt(np.einsum("...ij,...ij->...", T, T)), norm)
+        norm = np.where(cancels, _norm(T), norm)
     return (float(norm) if X.ndim == 2 else norm), V, H, stat
 
 
