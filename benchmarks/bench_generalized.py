@@ -116,7 +116,7 @@ def main() -> None:
     print(f"\n2. Time to relative gap {GAP:g} from the same X0 (||h_B(X0)|| = "
           f"{np.linalg.norm(X0.T @ (B @ X0) - np.eye(P)):.3f}):")
     k, sec, d = landing_time_to_gap(problem, X0)
-    print(f"   landing (default: BB + B-ball safe step): "
+    print("   landing (default: BB + B-ball safe step): "
           + (f"{k} iterations, {sec:.2f} s, ||h_B|| = {d:.1e}" if k is not None else
              f"not reached in {sec:.1f} s"))
     for pre in (False, True):
