@@ -15,6 +15,7 @@ from landing_core.problems import Problem, initial_point, make_problem
 from landing_core.solvers import Config, Record, iterate, stop_reason
 from landing_core.steps import Safe, StepRule, make_step_rule
 
+from .constraint import with_constraint
 from .state import AppConfig
 from .upload import MATRIX_ROLES
 
@@ -67,12 +68,16 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
     return ""
 
 
-def build_problem(config: AppConfig, matrix: Array | None = None) -> Problem:
-    """The problem of ``config``, from the user's matrix when one is given (ValueError if bad)."""
+def build_problem(config: AppConfig, matrix: Array | None = None,
+                  B: Array | None = None) -> Problem:
+    """The problem of ``config``, from the user's matrix when one is given (ValueError if bad),
+    on XᵀBX = I when the constraint's matrix ``B`` is given (``constraint.constraint_matrix``)."""
     if matrix is None or config.problem not in MATRIX_ROLES:
-        return make_problem(config.problem, config.n, config.p, config.seed)
-    key = MATRIX_ROLES[config.problem][0]
-    return make_problem(config.problem, config.n, config.p, config.seed, **{key: matrix})
+        problem = make_problem(config.problem, config.n, config.p, config.seed)
+    else:
+        key = MATRIX_ROLES[config.problem][0]
+        problem = make_problem(config.problem, config.n, config.p, config.seed, **{key: matrix})
+    return with_constraint(problem, B)
 
 
 def solver_config(config: AppConfig) -> Config:
@@ -83,10 +88,13 @@ def solver_config(config: AppConfig) -> Config:
 @dataclass
 class Trace:
     """A run's history as it grows: scalar histories, and per iterate what the views need
-    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2)."""
+    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2). With the
+    constraint's matrix ``B``, the Gram matrix is XᵀBX and the singular values are those of
+    B^{1/2} X (square roots of its eigenvalues): what tends to I and to 1."""
 
     n: int
     p: int
+    B: Array | None = None
     cost: list[float] = field(default_factory=list)
     infeasibility: list[float] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
@@ -115,7 +123,7 @@ class Trace:
         self.step.append(rec.step)
         self.normal_step.append(rec.normal_step)
         self.time.append(rec.time)
-        M = rec.X.T @ rec.X
+        M = rec.X.T @ (rec.X if self.B is None else self.B @ rec.X)
         self.sigma.append(np.sqrt(np.clip(np.linalg.eigvalsh(M), 0.0, None))[::-1])
         if self.n <= 3:
             self.X.append(rec.X)
@@ -142,7 +150,7 @@ class Trace:
 
 def initial(config: AppConfig, problem: Problem) -> Array:
     """X_0 of this configuration."""
-    return initial_point(problem.n, problem.p, config.distance, config.seed)
+    return initial_point(problem.n, problem.p, config.distance, config.seed, B=problem.B)
 
 
 def optimum(config: AppConfig, problem: Problem) -> float | None:
@@ -153,7 +161,7 @@ def optimum(config: AppConfig, problem: Problem) -> float | None:
 def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
     """A fresh trace holding X_0, and the generator of the following iterates."""
     records = iterate(problem, initial(config, problem), solver_config(config))
-    trace = Trace(problem.n, problem.p)
+    trace = Trace(problem.n, problem.p, problem.B)
     trace.feed(next(records), config.tol, config.max_iter)
     return trace, records
 
