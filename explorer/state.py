@@ -32,7 +32,7 @@ _TANGENT_TEXT = {
 _STEP_TEXT = {
     "safe": "safe step (Ablin et al.)",
     "constant": "constant η",
-    "armijo": "Armijo on f + μN",
+    "armijo": "Armijo (augmented Lagrangian)",
     "bb": "Barzilai–Borwein (safeguarded)",
 }
 PROBLEM_LABELS = {name: _PROBLEM_TEXT[name] for name in PROBLEMS}

@@ -264,8 +264,9 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
     while True:
         yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, normal_step=eta_w)
 
-        def move(step: float, X: Array = X, fld: Field = fld) -> Array:
-            return method.move(X, fld, step)
+        def move(step: float, omega_k: float | None = None, X: Array = X,
+                 fld: Field = fld) -> Array:
+            return method.move(X, fld, step, omega_k)
 
         eta_w = math.nan
         try:

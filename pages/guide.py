@@ -59,8 +59,11 @@ every page.
 - *Theory*: the paper's statements beside their residuals, computed live at a random $X$.
 
 **The views.**
-- *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the tangent term's
-  norm, the step $\eta_k$ and the normal term's step $\eta_k\omega_k$, on log axes
+- *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the stationarity
+  $\|\operatorname{grad}_1 f(X_k)\|_F$ (the β = 1 gradient, on the manifold the embedded Riemannian
+  gradient: one measure for every method, tangent term and β; a run stops when it plus the
+  infeasibility is below the tolerance), the step $\eta_k$ and the normal term's step
+  $\eta_k\omega_k$, on log axes
   ($\omega_k = \omega$ except where Barzilai–Borwein lowers it on a long step, keeping
   $\eta_k\omega_k \le \tfrac12$).
 - $n = 2, p = 1$: the plane, the unit circle, the layer circle through the current iterate, the

@@ -44,8 +44,8 @@ class Landing(Method):
         return self.omega
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
-        norm, V, H = landing_direction(X, G, self.beta, self.omega, self.tangent)
-        return Field(V, H, norm, norm), state
+        norm, V, H, stat = landing_direction(X, G, self.beta, self.omega, self.tangent)
+        return Field(V, H, stat, norm), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:

@@ -69,8 +69,8 @@ class RiemannianGD(Method):
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         V = riemannian_gradient_stiefel(X, G)
-        norm = frobenius_norm(V)
-        return Field(V, h(X), norm, norm), state
+        # on St(n, p) the common measure equals ||V|| up to rounding; it is taken all the same
+        return Field(V, h(X), self.stationarity(X, G), frobenius_norm(V)), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:
