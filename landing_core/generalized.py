@@ -41,7 +41,7 @@ terms of the iteration (see ``change_of_variables_tangent``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -54,6 +54,7 @@ Array = np.ndarray
 Matrix = Any  # a dense (n, n) ndarray or a scipy.sparse matrix
 
 __all__ = [
+    "DirectionB",
     "N_B",
     "apply",
     "change_of_variables_tangent",
@@ -268,11 +269,21 @@ def landing_field_B(X: Array, BX: Array, G: Array, beta: float | Array, omega: f
     return T, T + BX @ (per_run(omega) * H), H
 
 
+class DirectionB(NamedTuple):
+    """The landing field for B with its parts: ||T||_F, V = T + omega B X h_B(X), H = h_B(X),
+    the stationarity ||grad^B_1 f(X)||_F, and C = (B X)^T B X (for the safe step)."""
+
+    tangent_norm: float | Array
+    V: Array
+    H: Array
+    stationarity: float | Array
+    C: Array
+
+
 def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
-                        omega: float | Array, tangent: str = "beta",
-                        ) -> tuple[float | Array, Array, Array, float | Array]:
-    """(||T||_F, V, H, ||grad^B_1 f(X)||_F): the landing field V = T + omega B X h_B(X) with
-    the norm of its tangent term and the stationarity measure (``stationarity_B``).
+                        omega: float | Array, tangent: str = "beta") -> DirectionB:
+    """The landing field V = T + omega B X h_B(X) with the norm of its tangent term, the
+    stationarity measure (``stationarity_B``) and C (:class:`DirectionB`).
 
     For the beta-family both gradients come from one set of blocks: T_1 = G M + B X K_1 M
     (formed, since its norm tends to 0 while G M does not) and V = G M + B X (K_beta M +
@@ -288,7 +299,7 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
     if tangent != "beta":
         T1 = GM - BX @ (S1 @ M)
         T = tangent_term_B(tangent, X, BX, G, beta)
-        return _norm(T), T + BX @ wH, H, _norm(T1)
+        return DirectionB(_norm(T), T + BX @ wH, H, _norm(T1), C)
     # one product of B X with both p x p blocks side by side (B X is read once)
     both = BX @ np.concatenate([-S1 @ M, _K(S1, CA, beta) @ M + wH], axis=-1)
     p = X.shape[-1]
@@ -302,7 +313,7 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
     if np.any(cancels):
         T = V - BX @ wH
         norm = np.where(cancels, _norm(T), norm)
-    return (float(norm) if X.ndim == 2 else norm), V, H, stat
+    return DirectionB(float(norm) if X.ndim == 2 else norm, V, H, stat, C)
 
 
 def change_of_variables_tangent(X: Array, BX: Array, G: Array, Binv_G: Array,

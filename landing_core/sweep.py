@@ -21,7 +21,7 @@ from .methods.base import Field, Method, State, take_state
 from .methods.params import positive
 from .problems import Problem, ProblemLike, as_problem, initial_point, stacked
 from .solvers import CONVERGED, DIVERGED, MAX_ITER, RUNNING, STATUSES, run_status
-from .steps import SAFE_EPS, check_eps, safe_step
+from .steps import SAFE_EPS, STIEFEL, check_eps, safe_step
 
 Array = np.ndarray
 
@@ -177,7 +177,9 @@ def run_batch(
             break
         step_size = eta[active]
         if step == "safe":
-            step_size = safe_step(Xa, fld.V, d, runs.normal_weight, step_size, eps)
+            region = runs.step_terms().get("region", STIEFEL)
+            step_size = safe_step(Xa, fld.V, d, runs.normal_weight, step_size, eps, region,
+                                  fld.H)
         X[active] = runs.move(Xa, fld, step_size)
     if progress is not None:
         progress(max_iter, max_iter)

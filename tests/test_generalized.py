@@ -261,7 +261,8 @@ def test_landing_direction_B_is_its_parts(case, omega, name):
     B, X, G, beta, _ = case
     BX = B @ X
     T, V, H = gz.landing_field_B(X, BX, G, beta, omega, name)
-    norm, V2, H2, stat = gz.landing_direction_B(X, BX, G, beta, omega, name)
+    norm, V2, H2, stat, C = gz.landing_direction_B(X, BX, G, beta, omega, name)
+    assert rel(C, BX.T @ BX) <= 1e-12
     assert rel(V2, V) <= 1e-9 and rel(H2, H) <= 1e-12
     assert norm == pytest.approx(np.linalg.norm(T), rel=1e-6, abs=1e-9 * np.linalg.norm(V))
     assert stat == pytest.approx(np.linalg.norm(gz.grad_beta_B(X, BX, G, 1.0)), rel=1e-9)

@@ -19,6 +19,7 @@ from landing_core.problems import (
     initial_point,
 )
 from landing_core.solvers import METHODS
+from landing_core.steps import Armijo, Safe
 from landing_core.sweep import run_batch
 
 
@@ -142,3 +143,60 @@ def test_sweep_runs_B_runs_like_single_runs():
         assert (status[i], iters[i]) == (single.status, single.iterations)
         assert cost[i] == pytest.approx(single.cost[-1], rel=1e-10)
     assert set(status) == {"converged"}
+
+
+# ----------------------------------------------------------------------------- step rules
+
+
+@pytest.mark.parametrize(("condition", "tangent"), [(1e2, "beta"), (1e2, "relative"),
+                                                    (1e2, "euclidean"), (1e4, "beta")])
+def test_the_default_step_reaches_the_goals(condition, tangent):
+    """Barzilai-Borwein made safe by the B-ball safe step, no step to tune: ||XᵀBX - I|| and
+    the relative gap both <= 1e-8 (issue 13's goals)."""
+    P = generalized_eigen(20, 4, seed=1, condition=condition)
+    res = landing(P, initial_point(20, 4, 0.3, 2, B=P.B), tangent=tangent, tol=1e-10,
+                  max_iter=20000)
+    assert res.status == "converged"
+    assert np.linalg.norm(res.X.T @ P.B @ res.X - np.eye(4)) <= 1e-8
+    assert abs(res.cost[-1] - P.f_star) <= 1e-8 * abs(P.f_star)
+
+
+@pytest.mark.parametrize("step", [Safe(1.0), Safe(0.05), Armijo(), None])
+def test_no_rule_lets_the_infeasibility_leave_the_B_ball(step):
+    P = generalized_eigen(20, 4, seed=3, condition=1e3)
+    X0 = initial_point(20, 4, 0.3, 4, B=P.B)
+    res = landing(P, X0, step=step, max_iter=300)
+    assert res.status != "diverged"
+    assert np.max(res.infeasibility) <= max(0.5, res.infeasibility[0]) * (1 + 1e-12)
+
+
+def test_safe_step_from_outside_the_ball_never_raises_the_infeasibility_above_eps():
+    """||h_B(X_{k+1})|| <= max(eps, ||h_B(X_k)||) also where ||h_B|| >= 1 (where St(n, p)'s
+    lemma says nothing): outside the ball the infeasibility only falls."""
+    P = generalized_eigen(10, 3, seed=0, condition=1e2)
+    X0 = initial_point(10, 3, seed=1, singular_values=np.array([0.3, 1.2, 1.6]), B=P.B)
+    res = landing(P, X0, step=Safe(1.0), max_iter=200)
+    d = res.infeasibility
+    assert d[0] > 1.0
+    assert np.all(d[1:] <= np.maximum(0.5, d[:-1]) * (1 + 1e-12))
+
+
+def test_armijo_converges_on_B():
+    P = generalized_eigen(20, 4, seed=1, condition=1e2)
+    res = landing(P, initial_point(20, 4, 0.3, 2, B=P.B), step=Armijo(), tol=1e-10,
+                  max_iter=5000)
+    assert res.status == "converged"
+    assert abs(res.cost[-1] - P.f_star) <= 1e-8 * abs(P.f_star)
+
+
+def test_sweep_safe_steps_on_B_equal_single_runs():
+    P = generalized_eigen(8, 2, seed=2, condition=10.0)
+    X0 = np.stack([initial_point(8, 2, 0.4, s, B=P.B) for s in (0, 1)])
+    etas = np.array([0.05, 0.1])
+    iters, status, cost, infeas, _ = run_batch(P, X0, beta=0.5, omega=1.0, eta=etas,
+                                               step="safe", max_iter=2000, tol=1e-9)
+    assert set(status) == {"converged"}
+    for i in range(2):
+        single = solve(P, X0[i], Config(step=Safe(float(etas[i]))), max_iter=2000, tol=1e-9)
+        assert (status[i], iters[i]) == (single.status, single.iterations)
+        assert cost[i] == pytest.approx(single.cost[-1], rel=1e-9)

@@ -23,6 +23,7 @@ from ..generalized import (
     lambda_max,
     landing_direction_B,
     proj_euclidean_B,
+    safe_step_B,
     stationarity_B,
     tangent_term_B,
 )
@@ -75,13 +76,38 @@ class GeneralizedLanding(Method):
     def BX(self, X: Array) -> Array:
         """B X, computed once per iterate."""
         if self._memo.get("X") is not X:
+            self._memo.clear()
             self._memo.update(X=X, BX=apply(self.B, X))
         return self._memo["BX"]
 
+    def C(self, X: Array) -> Array:
+        """C = (B X)^T B X, from the field when it was computed at X."""
+        BX = self.BX(X)
+        if "C" not in self._memo:
+            self._memo["C"] = BX.mT @ BX
+        return self._memo["C"]
+
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
-        norm, V, H, stat = landing_direction_B(X, self.BX(X), G, self.beta, self.omega,
-                                               self.tangent)
+        norm, V, H, stat, C = landing_direction_B(X, self.BX(X), G, self.beta, self.omega,
+                                                  self.tangent)
+        self._memo["C"] = C
         return Field(V, H, stat, norm), state
+
+    def step_terms(self) -> dict[str, Any]:
+        """h_B for trial points (one product B Y each), Dh_B(X)[Z] = (BX)^T Z + Z^T B X, the
+        multiplier sym(X^T G) (at a critical point on X^T B X = I, G = B X Lambda with
+        Lambda = X^T G), the normal term B X H and the B-ball (:class:`BRegion`)."""
+        return {
+            "constraint": lambda Y: h_B(Y, apply(self.B, Y)),
+            "constraint_derivative": self._dh,
+            "multiplier": lambda X, G: 0.5 * (X.mT @ G + G.mT @ X),
+            "normal_term": self.normal_term,
+            "region": BRegion(self),
+        }
+
+    def _dh(self, X: Array, Z: Array) -> Array:
+        A = self.BX(X).mT @ Z
+        return A + A.mT
 
     def stationarity(self, X: Array, G: Array) -> float | Array:
         """||grad^B_1 f(X)||_F (``generalized.stationarity_B``), the analogue for B of the
@@ -111,6 +137,29 @@ class GeneralizedLanding(Method):
     def project(self, X: Array, Z: Array) -> Array:
         """The Frobenius projection onto {T : X^T B T skew}."""
         return proj_euclidean_B(X, self.BX(X), Z)
+
+
+class BRegion:
+    """The safe region ||X^T B X - I||_F <= eps (``steps.SafeRegion``): the B-ball safe step
+    (``generalized.safe_step_B``, capped where eta w lambda_max(C) = 1/2, beyond which the
+    normal term overshoots in C's top direction), ||B X H||^2 = <H, C H>, and c = lambda_max(C)
+    (C = (B X)^T B X, p x p)."""
+
+    def __init__(self, method: GeneralizedLanding) -> None:
+        self.method = method
+
+    def scale(self, X: Array, H: Array) -> Any:
+        top = np.linalg.eigvalsh(self.method.C(X))[..., -1]
+        return float(top) if np.ndim(top) == 0 else top
+
+    def bound(self, X: Array, H: Array, d: Any, g2: Any, w: Any, eps: float) -> Any:
+        cap = 0.5 / (np.asarray(w, dtype=float) * self.scale(X, H))
+        cap = float(cap) if np.ndim(cap) == 0 else cap
+        return safe_step_B(H, self.method.C(X), w, g2, self.method.lam, eps, cap)
+
+    def normal2(self, X: Array, H: Array) -> Any:
+        value = np.einsum("...ij,...ij->...", H, self.method.C(X) @ H)
+        return float(value) if np.ndim(value) == 0 else value
 
 
 @register("landing-B", "Landing on XᵀBX = I (Vary et al.)", replaces="landing", when=carries_B)
