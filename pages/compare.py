@@ -63,6 +63,11 @@ edited = table_box.data_editor(
         "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
                                                  required=True),
         "eta": _number("η", "eta"),
+        "constraint": st.column_config.SelectboxColumn(
+            "constraint", options=list(compare.ROW_CONSTRAINTS), required=True,
+            help="sidebar: the sidebar's constraint; identity: XᵀX = I; B: XᵀBX = I (the "
+                 "sidebar's B, else the preset), so St and the B-constraint run side by side "
+                 "from the same X₀."),
     },
 )
 rows = edited.to_dict("records")
@@ -106,12 +111,13 @@ if compare.FAIRNESS[fair_label] is None and compare.constant_step_is_unfair(vali
 
 
 @st.cache_data(max_entries=32, show_spinner="Running the configurations…")
-def _run(cfg, rows_, fairness, matrix):
-    return compare.run_rows(cfg, rows_, fairness, matrix)
+def _run(cfg, rows_, fairness, matrix, B):
+    return compare.run_rows(cfg, rows_, fairness, matrix, B)
 
 
 problem, matrix = controls.session_problem(config)
-runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix)
+runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix,
+                    problem.B)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
@@ -135,7 +141,8 @@ for entry in table:  # "—" where a run never reached the tolerance
     entry["time to tol (ms)"] = "—" if ms is None else f"{ms:.1f}"
 st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
-                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(format="%.3e"),
+                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(
+                                format="%.3e", help="‖XᵀBX − I‖ for a row on XᵀBX = I"),
                             "turn within the span (rad)": st.column_config.NumberColumn(
                                 format="%.3g", help="How far the columns turn about each "
                                 "other, summed over the run: β scales it by 1/β."),

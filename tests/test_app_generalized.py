@@ -62,3 +62,34 @@ def test_the_constraint_choice_changes_the_run_and_returns_to_St():
     assert not at.exception
     assert any("upload a symmetric positive definite B" in i.value for i in at.info)
     assert "B" not in _player_data(at)["header"]["views"][0]
+
+
+def test_compare_runs_St_and_the_B_constraint_side_by_side():
+    from explorer import compare
+    from explorer.constraint import preset_B
+    from explorer.state import AppConfig
+
+    config = AppConfig(problem="brockett", n=5, p=2, seed=1, distance=0.3, max_iter=3000)
+    rows = [compare.row("St", step="bb", constraint="identity"),
+            compare.row("B", step="bb", constraint="B")]
+    runs, f_star = compare.run_rows(config, rows, None)
+    assert f_star is None  # the B run's optimum is not St's
+    (st_run, b_run) = runs
+    assert st_run["status"] == b_run["status"] == "converged"
+    B = preset_B(5)
+    assert not st_run["B"] and b_run["B"]
+    assert b_run["infeasibility"][-1] <= 1e-8 and st_run["infeasibility"][-1] <= 1e-8
+    assert compare.summary(runs, None)[1]["constraint"] == "XᵀBX = I"
+    assert np.linalg.cond(B) == pytest.approx(25.0)
+    alone, f_alone = compare.run_rows(config, rows[:1], None)
+    assert f_alone is not None and abs(alone[0]["cost"][-1] - f_alone) <= 1e-8
+
+
+def test_old_compare_links_without_a_constraint_still_load():
+    from explorer import compare
+
+    old = '[["β = 1","landing","beta",1.0,1.0,"safe",0.1]]'
+    rows, warnings = compare.rows_from_query(old)
+    assert warnings == [] and rows[0]["constraint"] == "sidebar"
+    bad, warnings = compare.rows_from_query('[["x","landing","beta",1,1,"safe",0.1,"oval"]]')
+    assert bad == [] and "unknown constraint 'oval'" in warnings[0]
