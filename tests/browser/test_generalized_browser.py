@@ -32,3 +32,26 @@ def test_the_B_layers_are_drawn_and_the_run_lands_on_them(server, page, shots, q
     assert "converged" in state(frame)["status"].lower()
     page.screenshot(path=shots / f"view_{name}.png")
     assert page.console_errors == []
+
+
+def test_the_B_presets_open_the_ellipses_and_the_side_by_side_comparison(server, page, shots):
+    from explorer.presets import PRESETS
+
+    from .helpers import CHART, wait_idle
+
+    index = [p.title for p in PRESETS].index("XᵀX = I against XᵀBX = I from the same X₀")
+    page.goto(server)
+    player(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Lecture presets",
+                                                            exact=True).click()
+    wait_idle(page, charts=False)
+    page.get_by_text("XᵀX = I against XᵀBX = I").first.wait_for()
+    page.get_by_role("button", name="Show me").nth(index).click()
+    page.get_by_text("Compare configurations").wait_for(timeout=30_000)
+    wait_idle(page)
+    names = page.evaluate(
+        f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
+    assert sorted(set(names)) == ["on XᵀBX = I", "on XᵀX = I"]
+    page.get_by_text("XᵀBX = I", exact=True).first.wait_for(state="attached")  # the summary
+    page.screenshot(path=shots / "compare_St_vs_B.png")
+    assert page.console_errors == []
