@@ -26,7 +26,8 @@ Array = np.ndarray
 PLANES = {"beta": "β × η", "omega": "ω × η"}
 SYMBOLS = {"beta": "β", "omega": "ω"}
 SWEEP_STEPS = batch.BATCH_STEP_RULES
-RUN_FIELDS = ("problem", "n", "p", "seed", "distance", "tangent", "tol", "max_iter")
+RUN_FIELDS = ("problem", "constraint", "n", "p", "seed", "distance", "tangent", "tol",
+              "max_iter")
 
 
 def _choices(*names: str) -> list[float]:
@@ -107,10 +108,12 @@ def run_sweep(
     spec: SweepSpec,
     matrix: Array | None = None,
     progress: Callable[[int, int], None] | None = None,
+    B: Array | None = None,
 ) -> SweepOutcome:
-    """Run the sweep of ``spec`` as one batch (uncached)."""
+    """Run the sweep of ``spec`` as one batch (uncached); ``B``: the constraint's matrix
+    (None for XᵀX = I)."""
     start = time.perf_counter()
-    problem = runner.build_problem(spec.base, matrix)
+    problem = runner.build_problem(spec.base, matrix, B)
     params, etas = spec.axes()
     fixed = "omega" if spec.plane == "beta" else "beta"
     result = batch.sweep(
@@ -122,8 +125,9 @@ def run_sweep(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def cached_sweep(spec: SweepSpec, matrix: Array | None = None) -> SweepOutcome:
-    """``run_sweep`` cached per (spec, matrix). A cache miss shows a progress bar while it runs;
+def cached_sweep(spec: SweepSpec, matrix: Array | None = None,
+                 B: Array | None = None) -> SweepOutcome:
+    """``run_sweep`` cached per (spec, matrix, B). A cache miss shows a progress bar while it runs;
     a hit replays it in no time (cached functions record their elements)."""
     bar = st.progress(0.0, text=f"Running {spec.size * spec.size} landing runs…")
     shown = [-1]
@@ -137,7 +141,7 @@ def cached_sweep(spec: SweepSpec, matrix: Array | None = None) -> SweepOutcome:
                               f"{total}")
 
     try:
-        return run_sweep(spec, matrix, progress)
+        return run_sweep(spec, matrix, progress, B)
     finally:
         bar.empty()
 

@@ -206,13 +206,14 @@ def sweep(
     """``method`` (landing by default) over the grid beta x omega x eta x seed, as one
     vectorized batch.
 
-    Run (i, j, l, m) starts from ``initial_point(n, p, distance, seed[m])`` with beta[i],
+    Run (i, j, l, m) starts from ``initial_point(n, p, distance, seed[m], B=problem.B)`` (at
+    that distance from the problem's constraint set) with beta[i],
     omega[j], eta[l]; results are flattened in that order (C order over the grid's shape).
     """
     problem = as_problem(problem)
     params, shape = grid(beta=beta, omega=omega, eta=eta, seed=seed)
     seeds = [int(s) for s in np.asarray(seed).reshape(-1)]
-    starts = {s: initial_point(problem.n, problem.p, distance, s) for s in seeds}
+    starts = {s: initial_point(problem.n, problem.p, distance, s, B=problem.B) for s in seeds}
     X0 = np.stack([starts[int(s)] for s in params["seed"]])
     iterations, status, cost, infeas, gnorm = run_batch(
         problem, X0, beta=params["beta"], omega=params["omega"], eta=params["eta"],

@@ -95,9 +95,9 @@ def _settings(config: AppConfig) -> SweepSpec:
 def _compute(spec: SweepSpec) -> SweepOutcome | None:
     """The cached sweep with the session's matrix (as the explorer uses it); None, with a clear
     message, when the batch fails."""
-    _, matrix = controls.session_problem(spec.base)
+    problem, matrix = controls.session_problem(spec.base)
     try:
-        return cached_sweep(spec, matrix)
+        return cached_sweep(spec, matrix, problem.B)
     except np.linalg.LinAlgError as err:  # the batch runner marks singular runs as diverged;
         st.error(f"The sweep stopped: a linear-algebra failure in the batch ({err}). Narrow "
                  "the η range or use the safe step.", icon=":material/error:")  # kept as a net

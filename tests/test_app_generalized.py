@@ -93,3 +93,20 @@ def test_old_compare_links_without_a_constraint_still_load():
     assert warnings == [] and rows[0]["constraint"] == "sidebar"
     bad, warnings = compare.rows_from_query('[["x","landing","beta",1,1,"safe",0.1,"oval"]]')
     assert bad == [] and "unknown constraint 'oval'" in warnings[0]
+
+
+def test_the_sweep_page_runs_on_XtBX_when_the_sidebar_says_so():
+    from explorer import sweeps
+    from explorer.constraint import preset_B
+    from explorer.state import AppConfig
+
+    config = AppConfig(problem="brockett", constraint="preset", n=4, p=2, max_iter=400)
+    spec = sweeps.make_spec(config, plane="beta", step="safe", param_range=(0.3, 3.0),
+                            eta_range=(0.05, 0.2), size=3)
+    assert spec.base.constraint == "preset"
+    outcome = sweeps.run_sweep(spec, None, None, preset_B(4))
+    assert "converged" in set(outcome.result.status)
+    assert np.all(outcome.result.final_infeasibility[outcome.result.status == "converged"]
+                  <= 1e-8)
+    plain = sweeps.run_sweep(spec)  # the same grid on XᵀX = I lands elsewhere
+    assert not np.allclose(plain.result.final_cost, outcome.result.final_cost)

@@ -200,3 +200,16 @@ def test_sweep_safe_steps_on_B_equal_single_runs():
         single = solve(P, X0[i], Config(step=Safe(float(etas[i]))), max_iter=2000, tol=1e-9)
         assert (status[i], iters[i]) == (single.status, single.iterations)
         assert cost[i] == pytest.approx(single.cost[-1], rel=1e-9)
+
+
+def test_sweep_grid_starts_at_the_distance_from_XtBX():
+    from landing_core.sweep import sweep
+
+    P = generalized_eigen(6, 2, seed=0, condition=10.0)
+    res = sweep(P, beta=(0.5, 2.0), eta=(0.05,), seed=(0, 1), distance=0.3, max_iter=3000,
+                tol=1e-9)
+    assert set(res.status) == {"converged"}
+    np.testing.assert_allclose(res.final_cost, P.f_star, rtol=1e-7)
+    X0 = initial_point(6, 2, 0.3, 0, B=P.B)
+    single = solve(P, X0, Config(beta=0.5, step=Safe(0.05)), max_iter=3000, tol=1e-9)
+    assert res.iterations[0] == single.iterations
