@@ -88,12 +88,14 @@ def solver_config(config: AppConfig) -> Config:
 @dataclass
 class Trace:
     """A run's history as it grows: scalar histories, and per iterate what the views need
-    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2). With the
-    constraint's matrix ``B``, the Gram matrix is XᵀBX and the singular values are those of
+    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2); ``omega`` is the
+    run's normal weight, which sets the time of the exact normal flow the views overlay. With
+    the constraint's matrix ``B``, the Gram matrix is XᵀBX and the singular values are those of
     B^{1/2} X (square roots of its eigenvalues): what tends to I and to 1."""
 
     n: int
     p: int
+    omega: float = 1.0  # the run's normal weight: the time scale of the normal flow
     B: Array | None = None
     cost: list[float] = field(default_factory=list)
     infeasibility: list[float] = field(default_factory=list)
@@ -114,7 +116,7 @@ class Trace:
 
     @property
     def finished(self) -> bool:
-        return self.status in ("converged", "max_iter", "diverged")
+        return self.status in ("converged", "max_iter", "diverged", "stopped")
 
     def append(self, rec: Record) -> None:
         self.cost.append(rec.cost)
@@ -161,7 +163,7 @@ def optimum(config: AppConfig, problem: Problem) -> float | None:
 def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
     """A fresh trace holding X_0, and the generator of the following iterates."""
     records = iterate(problem, initial(config, problem), solver_config(config))
-    trace = Trace(problem.n, problem.p, problem.B)
+    trace = Trace(problem.n, problem.p, config.omega, problem.B)
     trace.feed(next(records), config.tol, config.max_iter)
     return trace, records
 

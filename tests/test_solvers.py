@@ -340,7 +340,7 @@ def test_config_is_recorded_and_landing_matches_solve(small):
         ({"beta": 0.0}, "beta must be a finite number > 0"),
         ({"beta": -1.0}, "beta must be a finite number > 0"),
         ({"beta": np.inf}, "beta must be a finite number > 0"),
-        ({"omega": 0.0}, "omega must be a finite number > 0"),
+        ({"omega": np.nan}, "omega must be a finite number > 0"),
         ({"omega": -2.0}, "omega must be a finite number > 0"),
         ({"step": 0.0}, "step eta must be a finite number > 0"),
         ({"step": -0.1}, "step eta must be a finite number > 0"),
