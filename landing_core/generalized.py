@@ -287,9 +287,10 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
 
     For the beta-family both gradients come from one set of blocks: T_1 = G M + B X K_1 M
     (formed, since its norm tends to 0 while G M does not) and V = G M + B X (K_beta M +
-    omega H), the two B X products as one; then ||T_beta||^2 = ||V||^2 - omega^2 <H, C H>
-    (<T, B X H> = 0), formed only where the normal term dominates. Products: (B X)^T [X, B X,
-    G], G M and B X [K_1 M, K_beta M + omega H]: five n x p x p, besides B X itself.
+    omega H); then ||T_beta||^2 = ||V||^2 - omega^2 <H, C H> (<T, B X H> = 0), formed only
+    where the normal term dominates. Products: (B X)^T [X, B X, G], G M, B X K_1 M and
+    B X (K_beta M + omega H): six n x p x p, besides B X itself. (The last two as one product
+    with 2p columns read B X once, but the sums of its halves are strided and cost more.)
     """
     M, C, A = _parts(X, BX, G)
     H = M - np.eye(X.shape[-1])
@@ -300,11 +301,10 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
         T1 = GM - BX @ (S1 @ M)
         T = tangent_term_B(tangent, X, BX, G, beta)
         return DirectionB(_norm(T), T + BX @ wH, H, _norm(T1), C)
-    # one product of B X with both p x p blocks side by side (B X is read once)
-    both = BX @ np.concatenate([-S1 @ M, _K(S1, CA, beta) @ M + wH], axis=-1)
-    p = X.shape[-1]
-    T1 = GM + both[..., :p]  # contiguous results: norms of strided views copy
-    V = GM + both[..., p:]
+    T1 = BX @ (-S1 @ M)
+    T1 += GM
+    V = BX @ (_K(S1, CA, beta) @ M + wH)
+    V += GM
     stat = _norm(T1)
     normal2 = np.einsum("...ij,...ij->...", wH, C @ wH)
     tangent2 = _norm(V) ** 2 - normal2
