@@ -76,7 +76,13 @@ every page.
   where β acts as the β-metric does for Riemannian GD on St(n, p)); *the ω trade-off* (a
   larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
-  not). Lecture mode hides their explanations; presets open them.
+  not). Lecture mode hides their explanations; presets open them. Below them, **XᵀBX = I**:
+  the generalized Stiefel constraint's formulas (tangent terms, a β-family for B, the change
+  of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is proved and what
+  is not.
+- *Constraint* (sidebar): XᵀX = I, or XᵀBX = I with a preset ill-conditioned B or your own;
+  the plane and 3-D views then draw the layers $x^\top Bx = c$ as ellipses and ellipsoids, and
+  the compare page can run a row on each constraint from the same $X_0$.
 
 **The views.**
 - *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the stationarity
