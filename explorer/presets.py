@@ -124,4 +124,25 @@ PRESETS: list[Preset] = [
          row("β = 1", beta=1.0, step="safe", eta=0.1),
          row("β = 10", beta=10.0, step="safe", eta=0.1)],
     ),
+    Preset(
+        "XᵀBX = I: the layers become ellipses",
+        "With B symmetric positive definite (here condition number 25) the constraint set is "
+        "the ellipse xᵀBx = 1 and every layer xᵀBx = c an ellipse around it: the dashed layer "
+        "shrinks onto the black one as the field −V pulls the iterate in and along "
+        "(Vary, Ablin, Gao & Absil 2024). B enters only through products B x.",
+        "explorer",
+        AppConfig(problem="brockett", constraint="preset", n=2, p=1, seed=3, distance=0.6,
+                  step="bb", max_iter=600),
+        view="plane",
+    ),
+    Preset(
+        "XᵀX = I against XᵀBX = I from the same X₀",
+        "The same cost and start, two constraints: each run lands on its own set (the final "
+        "‖h‖ of both is at rounding level), at different points and costs: B changes the "
+        "problem, not only the path. The B run reports ‖XᵀBX − I‖.",
+        "compare",
+        AppConfig(problem="brockett", n=6, p=2, seed=1, distance=0.4, step="bb", max_iter=2000),
+        [row("on XᵀX = I", step="bb", constraint="identity"),
+         row("on XᵀBX = I", step="bb", constraint="B")],
+    ),
 ]

@@ -25,6 +25,22 @@ VIEWS = {  # name -> (short label, title, caption)
 }
 
 
+B_VIEWS = {  # the same views on XᵀBX = I (B symmetric positive definite)
+    "plane": ("Plane", "The plane: xᵀBx = 1 is an ellipse",
+              "Colour: f. Black ellipse: the manifold xᵀBx = 1. Dashed ellipse: the layer "
+              "xᵀBx = xₖᵀBxₖ the iterate is on. Arrows: the landing field −V for B."),
+    "sphere": ("Ellipsoid", "The ellipsoid xᵀBx = 1 coloured by the cost",
+               "Dashed outline: the layer ellipsoid xᵀBx = xₖᵀBxₖ. The path is drawn just "
+               "outside the surface, its far side faint. Drag to turn."),
+    "sigma": ("Singular values", "Singular values of B^½Xₖ",
+              "On XᵀBX = I every singular value of B^½X is 1: the normal term pulls them "
+              "there."),
+    "cone": ("Gram matrix", "The Gram matrix XₖᵀBXₖ in the cone SPD(2)",
+             "Each point is (m₁₁, m₂₂, m₁₂) of XₖᵀBXₖ; the flow ends at I = (1, 1, 0). "
+             "Drag to turn."),
+}
+
+
 def available(n: int, p: int) -> list[str]:
     """The geometry views for this (n, p): the plane (2, 1), the sphere (3, 1), the moving
     frame (3, 2), singular values (any p >= 2, p = 1 beyond n = 3, and St(1, 1)), the SPD(2) cone

@@ -289,6 +289,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
     X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)
+    terms = method.step_terms()  # the constraint's functions for the step rules
     rule_state: dict = {}
     hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
             else "Try a smaller step or the safe step rule.")
@@ -308,7 +309,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
         eta_w = math.nan
         try:
             step = rule(StepContext(X, fld.V, G, d, omega, problem.cost, move, k, fld.H,
-                                    method.landing, fld.tangent_norm), rule_state)
+                                    method.landing, fld.tangent_norm, **terms), rule_state)
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")

@@ -68,6 +68,11 @@ edited = table_box.data_editor(
         "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
                                                  required=True),
         "eta": _number("η", "eta"),
+        "constraint": st.column_config.SelectboxColumn(
+            "constraint", options=list(compare.ROW_CONSTRAINTS), required=True,
+            help="sidebar: the sidebar's constraint; identity: XᵀX = I; B: XᵀBX = I (the "
+                 "sidebar's B, else the preset), so St and the B-constraint run side by side "
+                 "from the same X₀."),
     },
 )
 rows = edited.to_dict("records")
@@ -109,7 +114,7 @@ elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
 
 
 @st.cache_data(**CACHE_LIMITS, show_spinner=False)
-def _run(cfg, rows_, fairness, matrix, _cost):
+def _run(cfg, rows_, fairness, matrix, B, _cost):
     """The rows' runs, cached; a miss holds a slot of the gate for heavy work and shows a
     progress bar, which also ends the runs at the time limit or when the page goes away."""
     with work.heavy(_cost):
@@ -119,7 +124,7 @@ def _run(cfg, rows_, fairness, matrix, _cost):
             watch.at(i / total, f"Running row {i + 1} of {total}: {label}")
 
         try:
-            return compare.run_rows(cfg, rows_, fairness, matrix, should_stop=watch,
+            return compare.run_rows(cfg, rows_, fairness, matrix, B, should_stop=watch,
                                     progress=progress)
         finally:
             watch.close()
@@ -131,7 +136,8 @@ cost = budget.compare_cost(
     [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
     m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
 work.admit(cost)
-runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix, cost)
+runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix,
+                    problem.B, cost)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
@@ -156,7 +162,8 @@ for entry in table:  # "—" where a run never reached the tolerance
     entry["time to tol (ms)"] = "—" if ms is None else f"{ms:.1f}"
 st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
-                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(format="%.3e"),
+                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(
+                                format="%.3e", help="‖XᵀBX − I‖ for a row on XᵀBX = I"),
                             "turn within the span (rad)": st.column_config.NumberColumn(
                                 format="%.3g", help=compare.TURN_HELP),
                             "motion of the span": st.column_config.NumberColumn(

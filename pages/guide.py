@@ -78,7 +78,13 @@ every page.
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
   not); *fair rates* (local rates against β under the two rules that adapt the step, on the
   one stationarity measure; for $p = n$, β only rescales the tangent term and BB's iterations
-  do not change). Lecture mode hides their explanations; presets open them.
+  do not change). Lecture mode hides their explanations; presets open them. Below them,
+  **XᵀBX = I**: the generalized Stiefel constraint's formulas (tangent terms, a β-family for B, the change
+  of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is proved and what
+  is not.
+- *Constraint* (sidebar): XᵀX = I, or XᵀBX = I with a preset ill-conditioned B or your own;
+  the plane and 3-D views then draw the layers $x^\top Bx = c$ as ellipses and ellipsoids, and
+  the compare page can run a row on each constraint from the same $X_0$.
 
 **The views.**
 - *Convergence*: $|f(X_k) - f^*|$ (for $p = n$, $f^*$ is the optimum over the component of

@@ -8,6 +8,7 @@ the app then run it by name (``Config(method=name, options={...})``).
 
 # isort: off
 from . import landing, rgd, penalty, momentum  # registered in this order: the menus' order
+from . import generalized  # the variant of landing for problems with a matrix B
 # isort: on
 from .base import Field, LandingTerms, Method, State, take_state
 from .registry import COMMON, LABELS, REGISTRY, MethodEntry, build, register, unregister
@@ -22,6 +23,7 @@ __all__ = [
     "MethodEntry",
     "State",
     "build",
+    "generalized",
     "landing",
     "momentum",
     "penalty",
