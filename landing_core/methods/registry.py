@@ -5,7 +5,9 @@ with :func:`register`; ``build`` makes the method of a configuration. A factory 
 arguments, any of the common parameters it uses: ``beta``, ``omega`` (floats for one run, (B,)
 arrays for a batch), ``tangent``, ``problem`` (the problem the run is on, for a method that
 reads its data, such as a constraint matrix; None when only a configuration is validated), and
-its own options (``Config.options``) with defaults.
+its own options (``Config.options``) with defaults. A method that runs on a kind of problem
+only (the stochastic methods on a ``problems.FiniteSum``) registers it as ``needs``; menus over
+arbitrary problems list ``methods_for(Problem)``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 
 from .base import Method
 
-__all__ = ["COMMON", "LABELS", "REGISTRY", "MethodEntry", "build", "register", "unregister"]
+__all__ = ["COMMON", "LABELS", "REGISTRY", "MethodEntry", "build", "methods_for", "register",
+           "unregister"]
 
 COMMON = ("beta", "omega", "tangent", "problem")  # what every run has
 
@@ -26,6 +29,7 @@ class MethodEntry:
     name: str
     label: str
     factory: Callable[..., Method]
+    needs: type | None = None  # the class of problem the method runs on (None: any)
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -37,16 +41,24 @@ class MethodEntry:
 REGISTRY: dict[str, MethodEntry] = {}
 
 
-def register(name: str, label: str) -> Callable[[Callable[..., Method]], Callable[..., Method]]:
-    """Decorator: register ``factory`` under ``name`` (a new name; labels are for people)."""
+def register(name: str, label: str, *, needs: type | None = None
+             ) -> Callable[[Callable[..., Method]], Callable[..., Method]]:
+    """Decorator: register ``factory`` under ``name`` (a new name; labels are for people);
+    ``needs``: the class of problem it runs on, when not every problem."""
 
     def decorate(factory: Callable[..., Method]) -> Callable[..., Method]:
         if name in REGISTRY:
             raise ValueError(f"a method named {name!r} is already registered")
-        REGISTRY[name] = MethodEntry(name, label, factory)
+        REGISTRY[name] = MethodEntry(name, label, factory, needs)
         return factory
 
     return decorate
+
+
+def methods_for(kind: type) -> list[str]:
+    """The names of the methods that run on every problem of class ``kind``."""
+    return [name for name, entry in REGISTRY.items()
+            if entry.needs is None or issubclass(kind, entry.needs)]
 
 
 def unregister(name: str) -> None:
