@@ -12,14 +12,14 @@ from . import landing, rgd, penalty, momentum, sgd, saga
 # isort: on
 from .base import Field, LandingTerms, Method, State, take_state
 from .registry import (
-                       COMMON,
-                       LABELS,
-                       REGISTRY,
-                       MethodEntry,
-                       build,
-                       methods_for,
-                       register,
-                       unregister,
+    COMMON,
+    LABELS,
+    REGISTRY,
+    MethodEntry,
+    build,
+    methods_for,
+    register,
+    unregister,
 )
 
 __all__ = [
