@@ -56,6 +56,9 @@ every page.
   safe step", "each with Armijo" or "each with Barzilai–Borwein" for a fair contest.
 - *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
   diverged cells are grey with ×; pick a cell to open it in the explorer.
+- *Stochastic*: landing on a finite sum (online PCA over m samples) with minibatch gradients:
+  SGD, whose noise leaves it on a plateau at a constant step, against SAGA, whose
+  variance-reduced estimate converges, and full-batch landing, over epochs of the data.
 - *Theory*: the paper's statements beside their residuals, computed live at a random $X$.
 
 **The views.**

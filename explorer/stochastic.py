@@ -1,0 +1,221 @@
+"""The Stochastic page's model: its settings (mirrored in the URL's ``stoch``), and the runs,
+computed by a worker thread one epoch of each method in turn while the page draws what has
+arrived.
+
+Every method runs on the same finite sum (online PCA from the sidebar's seed) from the same
+X_0 (the sidebar's distance), with the same β, ω, batch size and step: the curves differ in
+the gradient estimate only. No streamlit here.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import asdict, dataclass, fields, replace
+
+import numpy as np
+
+from landing_core.problems import FiniteSum, initial_point, online_pca
+from landing_core.steps import Decreasing
+from landing_core.stochastic import default_step, epochs, stochastic_config
+
+from .state import AppConfig
+
+METHOD_LABELS = {"sgd": "SGD", "saga": "SAGA", "landing": "full-batch landing"}
+METHOD_COLOURS = {"sgd": "#D55E00", "saga": "#0072B2", "landing": "#009E73"}
+SAMPLES = (200, 1000, 5000)
+UPDATE_BUDGET = 300_000
+"""The most minibatch updates one method may make (epochs x ceil(m / b)): bounds a run's time
+(about 30 s at the smallest batch)."""
+
+# name -> (type, low, high) of the numbers; checked for the URL and the widgets alike
+LIMITS = {"n": (int, 2, 100), "p": (int, 1, 10), "samples": (int, 200, 5000),
+          "batch": (int, 1, 1000), "eta": (float, 0.0, 1.0), "epochs": (int, 1, 500)}
+
+
+@dataclass(frozen=True)
+class StochasticSpec:
+    """The page's settings. ``eta`` 0: the default step 1/(5 L) (``stochastic.default_step``);
+    ``decreasing``: SGD's step decreases (eta_k = eta / (1 + k / (one epoch's updates x 10)))."""
+
+    n: int = 20
+    p: int = 3
+    samples: int = 1000
+    batch: int = 10
+    eta: float = 0.0
+    epochs: int = 100
+    methods: tuple[str, ...] = ("sgd", "saga", "landing")
+    decreasing: bool = False
+
+    def to_query(self) -> str:
+        """One URL value, e.g. ``n=20,p=3,samples=1000,...,methods=sgd+saga``."""
+        parts = []
+        for key, value in asdict(self).items():
+            if key == "methods":
+                value = "+".join(value)
+            elif isinstance(value, bool):
+                value = int(value)
+            parts.append(f"{key}={value}")
+        return ",".join(parts)
+
+
+def from_query(raw: str | None) -> tuple[StochasticSpec, list[str]]:
+    """The spec of a ``stoch`` URL value: invalid parts give a warning and their default."""
+    spec, warnings = StochasticSpec(), []
+    if not raw:
+        return spec, warnings
+    known = {f.name for f in fields(StochasticSpec)}
+    values: dict[str, object] = {}
+    for part in str(raw).split(","):
+        key, _, text = part.partition("=")
+        try:
+            if key not in known:
+                raise ValueError(f"unknown setting {key!r}")
+            values[key] = _parse(key, text)
+        except ValueError as err:
+            warnings.append(f"URL parameter stoch: {err}; using the default.")
+    spec, messages = validate(replace(spec, **values))
+    return spec, warnings + messages
+
+
+def _parse(key: str, text: str) -> object:
+    if key == "methods":
+        names = tuple(name for name in text.split("+") if name)
+        bad = [name for name in names if name not in METHOD_LABELS]
+        if bad or not names:
+            raise ValueError(f"methods={text!r}: choose among {', '.join(METHOD_LABELS)}")
+        return names
+    if key == "decreasing":
+        if text not in ("0", "1"):
+            raise ValueError(f"decreasing={text!r} is not 0 or 1")
+        return text == "1"
+    kind, low, high = LIMITS[key]
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{key}={text!r} is not a number") from None
+    if not (math.isfinite(value) and low <= value <= high) or (kind is int and value % 1):
+        raise ValueError(f"{key}={text!r} is not {'an integer' if kind is int else 'a number'} "
+                         f"in [{low:g}, {high:g}]")
+    return kind(value)
+
+
+def validate(spec: StochasticSpec) -> tuple[StochasticSpec, list[str]]:
+    """Cross-field limits (p <= n, batch <= samples, the update budget): the fixed spec and
+    what was changed."""
+    messages = []
+    if spec.p > spec.n:
+        messages.append(f"p = {spec.p} > n = {spec.n}: using p = {spec.n}.")
+        spec = replace(spec, p=spec.n)
+    if spec.batch > spec.samples:
+        messages.append(f"The batch ({spec.batch}) cannot exceed the samples ({spec.samples}): "
+                        f"using {spec.samples}.")
+        spec = replace(spec, batch=spec.samples)
+    most = UPDATE_BUDGET // math.ceil(spec.samples / spec.batch)
+    if spec.epochs > most:
+        messages.append(f"{spec.epochs} epochs at batch {spec.batch} would take more than "
+                        f"{UPDATE_BUDGET:,} updates: running {most}. A larger batch allows "
+                        "more epochs.")
+        spec = replace(spec, epochs=most)
+    return spec, messages
+
+
+def problem_of(spec: StochasticSpec, config: AppConfig) -> tuple[FiniteSum, np.ndarray]:
+    """The finite sum and X_0 every method starts from (the sidebar's seed and distance)."""
+    problem = online_pca(spec.n, spec.p, samples=spec.samples, seed=config.seed)
+    return problem, initial_point(spec.n, spec.p, config.distance, seed=config.seed)
+
+
+def step_of(spec: StochasticSpec, problem: FiniteSum, method: str) -> float | Decreasing:
+    """The step of ``method``: the spec's eta (0: the default), decreasing for SGD when
+    asked."""
+    eta = spec.eta or default_step(problem)
+    if method == "sgd" and spec.decreasing:
+        return Decreasing(eta, half_life=10 * math.ceil(spec.samples / spec.batch))
+    return eta
+
+
+class LiveStochastic:
+    """The page's runs, computed by a worker thread: one epoch of each method in turn, so the
+    curves grow together. ``runs`` (read under ``lock``) holds, per method, the histories so
+    far; ``finished`` once every method has ended (or the work was cancelled)."""
+
+    def __init__(self, key: tuple, spec: StochasticSpec, config: AppConfig) -> None:
+        self.key = key
+        self.spec = spec
+        self.problem, self.X0 = problem_of(spec, config)
+        self.f_star = float(self.problem.f_star)
+        self.lock = threading.Lock()
+        self.cancelled = False
+        self.finished = False
+        self.error = ""
+        self.runs = {m: dict(label=METHOD_LABELS[m], colour=METHOD_COLOURS[m], epoch=[],
+                             cost=[], infeasibility=[], grad_norm=[], samples=[],
+                             status="running", message="") for m in spec.methods}
+        self._config = config
+        self._thread = threading.Thread(target=self._work, name="stochastic", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        try:
+            streams = {}
+            for m in self.spec.methods:
+                cfg = stochastic_config(m, batch_size=self.spec.batch,
+                                        step=step_of(self.spec, self.problem, m),
+                                        beta=self._config.beta, omega=self._config.omega,
+                                        seed=self._config.seed, problem=self.problem)
+                streams[m] = epochs(self.problem, self.X0, cfg, self.spec.epochs)
+            while streams and not self.cancelled:
+                for m, stream in list(streams.items()):
+                    rec = next(stream, None)
+                    with self.lock:
+                        run = self.runs[m]
+                        if rec is None:
+                            run["status"] = "done"
+                            del streams[m]
+                        elif rec.status == "diverged":
+                            run["status"], run["message"] = "diverged", rec.message
+                            del streams[m]
+                        else:
+                            for key, value in (("epoch", rec.epoch), ("cost", rec.cost),
+                                               ("infeasibility", rec.infeasibility),
+                                               ("grad_norm", rec.stationarity),
+                                               ("samples", rec.sample_gradients)):
+                                run[key].append(value)
+        except Exception as err:  # noqa: BLE001 - the page must hear of it, not a dead thread
+            with self.lock:
+                self.error = f"The runs stopped: {err}"
+        finally:
+            with self.lock:
+                self.finished = True
+
+    def wait(self, seconds: float) -> None:
+        """Let the worker run for up to ``seconds`` (less if it ends)."""
+        self._thread.join(seconds)
+
+    def snapshot(self) -> tuple[list[dict], bool, str]:
+        """(copies of the runs so far, finished, error), consistent with one another."""
+        with self.lock:
+            runs = [dict(run, **{k: list(run[k]) for k in ("epoch", "cost", "infeasibility",
+                                                           "grad_norm", "samples")})
+                    for run in self.runs.values()]
+            return runs, self.finished, self.error
+
+
+def summary(runs: list[dict], f_star: float) -> list[dict]:
+    """One row per method: epochs run, sample gradients used, final relative gap, ||h|| and
+    stationarity."""
+    rows = []
+    for run in runs:
+        if not run["epoch"]:
+            continue
+        rows.append({
+            "method": run["label"],
+            "epochs": run["epoch"][-1],
+            "sample gradients": run["samples"][-1],
+            "|f − f*| / |f*|": abs(run["cost"][-1] - f_star) / abs(f_star),
+            "‖XᵀX − I‖": run["infeasibility"][-1],
+            "‖grad f‖": run["grad_norm"][-1],
+            "status": run["status"],
+        })
+    return rows

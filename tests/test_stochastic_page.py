@@ -1,0 +1,123 @@
+"""The Stochastic page under AppTest: the live runs reach the chart, the URL restores the
+settings, bad settings warn, lecture mode hides the words."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from explorer import stochastic as model
+
+APP = "../app.py"
+TIMEOUT = 60
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.switch_page("pages/stochastic.py").run()  # a link to the page: its URL first
+    assert not at.exception
+    return at
+
+
+def _finish(at: AppTest) -> None:
+    """Let the worker end, then rerun (what the fragment's ticks do in a browser)."""
+    run = at.session_state.stoch_run
+    run.wait(60)
+    assert run.finished
+    at.run()
+    assert not at.exception
+
+
+def _curves(at: AppTest) -> dict[str, list[np.ndarray]]:
+    """label -> the y values of its three panels (relative gap, ||h||, ||grad||)."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    out: dict[str, list[np.ndarray]] = {}
+    for trace in spec["data"]:
+        y = trace["y"]
+        if isinstance(y, dict):  # plotly.py sends numeric arrays base64-encoded
+            y = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+        out.setdefault(trace["name"], []).append(np.asarray(y, dtype=float))
+    return out
+
+
+def test_the_default_page_shows_sgd_against_saga_and_full_batch():
+    at = _page()
+    assert at.title[0].value == "Stochastic landing"
+    assert any("Online PCA as a finite sum" in m.value for m in at.markdown)
+    _finish(at)
+    curves = _curves(at)
+    assert set(curves) == {"SGD", "SAGA", "full-batch landing"}
+    spec = model.StochasticSpec()
+    for panels in curves.values():
+        assert len(panels) == 3 and all(len(y) == spec.epochs + 1 for y in panels)
+    sgd_gap, saga_gap = curves["SGD"][0][-1], curves["SAGA"][0][-1]
+    assert saga_gap < 1e-3 * sgd_gap  # SAGA far below SGD's noise floor
+    assert any("Done: 100 epochs." in c.value for c in at.caption)
+    table = at.dataframe[0].value
+    assert list(table["method"]) == ["SGD", "SAGA", "full-batch landing"]
+    assert table["sample gradients"].tolist() == [100_000, 101_000, 100_000]
+    assert at.query_params["stoch"] == spec.to_query()
+
+
+def test_the_url_restores_the_settings_and_a_widget_restarts_the_runs():
+    query = "n=8,p=2,samples=200,batch=20,eta=0.002,epochs=30,methods=saga,decreasing=0"
+    at = _page({"stoch": query})
+    assert at.number_input(key="so_batch").value == 20
+    assert at.multiselect(key="so_methods").value == ["saga"]
+    _finish(at)
+    assert set(_curves(at)) == {"SAGA"}
+    first = at.session_state.stoch_run
+    at.number_input(key="so_batch").set_value(40).run()
+    assert at.session_state.stoch_run is not first and first.cancelled
+    assert "batch=40" in at.query_params["stoch"]
+    _finish(at)
+    assert len(_curves(at)["SAGA"][0]) == 31
+
+
+def test_bad_settings_warn_and_fall_back():
+    at = _page({"stoch": "n=8,p=9,samples=200,batch=500,epochs=abc,bogus=1"})
+    warnings = " ".join(w.value for w in at.warning)
+    assert "epochs='abc' is not a number" in warnings and "unknown setting 'bogus'" in warnings
+    assert "p = 9 > n = 8" in warnings and "cannot exceed the samples (200)" in warnings
+    spec = at.session_state.stoch_spec
+    assert (spec.p, spec.batch, spec.epochs) == (8, 200, 100)
+    at.multiselect(key="so_methods").set_value([]).run()
+    assert not at.exception and any("at least one method" in i.value for i in at.info)
+
+
+def test_the_update_budget_caps_the_epochs():
+    at = _page({"stoch": "samples=5000,batch=1,epochs=500,methods=sgd"})
+    assert any("would take more than" in w.value for w in at.warning)
+    assert at.session_state.stoch_spec.epochs == model.UPDATE_BUDGET // 5000
+    at.session_state.stoch_run.cancelled = True
+
+
+def test_lecture_mode_shows_the_curves_without_the_words():
+    at = _page({"lecture": "1", "stoch": "samples=200,batch=20,epochs=20"})
+    _finish(at)
+    assert [e.label for e in at.expander] == ["Your own matrix"]  # the sidebar's only
+    assert not any("Online PCA" in m.value for m in at.markdown)
+    assert not at.dataframe  # the summary table is for the desk, not the projector
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["height"] == 520
+
+
+def test_the_settings_survive_a_visit_to_another_page():
+    at = _page({"stoch": "samples=200,batch=20,epochs=20"})
+    at.number_input(key="so_epochs").set_value(30).run()
+    at.switch_page("pages/guide.py").run()
+    at.switch_page("pages/stochastic.py").run()
+    assert not at.exception
+    assert at.number_input(key="so_epochs").value == 30
+    assert at.session_state.stoch_spec.epochs == 30
+
+
+def test_spec_round_trips_through_the_url():
+    spec = model.StochasticSpec(n=7, p=2, samples=5000, batch=33, eta=0.0125, epochs=12,
+                                methods=("sgd", "landing"), decreasing=True)
+    assert model.from_query(spec.to_query()) == (spec, [])
