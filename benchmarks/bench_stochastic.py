@@ -36,7 +36,7 @@ GOAL = 2.0
 def variants() -> dict:
     problem = problems.online_pca(N, P, samples=M, seed=0)
     X0 = problems.initial_point(N, P, 0.3, seed=1)
-    eta = default_step(problem)
+    eta = default_step(problem, BATCH)
     per_epoch = -(-M // BATCH)
 
     def config(method: str) -> solvers.Config:

@@ -35,7 +35,7 @@ LIMITS = {"n": (int, 2, 100), "p": (int, 1, 10), "samples": (int, 200, 5000),
 
 @dataclass(frozen=True)
 class StochasticSpec:
-    """The page's settings. ``eta`` 0: the default step 1/(5 L) (``stochastic.default_step``);
+    """The page's settings. ``eta`` 0: the default step (``stochastic.default_step``);
     ``decreasing``: SGD's step decreases (eta_k = eta / (1 + k / (one epoch's updates x 10)))."""
 
     n: int = 20
@@ -129,7 +129,7 @@ def problem_of(spec: StochasticSpec, config: AppConfig) -> tuple[FiniteSum, np.n
 def step_of(spec: StochasticSpec, problem: FiniteSum, method: str) -> float | Decreasing:
     """The step of ``method``: the spec's eta (0: the default), decreasing for SGD when
     asked."""
-    eta = spec.eta or default_step(problem)
+    eta = spec.eta or default_step(problem, spec.batch)
     if method == "sgd" and spec.decreasing:
         return Decreasing(eta, half_life=10 * math.ceil(spec.samples / spec.batch))
     return eta

@@ -27,10 +27,9 @@ if "stoch_spec" not in st.session_state:  # first visit: from the link, else the
     st.session_state.stoch_spec = spec
     for warning in warnings:
         st.warning(warning, icon="⚠️")
-for key, name in WIDGETS.items():  # widget keys vanish on other pages: put them back
-    if key not in st.session_state:
-        value = getattr(st.session_state.stoch_spec, name)
-        st.session_state[key] = list(value) if name == "methods" else value
+for key, name in WIDGETS.items():  # kept across visits to other pages and sidebar changes
+    value = getattr(st.session_state.stoch_spec, name)
+    controls.persist(key, list(value) if name == "methods" else value)
 
 st.title("Stochastic landing")
 if not config.lecture:
@@ -41,7 +40,8 @@ if not config.lecture:
         "noise never vanishes, so at a constant step it stalls at a noise floor (and a little "
         "off the manifold); **SAGA** corrects it with a table of the last gradient seen for "
         "each sample, so its noise vanishes at the optimum and a constant step converges. "
-        "**Full-batch landing** makes one update per pass over the data. The sidebar's seed, "
+        "**Full-batch landing** makes one update per pass over the data. SGD's cost may end "
+        "below f*: its noise holds X off the manifold, where f is lower. The sidebar's seed, "
         "X₀ distance, β and ω apply; its cost function does not.")
     with st.expander("The updates"):
         st.latex(r"X_{k+1} = X_k - \eta\big(\operatorname{grad}_\beta[G_k](X_k)"
@@ -53,17 +53,20 @@ if not config.lecture:
                    "epoch; each curve shows the full sum once per epoch. SAGA's table holds "
                    "Xᵀaᵢ for each sample (p numbers: the gradient −aᵢaᵢᵀX is rebuilt from it).")
 
-c = st.columns([1, 1, 1.3, 1.2, 1.3, 1.2])
+# a lecture folds the settings, so that the curves fill a projector's first screen
+box = st.expander("Settings") if config.lecture else st.container()
+c = box.columns([1, 1, 1.3, 1.2, 1.3, 1.2])
 lim = model.LIMITS
 n = c[0].number_input("n", *lim["n"][1:], step=1, key="so_n")
 p = c[1].number_input("p", *lim["p"][1:], step=1, key="so_p")
 samples = c[2].selectbox("samples m", model.SAMPLES, key="so_samples")
 batch = c[3].number_input("batch b", *lim["batch"][1:], step=1, key="so_batch")
 epochs = c[4].number_input("epochs", *lim["epochs"][1:], step=10, key="so_epochs")
-eta = c[5].number_input("step η (0: 1/(5L))", *lim["eta"][1:], step=1e-4, format="%.4g",
+eta = c[5].number_input("step η (0: default)", *lim["eta"][1:], step=1e-4, format="%.4g",
                         key="so_eta", help="One constant step for every method; 0 takes "
-                        "1/(5L), L = maxᵢ‖aᵢ‖² (the sample gradients' Lipschitz constant).")
-c1, c2 = st.columns([3, 2])
+                        "min(1, b/10)/(5L), L = maxᵢ‖aᵢ‖² (the sample gradients' Lipschitz "
+                        "constant): smaller batches are noisier and need smaller steps.")
+c1, c2 = box.columns([3, 2])
 methods = c1.multiselect("methods", list(model.METHOD_LABELS), key="so_methods",
                          format_func=model.METHOD_LABELS.get)
 decreasing = c2.toggle("SGD: decreasing step", key="so_decreasing",
@@ -92,7 +95,7 @@ if run is None or run.key != key:
     run.wait(0.3)  # a small run is done before the first draw
     st.session_state.stoch_run = run
 if not config.lecture:
-    eta_used = spec.eta or default_step(run.problem)
+    eta_used = spec.eta or default_step(run.problem, spec.batch)
     st.caption(f"m = {spec.samples:,} samples, batch {spec.batch}: "
                f"{-(-spec.samples // spec.batch)} updates per epoch · η = {eta_used:.3g}"
                + (" (decreasing for SGD)" if spec.decreasing and "sgd" in spec.methods else "")

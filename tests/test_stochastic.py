@@ -142,7 +142,7 @@ def test_constant_step_sgd_plateaus(goal):
 
 def test_a_decreasing_step_goes_below_the_constant_steps_floor(goal):
     problem, X0, runs = goal
-    eta = default_step(problem)
+    eta = default_step(problem, 10)
     slow = stochastic_landing(problem, X0, method="sgd", batch_size=10, epochs=200,
                               step=Decreasing(eta, half_life=2000))
     assert gap(slow, problem)[-1] < 0.1 * gap(runs["sgd"], problem)[-1]
@@ -154,7 +154,7 @@ def test_a_decreasing_step_goes_below_the_constant_steps_floor(goal):
 def test_full_batch_landing_runs_one_update_per_epoch(goal):
     problem, X0, _ = goal
     full = stochastic_landing(problem, X0, method="landing", epochs=5)
-    ref = solve(problem, X0, Config(step=default_step(problem)), max_iter=5)
+    ref = solve(problem, X0, Config(step=default_step(problem, 10)), max_iter=5)
     np.testing.assert_allclose(full.cost, ref.cost, rtol=1e-13)
     assert full.updates == 5 and list(full.sample_gradients) == [0, 1000, 2000, 3000, 4000,
                                                                   5000]

@@ -100,7 +100,7 @@ def test_the_update_budget_caps_the_epochs():
 def test_lecture_mode_shows_the_curves_without_the_words():
     at = _page({"lecture": "1", "stoch": "samples=200,batch=20,epochs=20"})
     _finish(at)
-    assert [e.label for e in at.expander] == ["Your own matrix"]  # the sidebar's only
+    assert [e.label for e in at.expander] == ["Settings", "Your own matrix"]  # no "updates"
     assert not any("Online PCA" in m.value for m in at.markdown)
     assert not at.dataframe  # the summary table is for the desk, not the projector
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
