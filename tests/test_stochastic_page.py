@@ -121,3 +121,12 @@ def test_spec_round_trips_through_the_url():
     spec = model.StochasticSpec(n=7, p=2, samples=5000, batch=33, eta=0.0125, epochs=12,
                                 methods=("sgd", "landing"), decreasing=True)
     assert model.from_query(spec.to_query()) == (spec, [])
+
+
+def test_a_diverging_step_is_reported_on_the_page():
+    at = _page({"stoch": "samples=200,batch=10,eta=0.5,epochs=5,methods=sgd+saga"})
+    _finish(at)
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("SGD: Diverged at iteration") for w in warnings)
+    assert any(w.startswith("SAGA: Diverged at iteration") for w in warnings)
+    assert list(at.dataframe[0].value["status"]) == ["diverged", "diverged"]
