@@ -15,7 +15,7 @@ from landing_core import Config, check_gradient, initial_point, make_problem, so
 from landing_core.methods.minibatch import Minibatches
 from landing_core.methods.saga import saga_estimate
 from landing_core.problems import online_pca
-from landing_core.solvers import METHODS, stochastic_landing
+from landing_core.solvers import METHODS, make_method, stochastic_landing
 from landing_core.steps import Decreasing, StepContext
 from landing_core.stochastic import default_step
 from landing_core.sweep import sweep
@@ -181,13 +181,36 @@ def test_the_methods_are_registered_and_run_by_solve_and_sweep(small):
     assert res.status == "converged"  # SAGA's estimate is exact at the optimum
     # the records hold the minibatch's cost, the estimate the method made
     assert abs(small.cost(res.X) - small.f_star) <= 1e-12 * abs(small.f_star)
-    swept = sweep(small, eta=(0.005, 0.01), seed=(0, 1), method="sgd",
-                  options={"batch_size": 3}, max_iter=50)
-    for i in range(4):
-        eta, seed = float(swept.params["eta"][i]), int(swept.params["seed"][i])
-        single = solve(small, initial_point(6, 2, 0.3, seed),
-                       Config(method="sgd", step=eta, options={"batch_size": 3}), max_iter=50)
-        assert swept.final_cost[i] == pytest.approx(single.cost[-1], rel=1e-10)
+    for name in ("sgd", "saga"):  # SAGA's table gets a batch axis: (runs, m, p)
+        swept = sweep(small, eta=(0.005, 0.01), seed=(0, 1), method=name,
+                      options={"batch_size": 3}, max_iter=50)
+        for i in range(4):
+            eta, seed = float(swept.params["eta"][i]), int(swept.params["seed"][i])
+            single = solve(small, initial_point(6, 2, 0.3, seed),
+                           Config(method=name, step=eta, options={"batch_size": 3}),
+                           max_iter=50)
+            assert swept.final_cost[i] == pytest.approx(single.cost[-1], rel=1e-10)
+            assert swept.final_infeasibility[i] == pytest.approx(single.infeasibility[-1],
+                                                                 rel=1e-9)
+
+
+def test_sagas_table_and_running_mean_stay_exact(small):
+    """After many updates the table holds each sample's entry at the iterate where it was last
+    drawn, and the incrementally updated mean is the table's mean."""
+    method = make_method(Config(method="saga", options={"batch_size": 2}), small)
+    X = initial_point(6, 2, 0.2, seed=5)
+    state = method.init(X)
+    drawn_at = {}
+    for k in range(400):
+        idx = method.batches(k)
+        _, G, state = method.gradient(small, X, state)
+        fld, _ = method.field(X, G, state)
+        drawn_at.update({int(i): X for i in idx})
+        X = method.move(X, fld, 0.01)
+    for i, Xi in drawn_at.items():
+        np.testing.assert_allclose(state["table"][i], small.samples[i] @ Xi, atol=1e-14)
+    np.testing.assert_allclose(state["mean"], small.entry_sum(state["table"], np.arange(9)) / 9,
+                               atol=1e-13)
 
 
 # ----------------------------------------------------------------------------- bad input
@@ -219,4 +242,5 @@ def test_saga_refuses_a_table_above_its_memory_bound():
     with pytest.raises(ValueError, match=r"x 4 runs.*or of runs"):
         sweep(problem, eta=(0.01, 0.02), seed=(0, 1), method="saga",
               options={"table_limit_mb": 4}, max_iter=1)
-    assert stochastic_landing(problem, X0, method="saga", epochs=1).iterations == 1
+    assert stochastic_landing(problem, X0, method="saga", batch_size=1000,
+                              epochs=1).iterations == 1
