@@ -516,7 +516,7 @@ class FiniteSum(Problem):
         """(1/b sum_{i in idx} f_i(X), 1/b sum_{i in idx} grad f_i(X)): an unbiased estimate of
         (f(X), grad f(X)) for idx drawn uniformly."""
         values, E = self.sample_terms(X, idx)
-        return values.mean(axis=-1), self.entry_sum(E, idx) / len(idx)
+        return values.sum(axis=-1) / len(idx), self.entry_sum(E, idx) / len(idx)
 
 
 def online_pca(n: int, p: int, samples: int = 1000, seed: int = 0) -> FiniteSum:

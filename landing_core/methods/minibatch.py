@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -98,7 +98,7 @@ class StochasticLanding(Method):
         m = self.batch_size if self.problem is None else self.problem.n_samples
         Minibatches(m, self.batch_size, self.seed)  # validates batch_size and seed
 
-    @property
+    @cached_property  # one schedule per method object, not one per update
     def batches(self) -> Minibatches:
         if self.problem is None:
             raise ValueError(f"the method {self.name!r} needs the finite sum it samples")

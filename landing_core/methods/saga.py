@@ -44,7 +44,7 @@ def saga_estimate(problem: FiniteSum, X: Array, idx: Array, table: Array,
     axis = X.ndim - 2  # the table's sample axis
     change = problem.entry_sum(entries - np.take(table, idx, axis=axis), idx)
     G = change / len(idx) + mean
-    return values.mean(axis=-1), G, entries, mean + change / problem.n_samples
+    return values.sum(axis=-1) / len(idx), G, entries, mean + change / problem.n_samples
 
 
 @dataclass(frozen=True)
