@@ -11,10 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer import compare
 from landing_core import Config, check_gradient, initial_point, make_problem, solve
+from landing_core.methods import methods_for
 from landing_core.methods.minibatch import Minibatches
 from landing_core.methods.saga import saga_estimate
-from landing_core.problems import online_pca
+from landing_core.problems import FiniteSum, online_pca
 from landing_core.solvers import METHODS, make_method, stochastic_landing
 from landing_core.steps import Decreasing, StepContext
 from landing_core.stochastic import default_step
@@ -175,6 +177,10 @@ def test_a_run_is_reproducible_from_its_seed(goal):
 
 def test_the_methods_are_registered_and_run_by_solve_and_sweep(small):
     assert {"sgd", "saga"} <= set(METHODS)
+    # the compare table runs the catalogue's problems, which have no samples
+    assert {"sgd", "saga"}.isdisjoint(compare.row_methods())
+    assert set(methods_for(FiniteSum)) == set(METHODS)
+    assert "landing" in compare.row_methods()
     X0 = initial_point(6, 2, 0.2, seed=0)
     res = solve(small, X0, Config(method="saga", step=0.01, options={"batch_size": 3}),
                 max_iter=20000, tol=1e-10)
