@@ -250,3 +250,48 @@ def test_saga_refuses_a_table_above_its_memory_bound():
               options={"table_limit_mb": 4}, max_iter=1)
     assert stochastic_landing(problem, X0, method="saga", batch_size=1000,
                               epochs=1).iterations == 1
+
+
+def frame_average(n: int, p: int, m: int, seed: int = 0) -> FiniteSum:
+    """f_i(X) = 1/2 ||X - C_i||^2 over noisy copies C_i of a frame: a finite sum whose entries
+    are the whole gradients X - C_i (n p floats, the generic table). On St(n, p),
+    f = p/2 - <C, X> + mean 1/2 ||C_i||^2 with C the mean, so f* = p/2 - ||C||_* + that mean."""
+    rng = np.random.default_rng(seed)
+    Cs = np.linalg.qr(rng.standard_normal((n, p)))[0] + 0.3 * rng.standard_normal((m, n, p))
+    C = Cs.mean(axis=0)
+    const = 0.5 * np.mean(np.sum(Cs**2, axis=(1, 2)))
+
+    def cost_and_egrad(X):
+        value = 0.5 * np.sum(X * X, axis=(-2, -1)) - np.sum(C * X, axis=(-2, -1)) + const
+        return value, X - C
+
+    def sample_terms(X, idx):
+        D = X[..., None, :, :] - Cs[idx]
+        return 0.5 * np.sum(D * D, axis=(-2, -1)), D
+
+    return FiniteSum(n=n, p=p, name="frame average", cost=lambda X: cost_and_egrad(X)[0],
+                     egrad=lambda X: cost_and_egrad(X)[1], cost_and_egrad=cost_and_egrad,
+                     f_star=p / 2 - np.linalg.svd(C, compute_uv=False).sum() + const,
+                     n_samples=m, sample_terms=sample_terms,
+                     entry_sum=lambda E, idx: E.sum(axis=-3), entry_floats=n * p, lipschitz=1.0)
+
+
+def test_a_finite_sum_with_whole_gradients_as_entries():
+    """The generic table (m x n x p): SAGA's gather and scatter on matrix entries, in one run and
+    in a sweep, converges to the optimum; the memory bound counts n p floats per sample."""
+    problem = frame_average(7, 3, 60)
+    X0 = initial_point(7, 3, 0.2, seed=1)
+    assert check_gradient(problem, X0).passed
+    res = stochastic_landing(problem, X0, method="saga", batch_size=4, epochs=60, step=0.05)
+    assert res.status == "converged"
+    assert abs(res.cost[-1] - problem.f_star) <= 1e-9 * abs(problem.f_star)
+    sgd = stochastic_landing(problem, X0, method="sgd", batch_size=4, epochs=60, step=0.05)
+    assert abs(sgd.cost[-1] - problem.f_star) > 1e-5 * abs(problem.f_star)
+    swept = sweep(problem, eta=(0.05,), seed=(0, 1), method="saga",
+                  options={"batch_size": 4}, max_iter=50)
+    for i in range(2):
+        single = solve(problem, initial_point(7, 3, 0.3, i),
+                       Config(method="saga", step=0.05, options={"batch_size": 4}), max_iter=50)
+        assert swept.final_cost[i] == pytest.approx(single.cost[-1], rel=1e-10)
+    with pytest.raises(ValueError, match=r"60 samples x 21 floats"):
+        stochastic_landing(problem, X0, method="saga", epochs=1, table_limit_mb=1e-3)
