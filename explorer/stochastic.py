@@ -3,8 +3,8 @@ computed by a worker thread one epoch of each method in turn while the page draw
 arrived.
 
 Every method runs on the same finite sum (online PCA from the sidebar's seed) from the same
-X_0 (the sidebar's distance), with the same β, ω, batch size and step: the curves differ in
-the gradient estimate only. No streamlit here.
+X_0 (the sidebar's distance), with the same tangent term, β, ω, batch size and step: the
+curves differ in the gradient estimate only. No streamlit here.
 """
 
 from __future__ import annotations
@@ -163,7 +163,8 @@ class LiveStochastic:
                 cfg = stochastic_config(m, batch_size=self.spec.batch,
                                         step=step_of(self.spec, self.problem, m),
                                         beta=self._config.beta, omega=self._config.omega,
-                                        seed=self._config.seed, problem=self.problem)
+                                        seed=self._config.seed, tangent=self._config.tangent,
+                                        problem=self.problem)
                 streams[m] = epochs(self.problem, self.X0, cfg, self.spec.epochs)
             while streams and not self.cancelled:
                 for m, stream in list(streams.items()):

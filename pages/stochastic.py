@@ -42,7 +42,7 @@ if not config.lecture:
         "each sample, so its noise vanishes at the optimum and a constant step converges. "
         "**Full-batch landing** makes one update per pass over the data. SGD's cost may end "
         "below f*: its noise holds X off the manifold, where f is lower. The sidebar's seed, "
-        "X₀ distance, β and ω apply; its cost function does not.")
+        "X₀ distance, tangent term, β and ω apply; its cost function, n and p do not.")
     with st.expander("The updates"):
         st.latex(r"X_{k+1} = X_k - \eta\big(\operatorname{grad}_\beta[G_k](X_k)"
                  r" + \omega X_k(X_k^\top X_k - I_p)\big)")
@@ -86,7 +86,7 @@ st.session_state.stoch_spec = spec
 if st.query_params.get("stoch") != spec.to_query():
     st.query_params["stoch"] = spec.to_query()
 
-key = (spec, config.seed, config.distance, config.beta, config.omega)
+key = (spec, config.seed, config.distance, config.tangent, config.beta, config.omega)
 run = st.session_state.get("stoch_run")
 if run is None or run.key != key:
     if run is not None:

@@ -77,6 +77,11 @@ def test_the_url_restores_the_settings_and_a_widget_restarts_the_runs():
     assert "batch=40" in at.query_params["stoch"]
     _finish(at)
     assert len(_curves(at)["SAGA"][0]) == 31
+    second = at.session_state.stoch_run
+    at.selectbox(key="w_tangent").set_value("relative").run()  # the sidebar's apply
+    assert at.session_state.stoch_run is not second
+    _finish(at)
+    assert at.session_state.stoch_run.runs["saga"]["status"] == "done"
 
 
 def test_bad_settings_warn_and_fall_back():
