@@ -81,17 +81,29 @@ class SAGA(StochasticLanding):
         everyone = np.arange(self.problem.n_samples)
         _, table = self.problem.sample_terms(X, everyone)
         mean = self.problem.entry_sum(table, everyone) / self.problem.n_samples
-        return super().init(X) | {"table": table, "mean": mean}
+        axis = X.ndim - 2
+        return super().init(X) | {"table": table, "mean": mean,
+                                  "pending": np.take(table, np.arange(0), axis=axis)}
+
+    def table(self, state: State, batch_axis: int) -> Array:
+        """The memory's table: the stored one with the last batch's entries written (in place;
+        ``batch_axis``: how many run axes lead, 0 for one run)."""
+        table, k = state["table"], int(state["k"].flat[0])
+        if k > 0:
+            table[(slice(None),) * batch_axis + (self.batches(k - 1),)] = state["pending"]
+        return table
 
     def gradient(self, problem: Any, X: Array, state: State) -> tuple[Array, Array, State]:
-        """The estimate, and the table with the batch's entries replaced: in place, by a
-        scatter (copying the m entries per update would cost a pass over the table), so
-        the memory passed in is the memory returned."""
+        """The estimate; the memory it returns holds the batch's new entries as ``pending``,
+        written into the table by the next estimate. The write is a scatter in place
+        (copying the m entries per update would cost a pass over the table), and deferring
+        it keeps the memory passed in meaning what it meant: evaluated again (a sweep retries
+        the runs that did not break), the same memory gives the same estimate, as writing the
+        same entries twice is writing them once."""
         idx, k = self._next(state)
-        cost, G, entries, mean = saga_estimate(problem, X, idx, state["table"], state["mean"])
-        table = state["table"]
-        table[(slice(None),) * (X.ndim - 2) + (idx,)] = entries
-        return cost, G, {"k": k, "table": table, "mean": mean}
+        table = self.table(state, X.ndim - 2)
+        cost, G, entries, mean = saga_estimate(problem, X, idx, table, state["mean"])
+        return cost, G, {"k": k, "table": table, "mean": mean, "pending": entries}
 
 
 @register("saga", "Stochastic landing (SAGA)", needs=FiniteSum)
