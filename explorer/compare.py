@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -15,9 +16,10 @@ import numpy as np
 from landing_core.geometry import TANGENT_TERMS
 from landing_core.methods import methods_for
 from landing_core.problems import Problem
-from landing_core.solvers import METHODS, Config, solve
+from landing_core.solvers import METHODS, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
+from . import text
 from .runner import build_problem, initial, step_rule
 from .state import PRESENTATION, STATUS_LABELS, AppConfig
 
@@ -25,7 +27,7 @@ MAX_ROWS = 6
 COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta")
 FAIRNESS = {  # the "Steps" choice: label -> the rule every row runs with (None: its own)
     "as set in each row": None,
-    "each at its safe step (η as the cap)": "safe",
+    "each at its safe step (η as the cap; not adaptive)": "safe",
     "each with Armijo (no η to tune)": "armijo",
     "each with Barzilai–Borwein (no η to tune)": "bb",
 }
@@ -37,29 +39,29 @@ def rows_query(rows: list[dict]) -> str:
                       separators=(",", ":"))
 
 
-def rows_from_query(text: str) -> tuple[list[dict], list[str]]:
+def rows_from_query(query: str) -> tuple[list[dict], list[str]]:
     """The valid rows of a ``rows_query`` string (at most MAX_ROWS), and warnings for what was
     dropped (the first three named); no rows and one warning when it cannot be read at all
     (not JSON, nested, or longer than any six rows need). β, ω and η become floats; a row
     without a text label gets ``auto_label``."""
     unreadable = [], ["URL parameter rows could not be read; showing the default rows."]
-    if len(text) > 100 * MAX_ROWS * len(COLUMNS):
+    if len(query) > 100 * MAX_ROWS * len(COLUMNS):
         return unreadable
     try:
-        items = json.loads(text)
+        items = json.loads(query)
         if not (isinstance(items, list) and all(isinstance(i, list) for i in items)):
             return unreadable
         rows = [dict(zip(COLUMNS, item, strict=True)) for item in items]
     except (ValueError, TypeError, RecursionError):
         return unreadable
-    dropped = [f"URL row {str(r.get('label'))[:40]!r} dropped: {why}." for r in rows
+    dropped = [f"URL row {text.quote(r.get('label'))} dropped: {why}." for r in rows
                if (why := check_row(r)) is not None]
     warnings = dropped[:3] + ([f"… and {len(dropped) - 3} more rows dropped."]
                               if len(dropped) > 3 else [])
     valid = []
     for r in (r for r in rows if check_row(r) is None):
         r = {**r, **{c: float(r[c]) for c in ("beta", "omega", "eta")}}
-        valid.append({**r, "label": r["label"] if isinstance(r["label"], str) and
+        valid.append({**r, "label": text.label(r["label"]) if isinstance(r["label"], str) and
                       r["label"].strip() else auto_label(r)})
     if len(valid) > MAX_ROWS:
         warnings.append(f"Only the first {MAX_ROWS} rows of the URL are kept.")
@@ -97,10 +99,16 @@ def auto_label(r: dict) -> str:
     return f"{head}, ω = {float(r['omega']):g}, {step}"
 
 
+def _blank(label: object) -> bool:
+    return label is None or (isinstance(label, float) and math.isnan(label)) or not text.plain(
+        label).strip()
+
+
 def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     """The edited rows, where a valid row gets ``auto_label`` when its label is blank or when
     its settings changed but its label did not (a label must not name what the row no longer
-    runs).
+    runs); a label typed by the user is kept as ``text.label`` stores it (one line, bounded,
+    safe in the table's CSV download).
 
     Each edit in the table is one action (a cell, an added row, deleted rows); rows are matched
     by position only when the count is unchanged, i.e. when a cell was edited.
@@ -108,13 +116,13 @@ def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     matched = old if len(old) == len(new) else [None] * len(new)
     out = []
     for before, after in zip(matched, new, strict=True):
+        label = after.get("label")
+        if not _blank(label):
+            after = {**after, "label": text.label(label)}
         if check_row(after) is None:
-            label = after.get("label")
-            blank = label is None or (isinstance(label, float) and math.isnan(label)) or not str(
-                label).strip()
             stale = before is not None and before.get("label") == label and any(
                 before.get(c) != after.get(c) for c in COLUMNS if c != "label")
-            if blank or stale:
+            if _blank(label) or stale:
                 after = {**after, "label": auto_label(after)}
         out.append(after)
     return out
@@ -130,17 +138,48 @@ def differ_only_in_beta(rows: list[dict]) -> bool:
     return any(len(b) > 1 for b in betas.values())
 
 
+def _field(r: dict) -> tuple:
+    """What sets the scale of a row's field: its method, and for landing its tangent term (and
+    β for the β-metric)."""
+    if r["method"] != "landing":
+        return (r["method"],)
+    return ("landing", r["tangent"], float(r["beta"]) if r["tangent"] == "beta" else None)
+
+
+def differ_in_field(rows: list[dict]) -> bool:
+    """The rows' fields scale differently (``_field``): one fixed step cannot suit them all."""
+    return len({_field(r) for r in rows}) > 1
+
+
 def constant_step_is_unfair(rows: list[dict]) -> bool:
     """A constant η compares runs whose fields scale differently: some row takes a constant
     step, and the rows differ in method or, for landing, in tangent term (β counts for the
     β-metric)."""
-    def field(r: dict) -> tuple:  # tangent term and β only enter a landing run
-        if r["method"] != "landing":
-            return (r["method"],)
-        return ("landing", r["tangent"], float(r["beta"]) if r["tangent"] == "beta" else None)
+    return differ_in_field(rows) and any(r["step"] == "constant" for r in rows)
 
-    fields = {field(r) for r in rows}
-    return len(fields) > 1 and any(r["step"] == "constant" for r in rows)
+
+# What the "Steps" choice does. Near a solution the safe bound grows without limit (it is a
+# bound on the step that keeps ||h|| <= eps, and ||h|| -> 0), so the safe step is the constant
+# min(eta, 1/(2 omega)) there and keeps the constant step's bias: only Armijo and BB adapt.
+STEPS_HELP = (
+    "A constant η suits one field and not another: the rotation block of grad_β scales with "
+    "1/β. **Armijo** and **Barzilai–Borwein** adapt the step to each row's field. **The safe "
+    "step does not**: it only shortens steps that would take ‖XᵀX − I‖ above ε; near the solution "
+    "its bound grows without limit and every row takes the same constant min(η, 1/(2ω)), with "
+    "the constant step's bias (brockett 3 × 2: 125, 132, 244 and 1095 iterations for β = 0.1, "
+    "0.5, 1, 5 at its safe step; 32, 25, 29, 42 with BB).")
+CONSTANT_NOTE = (
+    "A constant η favours whichever field happens to be scaled for it. For a fair comparison "
+    "choose “each with Armijo” or “each with Barzilai–Borwein” above: only they adapt the "
+    "step to each row.")
+SAFE_NOTE = (
+    "Not a fair contest: near the solution the safe step is the constant min(η, 1/(2ω)) for "
+    "every row, so it favours whichever field is scaled for that η, as a constant step does. "
+    "Only Armijo and Barzilai–Borwein adapt the step to each row.")
+TURN_HELP = (
+    "How far the frame turns within its own span, summed over the run: the columns stay "
+    "orthonormal and turn together in span(Xₖ) (for p = 2, the angle turned in that plane). "
+    "β scales the rate of this rotation by 1/β.")
 
 
 ROW_BOUNDS = {"beta": (1e-3, 1e3), "omega": (1e-3, 1e3), "eta": (1e-5, 100.0)}
@@ -159,15 +198,15 @@ def check_row(r: dict) -> str | None:
                              ("tangent", TANGENT_TERMS, "tangent term"),
                              ("step", STEP_RULES, "step rule")):
         if not (isinstance(r.get(key), str) and r[key] in names):  # a URL may hold a list
-            return f"unknown {what} {r.get(key)!r}"
+            return f"unknown {what} {text.quote(r.get(key))}"
     for name, (low, high) in ROW_BOUNDS.items():
         value = r.get(name)
         try:
             ok = not isinstance(value, bool) and low <= float(value) <= high  # NaN fails too
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: a 400-digit integer
             ok = False
         if not ok:
-            return f"{name} must be a number in [{low:g}, {high:g}], got {value!r}"
+            return f"{name} must be a number in [{low:g}, {high:g}], got {text.quote(value)}"
     return None
 
 
@@ -190,21 +229,27 @@ def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
 
 
 def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
-             matrix: np.ndarray | None = None) -> tuple[list[dict], float | None]:
+             matrix: np.ndarray | None = None, *, should_stop: StopCheck | None = None,
+             progress: Callable[[int, int, str], None] | None = None,
+             ) -> tuple[list[dict], float | None]:
     """Run every row on the configured problem from the configured X_0.
 
     Returns one dict per row (label, histories, iterates for n <= 3, status, message,
     iterations) and f* (over X_0's component when p = n). Under a fairness choice each label
-    names the rule that ran, e.g. "β = 0.1 [BB]".
+    names the rule that ran, e.g. "β = 0.1 [BB]". ``should_stop`` goes to every row's
+    ``solve`` (rows after a stop are stopped at X_0); ``progress(i, rows, label)`` is called
+    before row i.
     """
     problem = build_problem(config, matrix)
     X0 = initial(config, problem)
     keep = config.max_iter + 1 if problem.n <= 3 else 0
     runs = []
-    for r in rows:
+    for i, r in enumerate(rows):
+        if progress is not None:
+            progress(i, len(rows), str(r["label"]))
         result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
-                       max_iter=config.max_iter, keep_iterates=keep)
-        label = str(r["label"])
+                       max_iter=config.max_iter, keep_iterates=keep, should_stop=should_stop)
+        label = text.label(r["label"])
         if fairness is not None:  # the rule that ran, where it overrides the row's
             label += f" [{_STEP_TEXT[fairness].format(eta=float(r['eta']))}]"
         runs.append(dict(label=label, cost=result.cost,

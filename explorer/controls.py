@@ -11,7 +11,7 @@ import streamlit as st
 from landing_core.problems import Problem
 from landing_core.steps import USES_ETA
 
-from . import navigation
+from . import budget, navigation, text, work
 from .runner import SAFE_EPS, build_problem, start
 from .state import (
     BOUNDS,
@@ -45,12 +45,22 @@ TOL_GRID = [10.0**e for e in range(round(np.log10(_limits("tol")[0])),
                                     round(np.log10(_limits("tol")[1])) + 1)]
 STEP_HELP = (
     "**constant**: η at every step (too large diverges). "
-    f"**safe**: η shortened where needed so that ‖XᵀX − I‖ stays ≤ ε = {SAFE_EPS:g} "
-    "(Ablin et al.). "
-    "**Armijo**: backtracking on f + μ/2 ‖XᵀX − I‖², first trial η. "
+    f"**safe**: η shortened where needed so that ‖XᵀX − I‖, once below ε = {SAFE_EPS:g} "
+    "(Ablin et al.), stays below it; from a start above ε (the default X₀ starts at 0.80) it "
+    "only keeps ‖XᵀX − I‖ from growing. The guarantee needs a landing field (XᵀT skew): the "
+    "penalty rows of the Compare page have none. Near the solution the safe step is the "
+    "constant min(η, 1/(2ω)): it does not adapt to the field. "
+    "**Armijo**: backtracking on the merit f − ½⟨Λ, XᵀX − I⟩ + μ/2 ‖XᵀX − I‖² (Λ = sym(XᵀG), "
+    "μ bounded), first trial η; ‖XᵀX − I‖ never rises above max(ε, its start). "
     "**Barzilai–Borwein**: the step from the last two iterates, made safe; needs no η. "
     "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "
     "by ηω = ½: the cap guards the normal term, not the descent."
+)
+OMEGA_HELP = (
+    "The normal term's weight: ‖XᵀX − I‖ decays at rate 2ω (about 2ηω per step), and the "
+    "safe step caps η at 1/(2ω). Under Barzilai–Borwein ω barely acts: a long BB step lowers "
+    "it to 1/(2η) for that step (about nine steps in ten at ω = 10). Use the constant or the "
+    "safe step to see ω act."
 )
 
 
@@ -128,9 +138,21 @@ def _upload_changed(key: str) -> None:
         _forget_matrix()
 
 
+def _matrix_misfit(config: AppConfig, matrix: np.ndarray) -> str | None:
+    """Why the uploaded ``matrix`` cannot define this configuration's problem (None: it can):
+    a shape the problem does not take, or a scale at which f or its gradient at X0 fails."""
+    try:
+        start(config, build_problem(config, matrix))
+    except ValueError as err:
+        return str(err)
+    return None
+
+
 def _matrix_upload(config: AppConfig) -> None:
     """The 'your own matrix' expander: parse and validate; a rejected file is reported and not
     used (the matrix in use stays until the uploader is emptied, as replacing a file does).
+    The caption says which matrix runs: the upload, or the built-in one when the upload does
+    not fit the problem (it is kept for when it fits again).
 
     A matrix is known by its upload's ``file_id``, so a corrected file uploaded under the same
     name replaces the old one; ``matrix_id`` is what runs are cached on.
@@ -146,14 +168,27 @@ def _matrix_upload(config: AppConfig) -> None:
                                   on_change=_upload_changed, args=(key,))
         if upload is not None and upload.file_id != st.session_state.get("matrix_id"):
             try:  # a rejected file is read again on each rerun: its warning stays while it does
-                st.session_state.matrix = parse_matrix(upload.name, upload.getvalue())
+                matrix = parse_matrix(upload.name, upload.getvalue())
+                refusal = budget.upload_cost(config.problem, matrix.shape).refusal(work.BUDGET)
+                if refusal is not None:
+                    raise ValueError(refusal)
+                st.session_state.matrix = matrix
                 st.session_state.matrix_name = upload.name
                 st.session_state.matrix_id = upload.file_id
             except ValueError as err:
-                st.warning(f"Upload rejected: {err}")
+                kept = st.session_state.get("matrix_name")
+                st.warning(text.markdown(
+                    f"Upload rejected: {str(err).rstrip('.')}. "
+                    + (f"Still using {text.plain(kept)}." if kept is not None
+                       else "The built-in matrix is used.")))
         if st.session_state.get("matrix") is not None:
             A = st.session_state.matrix
-            st.caption(f"Using {st.session_state.matrix_name} ({A.shape[0]} × {A.shape[1]}).")
+            held = f"{text.plain(st.session_state.matrix_name)} ({A.shape[0]} × {A.shape[1]})"
+            misfit = _matrix_misfit(config, A)
+            st.caption(text.markdown(
+                f"Using {held}." if misfit is None else
+                f"{held} does not fit this problem ({misfit}): the built-in matrix is used. "
+                f"The upload is kept for when it fits again."))
             st.button("Use the built-in matrix again", on_click=_use_built_in)
 
 
@@ -172,7 +207,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
         st.warning(f"p = {p_in} > n = {n_in} is impossible (St(n, p) needs p ≤ n): "
                    f"using p = {n_in}.", icon="⚠️")
     for warning in st.session_state.pop("url_warnings", []):
-        st.warning(warning, icon="⚠️")
+        st.warning(text.markdown(warning), icon="⚠️")
     sb = st.sidebar
     lecture = sb.toggle("Lecture mode", key="w_lecture",
                         help="For a projector: large type, thick lines, the sidebar folded and "
@@ -202,7 +237,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
         sb.caption("β only enters the β-metric tangent term.")
     omega = sb.select_slider("ω (normal term weight)",
                              _options(OMEGA_GRID, st.session_state.get("w_omega", config.omega)),
-                             key="w_omega", format_func=fmt)
+                             key="w_omega", format_func=fmt, help=OMEGA_HELP)
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,
                         help=STEP_HELP)
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",
@@ -243,11 +278,10 @@ def session_problem(config: AppConfig) -> tuple[Problem, np.ndarray | None]:
     matrix = st.session_state.get("matrix")
     if matrix is None:
         return build_problem(config), None
-    try:
-        problem = build_problem(config, matrix)
-        start(config, problem)  # f and its gradient at X0: an extreme scale fails here
-        return problem, matrix
-    except ValueError as err:
-        st.warning(f"Your matrix does not fit this problem ({err}); using the built-in one.")
-        return build_problem(config), None
+    misfit = _matrix_misfit(config, matrix)
+    if misfit is None:
+        return build_problem(config, matrix), matrix
+    st.warning(text.markdown(f"Your matrix {text.plain(st.session_state.get('matrix_name'))} "
+                             f"does not fit this problem ({misfit}); using the built-in one."))
+    return build_problem(config), None
 

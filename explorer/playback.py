@@ -15,6 +15,7 @@ import plotly.colors
 
 from landing_core.figures import PALETTE
 from landing_core.geometry import landing_field
+from landing_core.normal_flow import flow_time, gram_flow, singular_value_flow
 from landing_core.problems import Problem
 
 from .runner import Trace
@@ -46,11 +47,13 @@ def _rows(values: list[Array], start: int, width: int) -> list[list[float]]:
 def chunk(trace: Trace, start: int = 0) -> dict:
     """Iterations start … trace.k: the scalar histories, and per iterate the rows the views
     draw (X_k row-major for n <= 3, the singular values, (m11, m22, m12) of the Gram matrix for
-    p = 2)."""
+    p = 2), with the same rows of the exact normal flow at the iterate's time (``_flow``)."""
     if not 0 <= start <= trace.k + 1:
         raise ValueError(f"start = {start} outside 0 … {trace.k + 1}")
     n, p = trace.n, trace.p
     gram = [np.array([M[0, 0], M[1, 1], M[0, 1]]) for M in trace.gram[start:]]
+    show_sigma = "sigma" in available(n, p)
+    flow_sigma, flow_gram = _flow(trace, start, show_sigma)
     return {
         "start": start,
         "cost": _floats(trace.cost[start:]),
@@ -61,7 +64,25 @@ def chunk(trace: Trace, start: int = 0) -> dict:
         "x": _rows(trace.X, start, n * p) if trace.X else None,
         "sigma": _rows(trace.sigma, start, p) if "sigma" in available(n, p) else None,
         "gram": _rows(gram, 0, 3) if p == 2 else None,
+        "flow_sigma": flow_sigma,
+        "flow_gram": flow_gram,
     }
+
+
+def _flow(trace: Trace, start: int, show_sigma: bool) -> tuple[list | None, list | None]:
+    """The exact normal flow at the iterates' times (``landing_core.normal_flow``), from X_0:
+    the singular values where the sigma view is drawn, (m11, m22, m12) of the Gram matrix for
+    p = 2; None where not drawn. The time of iterate k is sum_{j<k} eta_j omega_j / omega."""
+    if not (show_sigma or trace.p == 2) or not trace.cost:
+        return None, None
+    t = flow_time(trace.normal_step, trace.omega)[start:]
+    sigma = (_rows(list(singular_value_flow(trace.sigma[0], t, trace.omega)), 0, trace.p)
+             if show_sigma else None)
+    gram = None
+    if trace.p == 2:
+        M = gram_flow(trace.gram[0], t, trace.omega)
+        gram = _rows(list(np.stack([M[:, 0, 0], M[:, 1, 1], M[:, 0, 1]], axis=1)), 0, 3)
+    return sigma, gram
 
 
 def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:

@@ -14,11 +14,12 @@ class Preset:
 
     title: str
     look_at: str
-    page: str  # "explorer" or "compare"
+    page: str  # "explorer", "compare" or "theory"
     config: AppConfig
     rows: list[dict] = field(default_factory=list)
     fairness: str = "as set in each row"
     view: str | None = None  # the explorer's geometry view
+    demo: str | None = None  # the Theory page's demonstration (explorer.demos.DEMOS)
 
 
 PRESETS: list[Preset] = [
@@ -36,9 +37,10 @@ PRESETS: list[Preset] = [
     ),
     Preset(
         "The frame on the sphere: β = 0.1 against β = 10",
-        "Small β magnifies the rotation of the frame within its own span (the 1/β block): with "
-        "β = 0.1 the columns turn about each other about seven times as far as with β = 10, "
-        "while the span itself moves about as much (the summary's last two columns). Both land.",
+        "Small β speeds up the rotation of the frame within its own span (the 1/β block): the "
+        "columns stay orthonormal and turn together in their plane, and with β = 0.1 the frame "
+        "turns there about seven times as far as with β = 10, while the span itself moves about "
+        "as much (the summary's last two columns). Both land.",
         "compare",
         AppConfig(problem="brockett", n=3, p=2, seed=4, distance=0.6, step="bb", max_iter=3000),
         [row("β = 0.1", beta=0.1, step="bb"), row("β = 10", beta=10.0, step="bb")],
@@ -57,11 +59,45 @@ PRESETS: list[Preset] = [
     Preset(
         "The Gram matrix flows to I whatever the cost",
         "Follow the point (m₁₁, m₂₂, m₁₂) of XₖᵀXₖ through the cone of SPD(2) to I = (1, 1, 0). "
-        "Change the cost function in the sidebar: the Gram matrix still ends at I.",
+        "The dotted curve is the exact flow Ṁ = −2ωM(M − I) from X₀ᵀX₀, in which neither f nor "
+        "β appears: change the cost function or β in the sidebar and the path stays on it, to "
+        "O(η) (η = 0.02 here).",
         "explorer",
-        AppConfig(problem="linear", n=3, p=2, seed=1, distance=1.0, step="safe", eta=0.1,
-                  max_iter=500),
+        AppConfig(problem="linear", n=3, p=2, seed=1, distance=1.0, step="constant", eta=0.02,
+                  max_iter=1500),
         view="cone",
+    ),
+    Preset(
+        "ω: pull harder, step shorter",
+        "‖XᵀX − I‖ decays at rate 2ω, but the safe step caps η at 1/(2ω). ω = 0.3 lands "
+        "slowly (151 iterations), ω = 30 crawls along f under its cap η ≤ 1/60 (801), ω = 3 "
+        "does best (72). The penalty at ω = 3 stops off the sphere, at ‖h‖ = 2|λ_min|/ω = 0.63 "
+        "(the summary's final ‖XᵀX − I‖); landing has no such bias for any ω.",
+        "compare",
+        AppConfig(problem="brockett", n=3, p=1, seed=0, distance=0.5, step="safe", eta=0.2,
+                  max_iter=1500),
+        [row("ω = 0.3", omega=0.3, eta=0.2), row("ω = 3", omega=3.0, eta=0.2),
+         row("ω = 30", omega=30.0, eta=0.2),
+         row("penalty, ω = 3", method="penalty", omega=3.0, eta=0.2)],
+    ),
+    Preset(
+        "β within one layer: the tangent term alone against Riemannian GD",
+        "With ω = 0 the run keeps to the layer of X₀; β then acts as the metric does for "
+        "Riemannian GD on St(n, p): the iterations to a small gradient grow about like β for "
+        "large β in both, and level off for small β.",
+        "theory",
+        AppConfig(problem="brockett", n=3, p=2, seed=0, distance=0.4),
+        demo="layer",
+    ),
+    Preset(
+        "Fair rates: β under the rules that adapt",
+        "Only Barzilai–Borwein and Armijo adapt the step to each β, and the stopping rule "
+        "measures every β alike. On St(5, 3) β still changes the rate: it weighs the rotation "
+        "block against the out-of-span block. On O(3) (p = n) β only rescales the tangent term "
+        "and BB takes the same number of iterations for every β.",
+        "theory",
+        AppConfig(problem="brockett", n=5, p=3, seed=0, distance=0.4),
+        demo="rates",
     ),
     Preset(
         "Brockett: β changes the path, not the limit",
@@ -74,9 +110,12 @@ PRESETS: list[Preset] = [
     ),
     Preset(
         "PCA: β (almost) changes nothing",
-        "The PCA cost is invariant under X → XQ: on the manifold XᵀG is symmetric and the "
-        "rotation block that β scales vanishes. The curves nearly coincide; what differs comes "
-        "from the iterates leaving the manifold by O(η²).",
+        "The PCA cost is invariant under X → XQ, so XᵀG is symmetric at every X; the rotation "
+        "block skew(XᵀG·XᵀX) that β scales vanishes where XᵀX = I only. From X₀ on the "
+        "manifold the curves nearly coincide (what differs comes from the iterates leaving it "
+        "by O(η²)). Set the X₀ distance to 0.4: there the tangent terms of β = 0.1 and β = 10 "
+        "differ by 68 % at X₀ (88 % on PCA 3 × 2) and the early cost curves part (by about 0.02, "
+        "against 10⁻⁴ from the manifold).",
         "compare",
         AppConfig(problem="pca", n=5, p=2, seed=0, distance=0.0, step="safe", eta=0.1,
                   max_iter=1000),

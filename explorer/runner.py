@@ -83,10 +83,12 @@ def solver_config(config: AppConfig) -> Config:
 @dataclass
 class Trace:
     """A run's history as it grows: scalar histories, and per iterate what the views need
-    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2)."""
+    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2); ``omega`` is the
+    run's normal weight, which sets the time of the exact normal flow the views overlay."""
 
     n: int
     p: int
+    omega: float = 1.0  # the run's normal weight: the time scale of the normal flow
     cost: list[float] = field(default_factory=list)
     infeasibility: list[float] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
@@ -106,7 +108,7 @@ class Trace:
 
     @property
     def finished(self) -> bool:
-        return self.status in ("converged", "max_iter", "diverged")
+        return self.status in ("converged", "max_iter", "diverged", "stopped")
 
     def append(self, rec: Record) -> None:
         self.cost.append(rec.cost)
@@ -153,7 +155,7 @@ def optimum(config: AppConfig, problem: Problem) -> float | None:
 def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
     """A fresh trace holding X_0, and the generator of the following iterates."""
     records = iterate(problem, initial(config, problem), solver_config(config))
-    trace = Trace(problem.n, problem.p)
+    trace = Trace(problem.n, problem.p, config.omega)
     trace.feed(next(records), config.tol, config.max_iter)
     return trace, records
 

@@ -15,12 +15,14 @@ from landing_core.geometry import TANGENT_TERMS
 from landing_core.problems import PROBLEMS
 from landing_core.steps import STEP_RULES
 
+from .text import quote
+
 # The app's labels for the library's names, keyed (and ordered) by the library's own lists: a
 # name added there without a label here fails at import.
 _PROBLEM_TEXT = {
     "brockett": "Brockett tr(XᵀAXN)",
     "procrustes": "Procrustes ½‖AX − B‖²",
-    "pca": "PCA −½tr(XᵀCX) (β-invariant)",
+    "pca": "PCA −½tr(XᵀCX) (β-invariant on St(n, p))",
     "linear": "Linear tr(CᵀX)",
     "quartic": "Quartic −¼ΣXᵢⱼ⁴ (wells at the axes)",
 }
@@ -32,7 +34,7 @@ _TANGENT_TEXT = {
 _STEP_TEXT = {
     "safe": "safe step (Ablin et al.)",
     "constant": "constant η",
-    "armijo": "Armijo on f + μN",
+    "armijo": "Armijo (augmented Lagrangian)",
     "bb": "Barzilai–Borwein (safeguarded)",
 }
 PROBLEM_LABELS = {name: _PROBLEM_TEXT[name] for name in PROBLEMS}
@@ -43,6 +45,11 @@ STATUS_LABELS = {"converged": "converged", "max_iter": "iteration limit", "diver
 SPEEDS = {"slow": 30.0, "normal": 250.0, "instant": float("inf")}  # iterations per second
 
 N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
+# st.cache_data is one store for the whole server, and any client can empty it (Streamlit's
+# clear-cache message has no server-side switch): it only saves recomputation, never holds
+# state. Bounded in count (the least recently used entry goes first; a Compare entry is at most
+# ~2.5 MB) and in time (the memory returns after a class).
+CACHE_LIMITS = dict(max_entries=32, ttl=3600)
 # URL parameters a page owns: the explorer's geometry view; the compare table, its step choice
 # and its x axis; the stochastic page's settings. The shared configuration ignores them;
 # other pages drop them.
@@ -103,25 +110,25 @@ def _parse(name: str, raw: str) -> object:
     rule = BOUNDS[name]
     if rule == (bool,):
         if raw.lower() not in FLAGS:
-            raise ValueError(f"{name}={raw!r} is not one of 1, 0 (on, off)")
+            raise ValueError(f"{name}={quote(raw)} is not one of 1, 0 (on, off)")
         return FLAGS[raw.lower()]
     if isinstance(rule[0], type):
         kind, low, high = rule
         try:
             value = float(raw)
         except ValueError:
-            raise ValueError(f"{name}={raw!r} is not a number") from None
-        if not math.isfinite(value):
-            raise ValueError(f"{name}={raw!r} is not a finite number")
+            raise ValueError(f"{name}={quote(raw)} is not a number") from None
+        if not math.isfinite(value):  # also a 400-digit integer: float() gives inf
+            raise ValueError(f"{name}={quote(raw)} is not a finite number")
         if kind is int:
             if value != int(value):
-                raise ValueError(f"{name}={raw!r} is not an integer")
+                raise ValueError(f"{name}={quote(raw)} is not an integer")
             value = int(value)
         if not (low <= value <= high):  # also rejects NaN
-            raise ValueError(f"{name}={raw!r} is outside [{low:g}, {high:g}]")
+            raise ValueError(f"{name}={quote(raw)} is outside [{low:g}, {high:g}]")
         return value
     if raw not in rule:
-        raise ValueError(f"{name}={raw!r} is not one of {', '.join(rule)}")
+        raise ValueError(f"{name}={quote(raw)} is not one of {', '.join(rule)}")
     return raw
 
 
@@ -135,11 +142,15 @@ def validate(config: AppConfig) -> tuple[AppConfig, list[str]]:
     return config, messages
 
 
+UNKNOWN_NAMED = 3  # unknown URL parameters named in the warning; the rest are counted
+
+
 def from_query(params: dict[str, str | list[str]]) -> tuple[AppConfig, list[str]]:
     """An AppConfig from URL query parameters; unknown, invalid or out-of-range values give a
-    warning and the default."""
+    warning and the default (the other values are kept). Values are quoted bounded: a link
+    can hold anything."""
     defaults = AppConfig()
-    values, warnings = {}, []
+    values, warnings, unknown = {}, [], []
     known = {f.name for f in fields(AppConfig)}
     for name, raw in params.items():
         if isinstance(raw, list):
@@ -147,13 +158,18 @@ def from_query(params: dict[str, str | list[str]]) -> tuple[AppConfig, list[str]
         if name in PAGE_PARAMS:
             continue
         if name not in known:
-            warnings.append(f"Unknown URL parameter {name!r} ignored.")
+            unknown.append(quote(name))
             continue
         try:
             values[name] = _parse(name, str(raw))
         except ValueError as err:
             warnings.append(f"URL parameter {err}; using the default "
                             f"{getattr(defaults, name)!r}.")
+    if unknown:
+        more = len(unknown) - UNKNOWN_NAMED
+        warnings.insert(0, f"Unknown URL parameter{'s' if len(unknown) > 1 else ''} "
+                           f"{', '.join(unknown[:UNKNOWN_NAMED])}"
+                           f"{f' and {more} more' if more > 0 else ''} ignored.")
     config, messages = validate(replace(defaults, **values))
     return config, warnings + messages
 

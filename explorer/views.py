@@ -14,9 +14,12 @@ VIEWS = {  # name -> (short label, title, caption)
               "Arrows: the columns of Xₖ; lines: the paths of their tips, far side faint. β "
               "weighs the frame's turn within its span against its tilt. Drag to turn."),
     "sigma": ("Singular values", "Singular values of Xₖ",
-              "On St(n, p) every singular value is 1: the normal term pulls them there."),
+              "On St(n, p) every singular value is 1: the normal term pulls them there. Dotted: "
+              "the exact normal flow σᵢ² = 1/(1 + (σᵢ₀⁻² − 1)·exp(−2ωt)) at t = Σ ηⱼωⱼ/ω, the "
+              "same for every cost and β; the iterates follow it to O(η)."),
     "cone": ("Gram matrix", "The Gram matrix XₖᵀXₖ in the cone SPD(2)",
              "Each point is (m₁₁, m₂₂, m₁₂); the flow ends at I = (1, 1, 0) whatever the cost. "
+             "Dotted: the exact flow Ṁ = −2ωM(M − I) from X₀ᵀX₀, which no cost or β changes. "
              "Drag to turn."),
 }
 

@@ -123,7 +123,7 @@ def convergence_figure(
                                  line=dict(color=PALETTE[0], width=3)), 1, 1)
     fig.add_trace(go.Scatter(x=k, y=_positive(infeasibility), name="‖XᵀX − I‖<sub>F</sub>",
                              line=dict(color=PALETTE[1], width=3)), 1, 2)
-    fig.add_trace(go.Scatter(x=k, y=_positive(grad_norm), name="‖grad‖ (tangent term)",
+    fig.add_trace(go.Scatter(x=k, y=_positive(grad_norm), name="‖grad₁ f‖ (stationarity)",
                              line=dict(color=PALETTE[2], width=3, dash="dash")), 1, 2)
     fig.add_trace(go.Scatter(x=k, y=_positive(step), name="ηₖ",
                              line=dict(color=PALETTE[3], width=3)), 1, 3)
@@ -416,7 +416,8 @@ def comparison_figure(
         raise ValueError("against must be 'iteration' or 'time'")
     gap_title = "|f(Xₖ) − f*|" if f_star is not None else "f(Xₖ)"
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
-                        subplot_titles=(gap_title, "‖XₖᵀXₖ − I‖<sub>F</sub>", "‖grad‖"))
+                        subplot_titles=(gap_title, "‖XₖᵀXₖ − I‖<sub>F</sub>",
+                                        "stationarity ‖grad₁ f‖"))
     for i, run in enumerate(runs):
         colour = PALETTE[i % len(PALETTE)]
         x = np.asarray(run["time"]) if against == "time" else np.arange(len(run["cost"]))

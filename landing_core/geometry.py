@@ -1,8 +1,9 @@
 """The paper's objects on R_*^{n x p}: constraint, infeasibility, metric, projections, gradients.
 
 Names: ``N`` is the paper's infeasibility function N(X) = 1/2 ||h(X)||_F^2 and ``nabla_N`` its
-normal term X(X^T X - I_p); ``infeasibility`` is ||h(X)||_F, the number every result, plot and
-stopping rule reports.
+normal term X(X^T X - I_p); ``infeasibility`` is ||h(X)||_F and ``stationarity`` is
+||grad_1 f(X)||_F, the two numbers every result, plot and stopping rule reports, whatever the
+method, its tangent term and beta.
 
 Goyens, Absil & Feppon, *Geometric design of the tangent term in landing algorithms for
 orthogonality constraints* (``shared/paper/landing-beta-metric.tex``).
@@ -30,6 +31,7 @@ __all__ = [
     "frobenius_norm",
     "TANGENT_TERMS",
     "beta_metric",
+    "dh",
     "grad_beta",
     "gram",
     "N",
@@ -39,6 +41,7 @@ __all__ = [
     "LandingField",
     "landing_direction",
     "landing_field",
+    "multiplier",
     "nabla_N",
     "nabla_beta",
     "per_run",
@@ -47,6 +50,7 @@ __all__ = [
     "relative_gradient",
     "riemannian_gradient_stiefel",
     "skew",
+    "stationarity",
     "sym",
     "tangent_term",
 ]
@@ -149,6 +153,23 @@ def h(X: Array) -> Array:
     return gram(X) - _identity(X.shape[-1])
 
 
+def dh(X: Array, Z: Array) -> Array:
+    """The differential of the constraint, Dh(X)[Z] = X^T Z + Z^T X (h(X) = X^T X - I_p).
+
+    Zero exactly for Z tangent to the layer through X (X^T Z skew); for the normal term X h(X)
+    it is 2 sym(M h(X)) = 2 (h + h^2) (M = I + h commutes with h).
+    """
+    XtZ = _t(X) @ Z
+    return XtZ + _t(XtZ)
+
+
+def multiplier(X: Array, G: Array) -> Array:
+    """The Lagrange multiplier estimate Lambda(X) = sym(X^T G) of Ablin, Vary, Gao & Absil (2024)
+    for h(X) = X^T X - I_p: at a critical point on St(n, p), G = X Lambda (the gradient of the
+    Lagrangian f - 1/2 <Lambda, h> vanishes)."""
+    return sym(_t(X) @ G)
+
+
 def N(X: Array) -> Array:
     """The paper's infeasibility function N(X) = 1/2 ||h(X)||_F^2, eq. (N)."""
     H = h(X)
@@ -217,17 +238,62 @@ def grad_beta(X: Array, G: Array, beta: float | Array) -> Array:
     return _grad_beta(X, G, gram(X), beta)
 
 
-def _grad_beta_parts(X: Array, G: Array, M: Array, beta: float | Array) -> tuple[Array, Array]:
-    """(G M, K) with grad_beta f(X) = G M + X K, M = X^T X already computed."""
+class _GradBlocks(NamedTuple):
+    """The blocks of grad_beta f(X) = G M + X K_beta, K_beta = (c - 1) S - c A^T, c = 1/(2 beta),
+    with A = X^T G and S = M^{-1} A M (M = X^T X): every beta's gradient from one set."""
+
+    GM: Array
+    S: Array
+    At: Array
+
+    def K(self, beta: float | Array) -> Array:
+        c = 0.5 / per_run(beta)
+        return (c - 1.0) * self.S - c * self.At
+
+
+def _grad_blocks(X: Array, G: Array, M: Array) -> _GradBlocks:
+    """The blocks of grad_beta f(X) with M = X^T X already computed: three n x p x p products
+    (X^T G, G M) and one p x p solve."""
     A = _t(X) @ G
-    c = 0.5 / per_run(beta)
-    return G @ M, (c - 1.0) * _gram_solve(M, A @ M) - c * _t(A)
+    return _GradBlocks(G @ M, _gram_solve(M, A @ M), _t(A))
 
 
 def _grad_beta(X: Array, G: Array, M: Array, beta: float | Array) -> Array:
     """grad_beta with the Gram matrix M = X^T X already computed."""
-    GM, K = _grad_beta_parts(X, G, M, beta)
-    return GM + X @ K
+    blocks = _grad_blocks(X, G, M)
+    return blocks.GM + X @ blocks.K(beta)
+
+
+def stationarity(X: Array, G: Array) -> float | Array:
+    """The stationarity measure of every method: ||grad_1 f(X)||_F, eq. (grad_beta) at beta = 1.
+
+    grad_1 f(X) = G M - 1/2 X G^T X - 1/2 X M^{-1} X^T G M = Proj_X(G M)  (M = X^T X, Proj of
+    eq. (proj_beta)) is the Riemannian gradient of f on the layer St_{X^T X} through X in the
+    beta = 1 metric, which extends St(n, p)'s embedded metric. Algorithm 1's stopping rule reads
+    ``stationarity(X, G) + ||h(X)||_F <= tol`` for every method, tangent term and beta, so that
+    "iterations to tol" compares like with like (the tangent term's own norm would not: its
+    rotation block scales like 1/beta, and the relative gradient is 1/2 grad_{1/2}).
+
+    Why grad_1: on St(n, p) (M = I) it is the embedded Riemannian gradient G - X sym(X^T G), so
+    it measures there what ||grad f|| measures for Riemannian GD; and it vanishes exactly where
+    f restricted to the layer is stationary (as every tangent term does). Its relation to
+    ||grad f(Q)|| at the polar factor Q = X (X^T X)^{-1/2}, the nearest point of St(n, p): with
+    d = ||h(X)||_F and L a Lipschitz constant of the Euclidean gradient between X and Q,
+
+        | ||grad_1 f(X)||_F - ||grad f(Q)||_F |  <=  (L + (5/2 + d/4) ||G(X)||_F) d
+
+    (write X = Q P with P = M^{1/2}: ||X - Q||_F = ||P - I||_F <= d, and grad_1 f(X) =
+    G P^2 - 1/2 Q P G^T Q P - 1/2 Q Q^T G P^2 differs from G - Q sym(Q^T G) by at most
+    (5/2 + d/4) ||G||_F d; the map G -> G - Q sym(Q^T G) is an orthogonal projection). So
+    ||grad_1 f(X)|| + ||h(X)|| and ||grad f(Q)|| + ||h(X)|| are equivalent measures that agree to
+    first order in ||h||; at convergence of a landing run ||h|| is far below tol (h contracts
+    at rate 2 omega) and the two sums agree. grad_1 is cheaper than grad f(Q) (no polar
+    factor, no second gradient evaluation) and than the Frobenius projection of G (no
+    eigendecomposition): for the beta-metric it shares every product with the tangent term
+    (``landing_direction``). A method on another constraint reports its analogue
+    (``methods.Method.stationarity``).
+    """
+    return frobenius_norm(_grad_beta(X, G, gram(X), 1.0))
 
 
 def proj_euclidean(X: Array, Z: Array) -> Array:
@@ -295,11 +361,13 @@ class LandingField(NamedTuple):
 class LandingDirection(NamedTuple):
     """The landing field with the norm of its tangent term, in the order (tangent, V, H) shared
     with :class:`LandingField`: ||T||_F (a float for one run, an array for a stack),
-    V = T + omega X h(X), H = h(X)."""
+    V = T + omega X h(X), H = h(X); then ``stationarity``, ||grad_1 f(X)||_F (:func:`stationarity`,
+    what the stopping rule reads)."""
 
     tangent_norm: float | Array
     V: Array
     H: Array
+    stationarity: float | Array
 
 
 def landing_field(
@@ -328,31 +396,38 @@ def landing_direction(
     omega: float | Array = 1.0,
     tangent: str = "beta",
 ) -> LandingDirection:
-    """The landing field V with the norm of its tangent term, in four products: (||T||_F, V, H).
+    """The landing field V with the norm of its tangent term and the stationarity measure:
+    (||T||_F, V, H, ||grad_1 f(X)||_F).
 
     For the beta-metric V = G M + X (K + omega H), with grad_beta f(X) = T = G M + X K: the four
     n x p x p products X^T X, X^T G, G M, X (K + omega H). The norm of T needs no fifth: X^T T is
     skew and H symmetric, so <T, X H> = 0 and ||T||^2 = ||V||^2 - omega^2 <H, M H> (p x p work).
     That difference keeps about 12 digits while ||T||^2 >= 1e-4 omega^2 ||X H||^2; where it would
-    not (the normal term dominates), T is formed and its norm taken directly. Other tangent terms:
-    from ``landing_field``.
+    not (the normal term dominates), T is formed and its norm taken directly. The stationarity
+    grad_1 f(X) = G M + X K_1 reuses G M and the p x p blocks of K (one more product, X K_1).
+    Other tangent terms: from ``landing_field`` and :func:`stationarity`.
     """
     if tangent != "beta":
         T, V, H = landing_field(X, G, beta, omega, tangent)
-        return LandingDirection(np.sqrt(_frob_inner(T, T)), V, H)
+        return LandingDirection(np.sqrt(_frob_inner(T, T)), V, H, stationarity(X, G))
     M = gram(X)
     H = M - _identity(X.shape[-1])
-    GM, K = _grad_beta_parts(X, G, M, beta)
+    blocks = _grad_blocks(X, G, M)
+    GM, K = blocks.GM, blocks.K(beta)
+    T1 = X @ (-0.5 * (blocks.S + blocks.At))
+    T1 += GM  # grad_1 f(X)
     wH = per_run(omega) * H
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
     if X.ndim == 2:  # one run: plain floats (this is the hot path of small live runs)
+        stat = math.sqrt(float(np.vdot(T1, T1)))
         normal2 = float(np.vdot(wH, M @ wH))
         tangent2 = float(np.vdot(V, V)) - normal2
         if tangent2 >= 1e-4 * normal2:
-            return LandingDirection(math.sqrt(max(tangent2, 0.0)), V, H)
+            return LandingDirection(math.sqrt(max(tangent2, 0.0)), V, H, stat)
         T = GM + X @ K
-        return LandingDirection(math.sqrt(float(np.vdot(T, T))), V, H)
+        return LandingDirection(math.sqrt(float(np.vdot(T, T))), V, H, stat)
+    stat = np.sqrt(_frob_inner(T1, T1))
     normal2 = _frob_inner(wH, M @ wH)
     tangent2 = _frob_inner(V, V) - normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))
@@ -360,4 +435,4 @@ def landing_direction(
     if np.any(cancels):
         T = GM[cancels] + X[cancels] @ K[cancels]
         norm[cancels] = np.sqrt(_frob_inner(T, T))
-    return LandingDirection(norm, V, H)
+    return LandingDirection(norm, V, H, stat)

@@ -406,8 +406,10 @@ def procrustes(
 def pca(n: int, p: int, seed: int = 0, *, data: Array | None = None) -> Problem:
     """PCA / Rayleigh quotient f(X) = -1/2 tr(X^T C X), C = D^T D / m the data covariance.
 
-    Invariant under X -> XQ for Q orthogonal, so X^T G is symmetric on the manifold and every beta
-    gives the same tangent term there: the control case. Optimum: -1/2 (sum of the p largest
+    Invariant under X -> XQ for Q orthogonal, so X^T G = -X^T C X is symmetric at every X. The
+    rotation block skew(X^T G M) that beta scales is then the commutator of X^T G and M = X^T X,
+    which vanishes on St(n, p) (M = I) but not off it: every beta gives the same tangent term on
+    the manifold only (the control case). Optimum: -1/2 (sum of the p largest
     eigenvalues of C), scipy.linalg.eigh.
     """
     _check_sizes(n, p)
@@ -433,7 +435,8 @@ def pca(n: int, p: int, seed: int = 0, *, data: Array | None = None) -> Problem:
 
     return Problem(name="pca", n=n, p=p, cost=cost, egrad=egrad, f_star=f_star,
                    f_star_by_det=by_det, cost_and_egrad=cost_and_egrad,
-                   description="−½ tr(XᵀCX): the top-p principal subspace (β-invariant)")
+                   description="−½ tr(XᵀCX): the top-p principal subspace "
+                               "(β-invariant on St(n, p))")
 
 
 def linear(n: int, p: int, seed: int = 0, *, C: Array | None = None) -> Problem:

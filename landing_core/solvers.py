@@ -11,6 +11,7 @@ divergence test in one function, on one run or a batch: ``stop_reason``, ``itera
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -37,10 +38,13 @@ __all__ = [
     "RETRACTIONS",
     "RUNNING",
     "STATUSES",
+    "STOPPED",
     "Config",
     "EpochRecord",
     "Record",
     "Result",
+    "StopCheck",
+    "deadline",
     "iterate",
     "landing",
     "make_method",
@@ -59,6 +63,26 @@ METHODS: Mapping[str, str] = methods.LABELS  # name -> label, from the one regis
 
 RUNNING, CONVERGED, MAX_ITER, DIVERGED = 0, 1, 2, 3  # run_status codes: indices of STATUSES
 STATUSES = ("running", "converged", "max_iter", "diverged")
+STOPPED = "stopped"  # a run ended from outside (a time limit, a closed page): not a stop test
+
+StopCheck = Callable[[], object]
+"""``should_stop()``: falsy to go on, else why to stop (a string names it in the message)."""
+
+
+def deadline(seconds: float, clock: Callable[[], float] = time.monotonic) -> StopCheck:
+    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason once ``seconds`` of
+    wall clock have passed since this call, None before. One clock read per check."""
+    if not seconds > 0:
+        raise ValueError(f"a deadline needs seconds > 0, got {seconds!r}")
+    end = clock() + seconds
+    reason = f"the time limit of {seconds:g} s was reached"
+    return lambda: reason if clock() >= end else None
+
+
+def stopped_message(reason: object, k: int) -> str:
+    """The message of a run ended by ``should_stop`` after k updates."""
+    why = f": {reason}" if isinstance(reason, str) else ""
+    return f"Stopped after {k} iterations{why}; the iterates so far are kept."
 
 
 def run_status(
@@ -95,9 +119,10 @@ class Config:
     method: a name of METHODS ("landing", "rgd-qr", "rgd-polar", "rgd-cayley", "penalty",
     "momentum", or one registered later); tangent: the landing tangent term (a name of
     ``geometry.TANGENT_TERMS``); beta > 0 (beta-metric), omega > 0 (normal term weight; the
-    penalty's weight too); step: a number (constant), a step rule, or None (Barzilai-Borwein,
-    made safe); options: the method's own parameters (e.g. ``{"gamma": 0.5}`` for momentum),
-    stored as sorted (name, value) pairs.
+    penalty's weight too; 0 for a landing run of the tangent term alone); step: a number
+    (constant), a step rule, or None (Barzilai-Borwein, made safe); options: the method's own
+    parameters (e.g. ``{"gamma": 0.5}`` for momentum, ``{"metric_beta": 0.1}`` for the
+    retraction baselines' beta-metric), stored as sorted (name, value) pairs.
     """
 
     beta: float = 0.5
@@ -111,8 +136,14 @@ class Config:
         if self.method not in METHODS:
             raise ValueError(f"unknown method {self.method!r}; choose one of {list(METHODS)}")
         tangent_name(self.tangent)
-        for name in ("beta", "omega"):
-            object.__setattr__(self, name, positive(name, getattr(self, name), per_run=False))
+        object.__setattr__(self, "beta", positive("beta", self.beta, per_run=False))
+        # omega = 0 (the tangent term alone) only where the method takes omega and accepts it
+        # (landing; the penalty refuses it); any other method's omega must be > 0 as ever
+        if self.omega == 0 and "omega" in inspect.signature(
+                methods.REGISTRY[self.method].factory).parameters:
+            object.__setattr__(self, "omega", 0.0)
+        else:
+            object.__setattr__(self, "omega", positive("omega", self.omega, per_run=False))
         object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
         as_step_rule(self.step)  # validates a numeric step
         make_method(self)  # validates the options
@@ -267,8 +298,9 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
     while True:
         yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, normal_step=eta_w)
 
-        def move(step: float, X: Array = X, fld: Field = fld) -> Array:
-            return method.move(X, fld, step)
+        def move(step: float, omega_k: float | None = None, X: Array = X,
+                 fld: Field = fld) -> Array:
+            return method.move(X, fld, step, omega_k)
 
         eta_w = math.nan
         try:
@@ -304,13 +336,16 @@ def solve(
     max_iter: int = 1000,
     keep_iterates: int = 0,
     callback: Callable[[Record], bool | None] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> Result:
     """Run ``iterate`` to completion with Algorithm 1's stopping rule ||grad|| + ||h|| <= tol.
 
     ``iterations`` counts updates: with no earlier stop, X is the iterate after exactly
     ``max_iter`` updates and the histories hold max_iter + 1 entries. ``keep_iterates`` > 0 keeps
     at most that many X_k (uniformly decimated, always including X_0 and the last). A
-    ``callback(record)`` returning True stops the run (status "stopped").
+    ``callback(record)`` returning True stops the run (status "stopped"); so does
+    ``should_stop()`` returning a reason (checked after each iterate: e.g. ``deadline(30)``,
+    or a closed page), with the histories computed so far.
     """
     problem = as_problem(problem)
     config = config or Config()
@@ -337,7 +372,10 @@ def solve(
             status, message = reason
             break
         if callback is not None and callback(rec):
-            status, message = "stopped", f"Stopped by the callback after {rec.k} iterations."
+            status, message = STOPPED, f"Stopped by the callback after {rec.k} iterations."
+            break
+        if should_stop is not None and reason is None and (why := should_stop()):
+            status, message = STOPPED, stopped_message(why, rec.k)
             break
         if reason is not None:
             status, message = reason
@@ -398,17 +436,20 @@ def riemannian_gd(
     X0: Array,
     *,
     retraction: str = "qr",
+    metric_beta: float = 1.0,
     step: float | StepRule | None = None,
     tol: float = 1e-8,
     max_iter: int = 1000,
     keep_iterates: int = 0,
     callback: Callable[[Record], bool | None] | None = None,
 ) -> Result:
-    """Riemannian gradient descent on St(n, p) (embedded metric), retraction "qr", "polar" or
-    "cayley"; starts from the polar factor of X0 (its nearest point on the manifold)."""
+    """Riemannian gradient descent on St(n, p) in the beta-metric (``metric_beta``; 1, the
+    default, is the embedded metric), retraction "qr", "polar" or "cayley"; starts from the
+    polar factor of X0 (its nearest point on the manifold)."""
     if retraction not in RETRACTIONS:
         raise ValueError(f"unknown retraction {retraction!r}; choose one of {list(RETRACTIONS)}")
-    config = Config(step=step, method=f"rgd-{retraction}")
+    config = Config(step=step, method=f"rgd-{retraction}",
+                    options={"metric_beta": metric_beta})
     return solve(problem, X0, config, tol=tol, max_iter=max_iter,
                  keep_iterates=keep_iterates, callback=callback)
 

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from .geometry import frobenius_norm
+from .geometry import dh, frobenius_norm, h, multiplier
 
 Array = np.ndarray
 
@@ -39,16 +39,29 @@ __all__ = [
 ]
 
 
+def _stiefel_normal(X: Array, H: Array) -> Array:
+    """The unweighted normal term X h(X) of St(n, p) for H = h(X) (eq. (3lio6))."""
+    return X @ H
+
+
 @dataclass
 class StepContext:
     """What a rule may use at iterate X_k.
 
     X: the iterate; V: the direction (X_{k+1} = move(eta), = X - eta V for landing);
     G: the Euclidean gradient at X; d = ||h(X)||_F; omega: the normal term's weight;
-    cost: X -> f(X); move: eta -> X_{k+1}(eta); k: the iteration counter;
-    H = h(X), tangent_norm = ||T||_F and ``landing``: V is a landing field T + omega X H
-    (X^T T skew), whose normal weight a rule may lower for one step by returning a
-    :class:`Step`.
+    cost: X -> f(X); move: (eta, omega_k=None) -> X_{k+1}(eta), with the normal weight lowered
+    to omega_k for a landing field; k: the iteration counter;
+    H = h(X), tangent_norm = ||T||_F and ``landing``: V is a landing field T + omega N(X)
+    with T tangent to the layer through X (Dh(X)[T] = 0), whose normal weight a rule may lower
+    for one step by returning a :class:`Step`.
+
+    The constraint h(X) = 0 the iterates approach, for rules that evaluate it (Armijo's merit),
+    as four functions: ``constraint`` Y -> h(Y); ``constraint_derivative`` (X, Z) -> Dh(X)[Z];
+    ``multiplier`` (X, G) -> the Lagrange multiplier estimate Lambda(X); ``normal_term``
+    (X, H) -> the unweighted normal term N(X) for H = h(X). The defaults are St(n, p)'s
+    (``geometry.h``, ``geometry.dh``, ``geometry.multiplier`` and X H); a method on another
+    constraint passes its own.
     """
 
     X: Array
@@ -62,6 +75,10 @@ class StepContext:
     H: Array | None = None
     landing: bool = False
     tangent_norm: float | None = None
+    constraint: Callable[[Array], Array] = h
+    constraint_derivative: Callable[[Array, Array], Array] = dh
+    multiplier: Callable[[Array, Array], Array] = multiplier
+    normal_term: Callable[[Array, Array], Array] = _stiefel_normal
 
 
 class Step(NamedTuple):
@@ -242,60 +259,125 @@ class Safe:
 
 @dataclass(frozen=True)
 class Armijo:
-    """Backtracking on the merit phi = f + mu N, N = 1/2 ||h||_F^2, so no eta needs tuning.
+    """Backtracking on an augmented-Lagrangian merit, so no eta needs tuning.
 
-    The first trial is twice the last accepted step (eta0 at k = 0); the step is halved until
-    phi(X - eta V) <= phi(X) - c eta Dphi(X)[V]. The penalty weight mu grows when needed so that
-    V is a descent direction of phi: with a = <G, V> and b = DN(X)[V] = 2 <X h, V> (> 0 for the
-    landing field), mu >= -2a/b gives Dphi[V] = a + mu b >= |a|. Once the predicted decrease
-    c eta Dphi[V] falls below the rounding error of phi (near a solution, where differences of
-    merit values no longer tell anything), the last accepted step is kept as it is.
+    The merit at X_k, with the multiplier estimate Lambda_k = Lambda(X_k) (``ctx.multiplier``;
+    sym(X^T G) on St(n, p)) and N = 1/2 ||h||_F^2:
+
+        phi_k(Y) = f(Y) - 1/2 <Lambda_k, h(Y)> + mu_k N(Y),
+        Dphi_k(X_k)[Z] = <G_k, Z> + <mu_k h(X_k) - 1/2 Lambda_k, Dh(X_k)[Z]>.
+
+    This is the merit of Ablin, Vary, Gao & Absil (2024, "Infeasible deterministic, stochastic,
+    and variance-reduction algorithms for optimization under orthogonality constraints") with
+    Lambda frozen at X_k during the search: theirs evaluates Lambda at each trial, whose slope
+    would need the Hessian of f; the two differ by 1/2 <Lambda(Y) - Lambda_k, h(Y)>, a product
+    of the step and the infeasibility. Why its weight stays bounded: along a landing field
+    V = T + omega N(X), the tangent term leaves h unchanged to first order (Dh[T] = 0), so its
+    slope is <G, T> >= 0 (T is a gradient of f in some metric); along the normal term the
+    multiplier cancels the cross term <G, X h> = <Lambda, h>, which leaves a + mu b with
+    a = -<Lambda, h^2> and b = 2 <h, M h> >= 2 lambda_min(M) ||h||^2 on St(n, p). The rule takes
+
+        mu_k = max(mu_{k-1}, mu0 - a/b) <= mu0 + max_j ||Lambda_j||_2 / (2 lambda_min(M_j)),
+
+    bounded on any trajectory that stays full rank, so that Dphi_k[V] >= <G, T> + mu0 omega b.
+    (The plain penalty f + mu N needs mu >= |<Lambda, h>| / ||h||^2, which grows without bound
+    as h -> 0.)
+
+    The search: the first trial is eta0 (k = 0), then twice the last accepted step; it is
+    halved until Y = X_{k+1}(eta) satisfies
+
+        phi_k(Y) <= phi_k(X_k) - c Dphi_k(X_k)[X_k - Y]     (sufficient decrease), and,
+        for a landing field, ||h(Y)||_F <= max(eps, ||h(X_k)||_F),
+
+    the second as the safe step promises: ||h(X_k)|| never rises above max(eps, ||h(X_0)||).
+    On a landing field a trial eta > 1/(2 omega) is taken as Barzilai-Borwein's long step, with
+    the normal weight lowered to 1/(2 eta) (a :class:`Step`), so that the normal term moves by
+    X h / 2 and never overshoots; the decrease is then predicted along the step taken.
+    Where the predicted decrease c eta Dphi_k[V] of the last accepted step falls below the
+    rounding error of phi (64 eps (|f| + ||G|| ||X||), near a solution), merit values no longer
+    tell anything and that step is taken again. Where Dphi_k[V] <= 0 (a momentum buffer turned
+    against the gradient), the safe step. A field that is not a landing field (the penalty's
+    G + omega X h, Riemannian GD's) gets the merit f + omega/2 N whose gradient the penalty's
+    field is (f for the retractions, omega = 0), with no multiplier and no filter.
+
+    c = 1/2 by default: the merit has the Lagrangian's curvature along the layer (the Riemannian
+    Hessian's), and on a quadratic the test then accepts steps up to the exact line minimizer
+    only. With c = 1e-4 a doubled trial could settle just below 2/curvature, where the iteration
+    barely contracts: pca(3, 1), seed 3, distance 0.4, eta0 = 1 stalled for 3000 iterations at
+    ||grad|| ~ 1e-5 so, and converges in 18 with c = 1/2 (benchmarks/RESULTS.md compares the
+    rules on a grid of problems).
     """
 
     eta0: float = 1.0
     mu0: float = 1.0
-    c: float = 1e-4
+    c: float = 0.5
     shrink: float = 0.5
     max_backtracks: int = 40
+    eps: float = SAFE_EPS
 
     def __post_init__(self) -> None:
         _check_positive("Armijo eta0", self.eta0)
         _check_positive("Armijo mu0", self.mu0)
         if not (0 < self.c < 1 and 0 < self.shrink < 1):
             raise ValueError("Armijo needs 0 < c < 1 and 0 < shrink < 1")
+        check_eps(self.eps)
 
-    def __call__(self, ctx: StepContext, state: dict) -> float:
-        X, V = ctx.X, ctx.V
-        p = X.shape[-1]
-        H = ctx.H if ctx.H is not None else X.T @ X - np.eye(p)  # the solver's h(X)
-        a = float(np.vdot(ctx.G, V))
-        b = 2.0 * float(np.vdot(H, X.T @ V))
-        mu = max(state.get("mu", self.mu0), self.mu0)
-        if a <= 0 and b > 0:
-            mu = max(mu, -2.0 * a / b)
-        state["mu"] = mu
-        slope = a + mu * b
-
-        def merit(Y: Array) -> float:
-            HY = Y.T @ Y - np.eye(p)
-            return float(ctx.cost(Y)) + 0.5 * mu * float(np.vdot(HY, HY))
-
-        phi0 = merit(X)
-        rounding = 64 * np.finfo(float).eps * (1.0 + abs(phi0))
-        last = state.get("eta")
-        if slope <= 0:  # not a descent direction (a stationary point): take a cautious step
-            eta = safe_step(X, V, ctx.d, ctx.omega, last or self.eta0)
-        elif last is not None and self.c * last * slope < rounding:
-            eta = last  # decreases are no longer measurable: keep the last accepted step
+    def __call__(self, ctx: StepContext, state: dict) -> float | Step:
+        X, V, G = ctx.X, ctx.V, ctx.G
+        H = ctx.H if ctx.H is not None else ctx.constraint(X)
+        omega, d = float(ctx.omega), float(ctx.d)
+        if ctx.landing:
+            Lam = ctx.multiplier(X, G)
+            N = ctx.normal_term(X, H)
+            DN = ctx.constraint_derivative(X, N)
+            a = float(np.vdot(G, N)) - 0.5 * float(np.vdot(Lam, DN))
+            b = float(np.vdot(H, DN))
+            mu = max(state.get("mu", self.mu0), self.mu0 - a / b if b > 0 else self.mu0)
         else:
-            eta = self.eta0 if last is None else 2.0 * last
-            for _ in range(self.max_backtracks):
-                phi = merit(ctx.move(eta))
-                if np.isfinite(phi) and phi <= phi0 - self.c * eta * slope:
-                    break
-                eta *= self.shrink
+            Lam, mu = np.zeros_like(H), 0.5 * omega
+        state["mu"] = mu
+        weight = mu * H - 0.5 * Lam  # Dphi[Z] = <G, Z> + <weight, Dh[Z]>
+
+        def merit(Y: Array) -> tuple[float, float]:
+            """(phi_k(Y), ||h(Y)||_F)."""
+            HY = ctx.constraint(Y)
+            h2 = float(np.vdot(HY, HY))
+            phi = float(ctx.cost(Y)) - 0.5 * float(np.vdot(Lam, HY)) + 0.5 * mu * h2
+            return phi, math.sqrt(h2)
+
+        def decrease(Z: Array) -> float:
+            return float(np.vdot(G, Z)) + float(np.vdot(weight, ctx.constraint_derivative(X, Z)))
+
+        def trial(eta: float) -> tuple[Array, float | Step]:
+            if ctx.landing and 2.0 * eta * omega > 1.0:
+                return ctx.move(eta, 0.5 / eta), Step(eta, 0.5 / eta)
+            return ctx.move(eta), eta
+
+        f0 = float(ctx.cost(X))
+        phi0 = f0 - 0.5 * float(np.vdot(Lam, H)) + 0.5 * mu * float(np.vdot(H, H))
+        rounding = 64 * np.finfo(float).eps * (abs(f0) + frobenius_norm(G) * frobenius_norm(X)
+                                               + abs(phi0 - f0))
+        slope = decrease(V)
+        last = state.get("eta")
+        if slope <= 0:  # not a descent direction of the merit: a cautious step
+            eta = float(safe_step(X, V, d, omega, last or self.eta0, self.eps))
+            state["eta"] = eta
+            return eta
+        if last is not None and self.c * last * slope < rounding:
+            state["eta"] = last  # decreases are no longer measurable: the last step again
+            return trial(last)[1]
+        eta = self.eta0 if last is None else 2.0 * last
+        h_max = max(self.eps, d) if ctx.landing else math.inf
+        for _ in range(self.max_backtracks):
+            Y, step = trial(eta)
+            phi, hY = merit(Y)
+            if np.isfinite(phi) and phi <= phi0 - self.c * decrease(X - Y) and hY <= h_max:
+                break
+            eta *= self.shrink
+        else:  # no trial passed: the smallest one
+            step = trial(eta)[1]
         state["eta"] = eta
-        return eta
+        return step
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,16 @@ from .geometry import frobenius_norm
 from .methods.base import Field, Method, State, take_state
 from .methods.params import positive
 from .problems import Problem, ProblemLike, as_problem, initial_point, stacked
-from .solvers import CONVERGED, DIVERGED, MAX_ITER, RUNNING, STATUSES, run_status
+from .solvers import (
+    CONVERGED,
+    DIVERGED,
+    MAX_ITER,
+    RUNNING,
+    STATUSES,
+    STOPPED,
+    StopCheck,
+    run_status,
+)
 from .steps import SAFE_EPS, check_eps, safe_step
 
 Array = np.ndarray
@@ -38,7 +47,7 @@ class SweepResult:
     ``params`` maps "beta", "omega", "eta", "seed" to the per-run values; ``shape`` is the grid's
     shape (so ``result.iterations.reshape(result.shape)`` is a heatmap). ``iterations`` counts
     updates until the stopping rule held (max_iter when it never did; the last valid iterate's
-    count for diverged runs).
+    count for diverged runs; the last iterate's for runs "stopped" by ``should_stop``).
     """
 
     params: dict[str, Array]
@@ -107,11 +116,14 @@ def run_batch(
     progress: Callable[[int, int], None] | None = None,
     method: str = "landing",
     options: Mapping[str, object] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> tuple[Array, ...]:
     """Run B iterations of ``method`` side by side; X0 has shape (B, n, p), parameters (B,).
 
     Returns (iterations, status, final cost, final ||h||_F, final ||grad||), each of shape (B,).
-    ``progress(k, max_iter)`` is called every 10 iterations. ``options``: the method's own
+    ``progress(k, max_iter)`` is called every 10 iterations; ``should_stop()`` (e.g.
+    ``solvers.deadline``) after each, and a reason from it ends every run still going with
+    status "stopped" and its values at its last iterate. ``options``: the method's own
     parameters, shared by every run. ``problem``: any object with n, p, cost and egrad; a cost
     that does not take stacks (B, n, p) is evaluated run by run (``problems.stacked``).
     """
@@ -175,6 +187,9 @@ def run_batch(
             runs, state = runs.take(keep), take_state(state, keep)
         if active.size == 0:
             break
+        if should_stop is not None and should_stop():
+            status[active], iterations[active] = STOPPED, k
+            break
         step_size = eta[active]
         if step == "safe":
             step_size = safe_step(Xa, fld.V, d, runs.normal_weight, step_size, eps)
@@ -200,12 +215,14 @@ def sweep(
     progress: Callable[[int, int], None] | None = None,
     method: str = "landing",
     options: Mapping[str, object] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> SweepResult:
     """``method`` (landing by default) over the grid beta x omega x eta x seed, as one
     vectorized batch.
 
     Run (i, j, l, m) starts from ``initial_point(n, p, distance, seed[m])`` with beta[i],
     omega[j], eta[l]; results are flattened in that order (C order over the grid's shape).
+    ``should_stop``: as in ``run_batch``.
     """
     problem = as_problem(problem)
     params, shape = grid(beta=beta, omega=omega, eta=eta, seed=seed)
@@ -215,7 +232,7 @@ def sweep(
     iterations, status, cost, infeas, gnorm = run_batch(
         problem, X0, beta=params["beta"], omega=params["omega"], eta=params["eta"],
         tangent=tangent, step=step, eps=eps, tol=tol, max_iter=max_iter, progress=progress,
-        method=method, options=options,
+        method=method, options=options, should_stop=should_stop,
     )
     f_star = None if problem.f_star is None else np.array(
         [problem.optimum_from(starts[int(s)]) for s in params["seed"]])

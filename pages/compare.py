@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import compare, controls
-from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
+from explorer import budget, compare, controls, text, work
+from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
@@ -26,7 +26,7 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
     url_rows, url_warnings = (compare.rows_from_query(st.query_params["rows"])
                               if "rows" in st.query_params else ([], []))
     for warning in url_warnings:
-        st.warning(warning, icon="⚠️")
+        st.warning(text.markdown(warning), icon="⚠️")
     st.session_state.compare_rows = url_rows or compare.default_rows(config)
     st.session_state.compare_version = 0
     by_code = {code: label for label, code in STEPS_CODE.items()}
@@ -42,9 +42,9 @@ def _number(label: str, name: str) -> st.column_config.NumberColumn:
     return st.column_config.NumberColumn(label, min_value=low, max_value=high, format="%.3g")
 
 
-labels = " · ".join(str(r.get("label")) for r in st.session_state.compare_rows)
+labels = " · ".join(text.plain(r.get("label")) for r in st.session_state.compare_rows)
 # folded by default: the charts, not the table, fill a projector's first screen
-table_box = st.expander(f"Rows: {labels} (edit, add or remove)")
+table_box = st.expander(text.markdown(f"Rows: {labels} (edit, add or remove)"))
 edited = table_box.data_editor(
     pd.DataFrame(st.session_state.compare_rows, columns=compare.COLUMNS),
     num_rows="dynamic",
@@ -78,7 +78,8 @@ valid = []
 for r in rows:
     problem_with_row = compare.check_row(r)
     if problem_with_row:
-        st.warning(f"Row {r.get('label')!r} skipped: {problem_with_row}.")
+        st.warning(text.markdown(f"Row {text.quote(r.get('label'))} skipped: "
+                                 f"{problem_with_row}."))
     else:
         valid.append(r)
 if config.p == 1 and compare.differ_only_in_beta(valid):
@@ -94,23 +95,37 @@ controls.persist("compare_fairness", next(iter(compare.FAIRNESS)))
 controls.persist("compare_against", "iteration")
 steps_box, against_box = st.columns([3, 2], vertical_alignment="bottom")
 fair_label = steps_box.selectbox("Steps", list(compare.FAIRNESS), key="compare_fairness",
-                                 help="Metrics compared at one fixed η can mislead: the "
-                                      "rotation block of grad_β scales with 1/β, so one η "
-                                      "suits one β and not another.")
+                                 help=compare.STEPS_HELP)
 if compare.FAIRNESS[fair_label] is None and compare.constant_step_is_unfair(valid):
-    st.info("A constant η favours whichever tangent term happens to be scaled for it. For a "
-            "fair comparison choose “each at its safe step”, “each with Armijo” or “each with "
-            "Barzilai–Borwein” above.",
-            icon=":material/balance:")
+    st.info(compare.CONSTANT_NOTE, icon=":material/balance:")
+elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
+    st.info(compare.SAFE_NOTE, icon=":material/balance:")
 
 
-@st.cache_data(max_entries=32, show_spinner="Running the configurations…")
-def _run(cfg, rows_, fairness, matrix):
-    return compare.run_rows(cfg, rows_, fairness, matrix)
+@st.cache_data(**CACHE_LIMITS, show_spinner=False)
+def _run(cfg, rows_, fairness, matrix, _cost):
+    """The rows' runs, cached; a miss holds a slot of the gate for heavy work and shows a
+    progress bar, which also ends the runs at the time limit or when the page goes away."""
+    with work.heavy(_cost):
+        watch = work.Watch("Running the configurations…")
+
+        def progress(i: int, total: int, label: str) -> None:
+            watch.at(i / total, f"Running row {i + 1} of {total}: {label}")
+
+        try:
+            return compare.run_rows(cfg, rows_, fairness, matrix, should_stop=watch,
+                                    progress=progress)
+        finally:
+            watch.close()
 
 
 problem, matrix = controls.session_problem(config)
-runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix)
+cost = budget.compare_cost(
+    config.problem, problem.n, problem.p, config.max_iter,
+    [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
+    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
+work.admit(cost)
+runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix, cost)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
@@ -119,10 +134,11 @@ st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link 
 # the curves and the trajectories side by side, sized for a 720-row projector
 drawn = (config.n, config.p) in ((2, 1), (3, 1), (3, 2))
 curves, paths = st.columns([3, 2]) if drawn else (st.container(), None)
-curves.plotly_chart(figures.comparison_figure(runs, f_star=f_star, against=against, height=400),
-                    width="stretch", theme=None)
+legend = [{**run, "label": text.html(run["label"])} for run in runs]  # names are HTML to plotly
+curves.plotly_chart(figures.comparison_figure(legend, f_star=f_star, against=against,
+                                              height=400), width="stretch", theme=None)
 if paths is not None:  # no legend of its own: its colours are the curves'
-    trajectories = figures.trajectories_figure(runs, problem.cost, config.n, config.p,
+    trajectories = figures.trajectories_figure(legend, problem.cost, config.n, config.p,
                                                height=400)
     trajectories.update_layout(showlegend=False, margin=dict(l=10, r=10, t=30, b=40))
     paths.plotly_chart(trajectories, width="stretch", theme=None)
@@ -136,8 +152,7 @@ st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
                             "final ‖XᵀX − I‖": st.column_config.NumberColumn(format="%.3e"),
                             "turn within the span (rad)": st.column_config.NumberColumn(
-                                format="%.3g", help="How far the columns turn about each "
-                                "other, summed over the run: β scales it by 1/β."),
+                                format="%.3g", help=compare.TURN_HELP),
                             "motion of the span": st.column_config.NumberColumn(
                                 format="%.3g", help="How far span(Xₖ) itself moves, summed "
                                 "over the run.")})
@@ -145,7 +160,9 @@ st.caption("A negative final f − f* means the last iterate is still slightly o
            "where f can go below its minimum on St(n, p); the plots show |f − f*|.")
 for run in runs:
     if run["status"] == "diverged":
-        st.error(f"{run['label']}: {run['message']}")
+        st.error(text.markdown(f"{run['label']}: {run['message']}"))
+    elif run["status"] == "stopped":
+        st.warning(text.markdown(f"{run['label']}: {run['message']}"), icon=":material/timer_off:")
 
 if drawn:
     st.caption("Right: the trajectories from the same X₀, coloured as the curves"

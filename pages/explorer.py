@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import controls, live, views
+from explorer import budget, controls, live, views, work
 from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
 config = controls.sidebar(owns=("view",))
@@ -29,5 +29,8 @@ if not config.lecture:  # a lecture shows the run; the words are the lecturer's
                    "switch views; drag a 3-D view to turn it. New here? Start from a "
                    "**Lecture preset**, or read the **Guide**.")
 
+cost = budget.run_cost(config.problem, problem.n, problem.p, config.max_iter, step=config.step,
+                       m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
+work.admit(cost)
 live.player(config, problem, None if matrix is None else st.session_state.matrix_id,
-            views.available(problem.n, problem.p), lecture=config.lecture)
+            views.available(problem.n, problem.p), lecture=config.lecture, cost=cost)

@@ -31,8 +31,17 @@ st.latex(
 )
 st.markdown(
     r"""
-β weighs rotations of the frame within its span (scaled by $1/\beta$) against motion out of
-the span; for $p = 1$ that rotation block vanishes and β changes nothing.
+β weighs rotations of the frame within its span against motion out of the span: the columns
+stay orthonormal and turn together within their span, at a rate scaled by $1/\beta$; for
+$p = 1$ that rotation block vanishes and β changes nothing.
+
+**ω, the normal term's weight.** Whatever $f$ and β, the tangent term leaves $X^\top X$ fixed to
+first order, so $M = X^\top X$ follows $\dot M = -2\omega M(M - I)$: $\|X^\top X - I\|$ decays at
+rate $2\omega$. A larger ω pulls harder but caps the step at $1/(2\omega)$ (the safe step's cap).
+ω acts under the constant and the safe step; **under Barzilai–Borwein it barely acts**: a long BB
+step lowers it to $\omega_k = 1/(2\eta_k)$ for that step (at ω = 10 about nine BB steps in ten
+do), so the normal term moves by $\eta_k\omega_k = \tfrac12$ whatever ω is. To see ω at work,
+use the constant or the safe step.
 
 **In a lecture.** Start from a **Lecture preset**: one click loads a configuration, says what
 to look at and opens it in *lecture mode* (large type, thick lines, the sidebar folded; switch it
@@ -52,18 +61,32 @@ every page.
   view at a time (the tabs above the view switch at once; drag a 3-D view to turn it).
 - *Compare*: up to six configurations (β values, tangent terms, landing against Riemannian
   gradient descent with a retraction or against the penalty method) from the same $X_0$, overlaid.
-  A constant η favours whichever tangent term happens to be scaled for it: compare "each at its
-  safe step", "each with Armijo" or "each with Barzilai–Borwein" for a fair contest.
+  A constant η favours whichever tangent term happens to be scaled for it: compare "each with
+  Armijo" or "each with Barzilai–Borwein", the two rules that adapt the step to each field.
+  "Each at its safe step" is not fair: near the solution the safe bound grows without limit, so
+  the step is the constant $\min(\eta, 1/(2\omega))$ and keeps the constant step's bias
+  (brockett 3 × 2, cap 0.1: 125, 132, 244 and 1095 iterations for β = 0.1, 0.5, 1, 5; with BB
+  32, 25, 29 and 42).
 - *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
   diverged cells are grey with ×; pick a cell to open it in the explorer.
 - *Stochastic*: landing on a finite sum (online PCA over m samples) with minibatch gradients:
   SGD, whose noise leaves it on a plateau at a constant step, against SAGA, whose
   variance-reduced estimate converges, and full-batch landing, over epochs of the data.
-- *Theory*: the paper's statements beside their residuals, computed live at a random $X$.
+- *Theory*: the paper's statements beside their residuals, computed live at a random $X$; and
+  **demonstrations**, runs that show what the formulas imply: *the normal flow* (three costs,
+  one path of the singular values: $X^\top X$ flows by $\dot M = -2\omega M(M - I)$ whatever
+  $f$ and β); *β within one layer* (the tangent term alone, ω = 0, keeps to the layer of $X_0$,
+  where β acts as the β-metric does for Riemannian GD on St(n, p)); *the ω trade-off* (a
+  larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
+  stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
+  not). Lecture mode hides their explanations; presets open them.
 
 **The views.**
-- *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the tangent term's
-  norm, the step $\eta_k$ and the normal term's step $\eta_k\omega_k$, on log axes
+- *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the stationarity
+  $\|\operatorname{grad}_1 f(X_k)\|_F$ (the β = 1 gradient, on the manifold the embedded Riemannian
+  gradient: one measure for every method, tangent term and β; a run stops when it plus the
+  infeasibility is below the tolerance), the step $\eta_k$ and the normal term's step
+  $\eta_k\omega_k$, on log axes
   ($\omega_k = \omega$ except where Barzilai–Borwein lowers it on a long step, keeping
   $\eta_k\omega_k \le \tfrac12$).
 - $n = 2, p = 1$: the plane, the unit circle, the layer circle through the current iterate, the
@@ -72,5 +95,8 @@ every page.
   the current iterate, and the trajectory just outside the sphere (its far side faint).
 - $n = 3, p = 2$: the two columns of $X_k$ as arrows, their tips tracing paths on the sphere.
 - $p \ge 2$: the singular values of $X_k$ (all tend to 1); $p = 2$: the Gram matrix moving
-  through the cone of positive definite $2\times 2$ matrices to $I$.
+  through the cone of positive definite $2\times 2$ matrices to $I$. Both views overlay, dotted,
+  the exact normal flow from $X_0$ at the iterates' time $t_k = \sum_{j<k} \eta_j\omega_j/\omega$
+  ($k\eta$ for a constant step): no cost and no β changes it, and the iterates follow it to
+  $O(\eta)$.
 """)

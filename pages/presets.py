@@ -1,5 +1,6 @@
 """Lecture presets: one click loads a configuration and shows it, in lecture mode."""
 
+import copy
 from dataclasses import replace
 
 import streamlit as st
@@ -20,10 +21,14 @@ for i, preset in enumerate(PRESETS):
         if st.button("Show me", key=f"preset_{i}", icon=":material/play_circle:"):
             controls.set_config(replace(preset.config, lecture=True))
             if preset.page == "compare":
-                st.session_state.compare_rows = list(preset.rows)
+                # a copy: PRESETS is one object shared by every session of the server
+                st.session_state.compare_rows = copy.deepcopy(preset.rows)
                 st.session_state.compare_version = st.session_state.get("compare_version",
                                                                         0) + 1
                 st.session_state.compare_fairness = preset.fairness
             if preset.view is not None:
                 st.session_state.explorer_view = preset.view
+            if preset.demo is not None:
+                st.session_state.theory_part = "demonstrations"
+                st.session_state.theory_demo = preset.demo
             st.switch_page(f"pages/{preset.page}.py")

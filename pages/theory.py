@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import controls
+from explorer import controls, demos
 from explorer.state import PROBLEM_LABELS, AppConfig
 from landing_core import figures, theory
+from landing_core.geometry import grad_beta as geo_grad
 from landing_core.geometry import h
 from landing_core.problems import Problem, nearest_stiefel
 
@@ -73,7 +74,6 @@ def section(title: str, statements: list[str], text: str, keys: list[str],
 
 
 def header(X: np.ndarray, problem: Problem, what: str, checks: list[theory.Check]) -> None:
-    st.title("Theory: the paper's objects, checked live")
     st.markdown(
         "Goyens, Absil & Feppon, *Geometric design of the tangent term in landing algorithms "
         "for orthogonality constraints*. Each statement is evaluated at a random full-rank "
@@ -123,6 +123,15 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
         st.warning("**p = 1: β changes nothing.** skew(XᵀG) is a 1 × 1 skew-symmetric matrix, "
                    "i.e. 0, so R = 0 and grad_β f(X) = (I − XM⁻¹Xᵀ)GM for every β. "
                    "Set p ≥ 2 in the sidebar to see β act.", icon=":material/info:")
+    elif problem.name == "pca":
+        G = problem.egrad(X)
+        ends = [geo_grad(X, G, b) for b in (0.1, 10.0)]
+        spread = np.linalg.norm(ends[0] - ends[1]) / np.linalg.norm(ends[1])
+        st.info("**PCA is β-invariant on St(n, p) only.** XᵀG = −XᵀCX is symmetric at every X, "
+                "so the rotation block skew(XᵀG M) is the commutator ½[XᵀG, M]: it vanishes "
+                f"where M = XᵀX = I, not off the manifold. At this X, grad₀.₁ f and grad₁₀ f "
+                f"differ by {100 * spread:.0f} % (relative to grad₁₀ f).",
+                icon=":material/info:")
     places = ["X itself (off the manifold)", "its polar factor Q = UVᵀ (on St(n, p))"]
     controls.persist("theory_at", places[0])
     where = st.radio("Evaluate the blocks at", places, horizontal=True, key="theory_at")
@@ -141,91 +150,102 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
 
 
 st.html(LECTURE_CSS)
+st.title("Theory: the paper's objects, checked live")
 problem, _ = controls.session_problem(config)  # the uploaded matrix when it fits
 X, rng, what = draw_point(config)
-results = theory.check_propositions(problem, X, config.beta, rng)
-checks = {c.key: c for c in results}
-header(X, problem, what, results)
-dim = problem.n * problem.p - problem.p * (problem.p + 1) // 2
 
-section(
-    "The layer manifold and its tangent space",
-    [r"\mathrm{St}_{X^\top X} = \{Y \in \mathbb{R}^{n\times p} : Y^\top Y = X^\top X\}"
-     r" = h^{-1}(h(X))",
-     r"h(X) = X^\top X - I_p",
-     r"\begin{aligned} \mathrm{T}_X \mathrm{St}_{X^\top X}"
-     r" &= \{\xi : \xi^\top X + X^\top \xi = 0\} \\"
-     r" &= \{X (X^\top X)^{-1}\Omega + \Delta : \Omega \in \mathrm{Skew}(p),\ "
-     r"\Delta^\top X = 0\} \\"
-     r" &= \{W X : W \in \mathrm{Skew}(n)\} \end{aligned}"],
-    f"A smooth manifold for every full-rank X (a level set of h): the *layer* through X. "
-    f"Its tangent space has dimension $np - p(p+1)/2$ = **{dim}** here; it does not depend on "
-    "the metric. Samples of the 2nd and 3rd forms are checked against the 1st "
-    "($W = AB^\\top - BA^\\top$ is never formed: $WX = A(B^\\top X) - B(A^\\top X)$).",
-    ["tangent_space"], checks)
 
-section(
-    r"The β-metric on $\mathbb{R}_*^{n\times p}$",
-    [r"g^\beta_X(\xi,\zeta) = \big\langle \xi,\ (I_n - (1-\beta)\, X (X^\top X)^{-1} X^\top)"
-     r"\, \zeta\, (X^\top X)^{-1} \big\rangle"],
-    "The pullback, through $\\Phi^{-1}\\colon Y \\mapsto Y M^{-1/2}$, of the β-metric of "
-    "$\\mathrm{St}(n,p)$, $g^\\beta_Q(\\xi,\\zeta) = \\langle \\xi, (I_n - (1-\\beta) QQ^\\top)"
-    "\\zeta\\rangle$ (β = 1: Euclidean, β = ½: canonical). It depends on X: no β makes it the "
-    "Frobenius metric off the manifold.",
-    ["metric_pullback"], checks)
+def statements(problem: Problem, X: np.ndarray, rng: np.random.Generator, what: str) -> None:
+    """The paper's statements, each beside its checks at X."""
+    results = theory.check_propositions(problem, X, config.beta, rng)
+    checks = {c.key: c for c in results}
+    header(X, problem, what, results)
+    dim = problem.n * problem.p - problem.p * (problem.p + 1) // 2
 
-section(
-    "The normal space (independent of β)",
-    [r"\mathrm{N}^\beta_X \mathrm{St}_{X^\top X} = \{ X (X^\top X)^{-1} S : "
-     r"S \in \mathrm{Sym}(p) \}"],
-    f"The $g^\\beta$-orthogonal complement of the tangent space, the same for every β; "
-    f"checked for the sidebar's β = {config.beta:g}.",
-    ["normal_space"], checks)
+    section(
+        "The layer manifold and its tangent space",
+        [r"\mathrm{St}_{X^\top X} = \{Y \in \mathbb{R}^{n\times p} : Y^\top Y = X^\top X\}"
+         r" = h^{-1}(h(X))",
+         r"h(X) = X^\top X - I_p",
+         r"\begin{aligned} \mathrm{T}_X \mathrm{St}_{X^\top X}"
+         r" &= \{\xi : \xi^\top X + X^\top \xi = 0\} \\"
+         r" &= \{X (X^\top X)^{-1}\Omega + \Delta : \Omega \in \mathrm{Skew}(p),\ "
+         r"\Delta^\top X = 0\} \\"
+         r" &= \{W X : W \in \mathrm{Skew}(n)\} \end{aligned}"],
+        f"A smooth manifold for every full-rank X (a level set of h): the *layer* through X. "
+        f"Its tangent space has dimension $np - p(p+1)/2$ = **{dim}** here; it does not depend on "
+        "the metric. Samples of the 2nd and 3rd forms are checked against the 1st "
+        "($W = AB^\\top - BA^\\top$ is never formed: $WX = A(B^\\top X) - B(A^\\top X)$).",
+        ["tangent_space"], checks)
 
-section(
-    "The projection onto the tangent space",
-    [r"\begin{aligned} \mathrm{Proj}_{X,\beta}(Z) &= X (X^\top X)^{-1}"
-     r" \operatorname{skew}(X^\top Z) \\ &\quad + (I_n - X (X^\top X)^{-1} X^\top)\, Z"
-     r" \end{aligned}",
-     r"g^\beta_X\big(\xi,\ Z - \mathrm{Proj}_{X,\beta}(Z)\big) = 0 \quad "
-     r"\forall \xi \in \mathrm{T}_X \mathrm{St}_{X^\top X}"],
-    "The $g^\\beta$-orthogonal projection does not depend on β either (the normal space "
-    "does not). Here Z is a random $n\\times p$ matrix.",
-    ["proj_tangent", "proj_orthogonal", "proj_idempotent"], checks)
+    section(
+        r"The β-metric on $\mathbb{R}_*^{n\times p}$",
+        [r"g^\beta_X(\xi,\zeta) = \big\langle \xi,\ (I_n - (1-\beta)\, X (X^\top X)^{-1} X^\top)"
+         r"\, \zeta\, (X^\top X)^{-1} \big\rangle"],
+        "The pullback, through $\\Phi^{-1}\\colon Y \\mapsto Y M^{-1/2}$, of the β-metric of "
+        "$\\mathrm{St}(n,p)$, $g^\\beta_Q(\\xi,\\zeta) = \\langle \\xi, (I_n - (1-\\beta) QQ^\\top)"
+        "\\zeta\\rangle$ (β = 1: Euclidean, β = ½: canonical). It depends on X: no β makes it the "
+        "Frobenius metric off the manifold.",
+        ["metric_pullback"], checks)
 
-section(
-    r"The unconstrained gradient $\nabla_\beta f$",
-    [r"\nabla_\beta f(X) = \Big(I_n + \tfrac{1-\beta}{\beta}\, X (X^\top X)^{-1} X^\top\Big)"
-     r"\, \nabla_E f(X)\, X^\top X",
-     r"\mathrm{D}f(X)[Z] = g^\beta_X\big(Z, \nabla_\beta f(X)\big) \quad "
-     r"\forall Z \in \mathbb{R}^{n\times p}"],
-    "Checked twice: exactly against $\\langle \\nabla_E f(X), Z\\rangle$, and against the "
-    "cost itself, with $\\mathrm{D}f(X)[Z]$ from central finite differences "
-    "$(f(X+tZ) - f(X-tZ))/2t$: **a finite-difference residual, ~10⁻⁸, not rounding**.",
-    ["nabla_identity", "nabla_fd"], checks)
+    section(
+        "The normal space (independent of β)",
+        [r"\mathrm{N}^\beta_X \mathrm{St}_{X^\top X} = \{ X (X^\top X)^{-1} S : "
+         r"S \in \mathrm{Sym}(p) \}"],
+        f"The $g^\\beta$-orthogonal complement of the tangent space, the same for every β; "
+        f"checked for the sidebar's β = {config.beta:g}.",
+        ["normal_space"], checks)
 
-section(
-    r"The tangent term $\operatorname{grad}_\beta f$",
-    [r"\begin{aligned} \operatorname{grad}_\beta f(X) &= \mathrm{Proj}_{X,\beta}"
-     r"\big(\nabla_\beta f(X)\big) \\ &= G M - \tfrac{1}{2\beta}\, X G^\top X"
-     r" + \Big(\tfrac{1}{2\beta} - 1\Big) X M^{-1} X^\top G M \end{aligned}",
-     r"\beta = \tfrac12:\quad \operatorname{grad}_{\mathrm{c}} f(X) = G M - X G^\top X"
-     r" = 2 \operatorname{skew}(G X^\top)\, X"],
-    "With $G = \\nabla_E f(X)$ and $M = X^\\top X$. The closed form is what the solvers use; "
-    "β = ½ recovers Gao et al.'s canonical-metric gradient (twice the relative gradient of "
-    "Ablin & Peyré).",
-    ["grad_closed_form", "grad_riemannian", "grad_half"], checks)
+    section(
+        "The projection onto the tangent space",
+        [r"\begin{aligned} \mathrm{Proj}_{X,\beta}(Z) &= X (X^\top X)^{-1}"
+         r" \operatorname{skew}(X^\top Z) \\ &\quad + (I_n - X (X^\top X)^{-1} X^\top)\, Z"
+         r" \end{aligned}",
+         r"g^\beta_X\big(\xi,\ Z - \mathrm{Proj}_{X,\beta}(Z)\big) = 0 \quad "
+         r"\forall \xi \in \mathrm{T}_X \mathrm{St}_{X^\top X}"],
+        "The $g^\\beta$-orthogonal projection does not depend on β either (the normal space "
+        "does not). Here Z is a random $n\\times p$ matrix.",
+        ["proj_tangent", "proj_orthogonal", "proj_idempotent"], checks)
 
-section(
-    "Algorithm 1: the landing step",
-    [r"X_{k+1} = X_k - \eta_k \Big( \operatorname{grad}_\beta f(X_k)"
-     r" + \omega\, X_k (X_k^\top X_k - I_p) \Big)",
-     r"\text{while}\ \ \|\operatorname{grad}_\beta f(X_k)\| + \|h(X_k)\| > \varepsilon"],
-    "A tangent term that lowers f while keeping $X^\\top X$ fixed to first order, and a normal "
-    "term that pulls $X^\\top X$ to $I_p$. **Mind the factor:** the paper calls "
-    "$X(X^\\top X - I_p)$ the gradient of $\\mathcal{N} = \\tfrac12\\|h\\|^2$, but "
-    "$\\nabla\\mathcal{N}(X) = 2X(X^\\top X - I_p)$: the normal term is *half* the gradient, "
-    "and the factor 2 is absorbed in ω.",
-    ["normal_term_fd"], checks)
+    section(
+        r"The unconstrained gradient $\nabla_\beta f$",
+        [r"\nabla_\beta f(X) = \Big(I_n + \tfrac{1-\beta}{\beta}\, X (X^\top X)^{-1} X^\top\Big)"
+         r"\, \nabla_E f(X)\, X^\top X",
+         r"\mathrm{D}f(X)[Z] = g^\beta_X\big(Z, \nabla_\beta f(X)\big) \quad "
+         r"\forall Z \in \mathbb{R}^{n\times p}"],
+        "Checked twice: exactly against $\\langle \\nabla_E f(X), Z\\rangle$, and against the "
+        "cost itself, with $\\mathrm{D}f(X)[Z]$ from central finite differences "
+        "$(f(X+tZ) - f(X-tZ))/2t$: **a finite-difference residual, ~10⁻⁸, not rounding**.",
+        ["nabla_identity", "nabla_fd"], checks)
 
-beta_section(problem, X, checks)
+    section(
+        r"The tangent term $\operatorname{grad}_\beta f$",
+        [r"\begin{aligned} \operatorname{grad}_\beta f(X) &= \mathrm{Proj}_{X,\beta}"
+         r"\big(\nabla_\beta f(X)\big) \\ &= G M - \tfrac{1}{2\beta}\, X G^\top X"
+         r" + \Big(\tfrac{1}{2\beta} - 1\Big) X M^{-1} X^\top G M \end{aligned}",
+         r"\beta = \tfrac12:\quad \operatorname{grad}_{\mathrm{c}} f(X) = G M - X G^\top X"
+         r" = 2 \operatorname{skew}(G X^\top)\, X"],
+        "With $G = \\nabla_E f(X)$ and $M = X^\\top X$. The closed form is what the solvers use; "
+        "β = ½ recovers Gao et al.'s canonical-metric gradient (twice the relative gradient of "
+        "Ablin & Peyré).",
+        ["grad_closed_form", "grad_riemannian", "grad_half"], checks)
+
+    section(
+        "Algorithm 1: the landing step",
+        [r"X_{k+1} = X_k - \eta_k \Big( \operatorname{grad}_\beta f(X_k)"
+         r" + \omega\, X_k (X_k^\top X_k - I_p) \Big)",
+         r"\text{while}\ \ \|\operatorname{grad}_\beta f(X_k)\| + \|h(X_k)\| > \varepsilon"],
+        "A tangent term that lowers f while keeping $X^\\top X$ fixed to first order, and a normal "
+        "term that pulls $X^\\top X$ to $I_p$. **Mind the factor:** the paper calls "
+        "$X(X^\\top X - I_p)$ the gradient of $\\mathcal{N} = \\tfrac12\\|h\\|^2$, but "
+        "$\\nabla\\mathcal{N}(X) = 2X(X^\\top X - I_p)$: the normal term is *half* the gradient, "
+        "and the factor 2 is absorbed in ω.",
+        ["normal_term_fd"], checks)
+
+    beta_section(problem, X, checks)
+
+
+if demos.part() == "statements":
+    statements(problem, X, rng, what)
+else:
+    demos.section(config, X)

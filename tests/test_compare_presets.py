@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 
 import numpy as np
 import pytest
@@ -129,11 +130,19 @@ def test_every_preset_loads_and_shows(index):
     assert at.session_state.config.run_key() == preset.config.run_key()
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     if preset.page == "compare":
+        rows = at.session_state.compare_rows  # the session's own copy, not the shared PRESETS
+        assert rows == preset.rows and not any(map(operator.is_, rows, preset.rows))
         assert charts, "the comparison shows its figures"
         names = [t["name"] for t in charts[0]["data"] if t.get("showlegend", True)]
         assert names == [r["label"] for r in preset.rows]
         table = at.dataframe[-1].value
         assert list(table["configuration"]) == [r["label"] for r in preset.rows]
+    elif preset.page == "theory":  # the demonstration it names, without the page's words
+        assert at.title[0].value.startswith("Theory")
+        assert at.radio(key="theory_part").value == "demonstrations"
+        assert at.radio(key="theory_demo").value == preset.demo
+        assert charts and "Why" not in [e.label for e in at.expander]  # lecture mode: no words
+        assert at.session_state.config.lecture
     else:
         assert at.title[0].value.startswith("Landing on St(n, p)")
         player = json.loads(at.get("component_instance")[0].proto.json_args)["data"]

@@ -43,7 +43,8 @@ class HeavyBall(Method):
         M = T + geometry.proj_tangent(X, self.gamma * state["M"]) if state else T
         H = geometry.h(X)
         V = M + X @ (geometry.per_run(self.omega) * H)
-        return Field(V, H, geometry.frobenius_norm(T), geometry.frobenius_norm(M)), {"M": M}
+        # the stopping rule's measure: the base class's, the same for every method
+        return Field(V, H, self.stationarity(X, G), geometry.frobenius_norm(M)), {"M": M}
 
 
 @pytest.fixture

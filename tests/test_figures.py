@@ -137,7 +137,7 @@ def test_the_step_panel_shows_the_normal_step_where_there_is_one():
     assert np.nanmax(normal.y) <= 0.5 * (1 + 1e-12) < np.nanmax(trace.step)  # long steps
     rgd = figures.convergence_figure([1.0, 0.5], [0.0, 0.0], [1.0, 0.5], [np.nan, 0.1],
                                      normal_step=[np.nan, 0.0])
-    assert [t.name for t in rgd.data] == ["f", "‖XᵀX − I‖<sub>F</sub>", "‖grad‖ (tangent term)",
+    assert [t.name for t in rgd.data] == ["f", "‖XᵀX − I‖<sub>F</sub>", "‖grad₁ f‖ (stationarity)",
                                           "ηₖ"]
 
 

@@ -548,12 +548,15 @@ def test_landing_direction_matches_the_explicit_field(pt, beta, omega, tangent, 
         S = rng.standard_normal((p, p))
         G = X @ (S + S.T) + (1e-7 * G if kind == "normal-dominated" else 0.0)
     T, V_ref, _ = geo.landing_field(X, G, beta, omega, tangent)
-    norm, V, H = geo.landing_direction(X, G, beta, omega, tangent)
+    norm, V, H, stat = geo.landing_direction(X, G, beta, omega, tangent)
     scale = np.linalg.norm(G) * max(1, np.linalg.norm(X) ** 2) * max(1, 1 / beta)
     assert_close(V, V_ref, rel=1e-12, scale=scale + omega * (1 + np.linalg.norm(X) ** 3))
     assert_close(H, X.T @ X - np.eye(p), rel=1e-14, scale=1 + np.linalg.norm(X) ** 2)
     exact = np.linalg.norm(T)
     assert abs(norm - exact) <= 1e-10 * exact + 1e-13 * scale * np.linalg.cond(X)
+    # the stationarity measure, whatever the tangent term: ||grad_1 f(X)|| from the explicit formula
+    grad_1 = G @ X.T @ X - 0.5 * X @ G.T @ X - 0.5 * X @ np.linalg.solve(X.T @ X, X.T @ G @ X.T @ X)
+    assert abs(stat - np.linalg.norm(grad_1)) <= 1e-12 * scale * np.linalg.cond(X)
 
 
 def test_landing_field_and_direction_share_one_order():
@@ -564,7 +567,7 @@ def test_landing_field_and_direction_share_one_order():
     field = geo.landing_field(X, G, 0.3, 2.0, "relative")
     direction = geo.landing_direction(X, G, 0.3, 2.0, "relative")
     assert field._fields == ("T", "V", "H")
-    assert direction._fields == ("tangent_norm", "V", "H")
+    assert direction._fields == ("tangent_norm", "V", "H", "stationarity")
     np.testing.assert_array_equal(direction.V, field.V)
     np.testing.assert_array_equal(direction.H, field.H)
     assert direction.tangent_norm == pytest.approx(np.linalg.norm(field.T), rel=1e-14)
@@ -577,11 +580,13 @@ def test_landing_direction_batched_equals_looped():
     G = rng.standard_normal((4, 7, 3))
     G[1] = X[1] @ (S[1] + S[1].T)  # one run whose tangent term vanishes (the exact path)
     beta, omega = np.array([0.1, 0.5, 2.0, 9.0]), np.array([1.0, 3.0, 0.5, 10.0])
-    norm, V, H = geo.landing_direction(X, G, beta, omega)
+    norm, V, H, stat = geo.landing_direction(X, G, beta, omega)
     for i in range(4):
-        ni, Vi, Hi = geo.landing_direction(X[i], G[i], beta[i], omega[i])
+        ni, Vi, Hi, si = geo.landing_direction(X[i], G[i], beta[i], omega[i])
         np.testing.assert_allclose(V[i], Vi, rtol=1e-13, atol=1e-13)
         np.testing.assert_allclose(norm[i], ni, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(stat[i], si, rtol=1e-13, atol=1e-14)
+        assert si == pytest.approx(geo.stationarity(X[i], G[i]), rel=1e-13)
         np.testing.assert_allclose(H[i], Hi, rtol=1e-13, atol=1e-14)
     assert norm[1] < 1e-12
 
@@ -598,3 +603,55 @@ def test_unknown_tangent_term_and_rank_deficient_point_raise():
         geo.proj_tangent(X_bad, X)
     with pytest.raises(np.linalg.LinAlgError, match="rank-deficient"):
         geo.proj_euclidean(X_bad, X)
+
+
+# ----------------------------------------------------------------------------- stationarity
+
+
+def _embedded_gradient_at_polar(problem, X):
+    """||grad f(Q)||_F in the embedded metric at Q = polar(X), with scipy's polar factor."""
+    Q, _ = scipy.linalg.polar(X)
+    G = problem.egrad(Q)
+    return np.linalg.norm(G - Q @ (0.5 * (Q.T @ G + G.T @ Q)))
+
+
+@SETTINGS
+@given(points(kinds=("stiefel",)))
+def test_stationarity_is_the_embedded_riemannian_gradient_on_the_manifold(pt):
+    X, rng = pt
+    G = rng.standard_normal(X.shape)
+    expected = np.linalg.norm(G - X @ (0.5 * (X.T @ G + G.T @ X)))
+    assert geo.stationarity(X, G) == pytest.approx(expected, rel=1e-12, abs=1e-13)
+    assert geo.stationarity(X, G) == pytest.approx(np.linalg.norm(geo.grad_beta(X, G, 1.0)),
+                                                   rel=1e-12, abs=1e-13)
+
+
+@SETTINGS
+@given(points(kinds=("spread", "well")), st.sampled_from(["brockett", "linear", "pca"]))
+def test_stationarity_is_within_its_bound_of_the_gradient_at_the_polar_factor(pt, name):
+    """| ||grad_1 f(X)|| - ||grad f(Q)|| | <= (L + (5/2 + d/4) ||G(X)||) d, Q = polar(X),
+    d = ||h(X)||_F, L the Lipschitz constant of the Euclidean gradient (the docstring's bound),
+    with grad f(Q) computed independently (scipy's polar factor)."""
+    X, rng = pt
+    n, p = X.shape
+    problem = problems.make_problem(name, n, p, seed=int(rng.integers(100)))
+    d = np.linalg.norm(X.T @ X - np.eye(p))
+    G = problem.egrad(X)
+    # the gradients are linear in X: L is the operator norm of X -> G(X) - G(0)
+    basis = np.eye(n * p).reshape(n * p, n, p)
+    jac = np.stack([(problem.egrad(E) - problem.egrad(0 * E)).ravel() for E in basis], axis=1)
+    L = np.linalg.norm(jac, 2)
+    gap = abs(geo.stationarity(X, G) - _embedded_gradient_at_polar(problem, X))
+    assert gap <= (L + (2.5 + d / 4) * np.linalg.norm(G)) * d * (1 + 1e-12) + 1e-12 * L
+
+
+def test_stationarity_does_not_depend_on_the_tangent_term_or_beta():
+    """The measure every method reports: one number at X whatever beta and tangent term (the
+    tangent terms' own norms differ by the factor 1/beta in the rotation block)."""
+    X = make_point(6, 3, 2, "spread")
+    G = np.random.default_rng(2).standard_normal((6, 3))
+    values = [geo.landing_direction(X, G, beta, 1.0, tangent).stationarity
+              for beta in (0.02, 0.5, 50.0) for tangent in sorted(geo.TANGENT_TERMS)]
+    np.testing.assert_allclose(values, geo.stationarity(X, G), rtol=1e-13)
+    norms = [geo.landing_direction(X, G, beta, 1.0).tangent_norm for beta in (0.02, 50.0)]
+    assert norms[0] > 5 * norms[1]  # the tangent term's norm would not be one measure

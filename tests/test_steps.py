@@ -414,31 +414,104 @@ def test_bb_takes_the_ratio_of_norms_under_negative_curvature():
 
 @pytest.mark.parametrize("tangent", ["beta", "euclidean", "relative"])
 def test_every_armijo_step_satisfies_sufficient_decrease_of_the_merit(tangent):
-    """phi = f + mu/2 ||h||^2, its slope along -V from central finite differences (independent
-    of the rule's a + mu b): phi(X - eta V) <= phi(X) - c eta Dphi(X)[V] at each accepted step."""
+    """phi_k = f - 1/2 <sym(X_k^T G_k), h> + mu/2 ||h||^2, its slope along the step taken from
+    central finite differences (independent of the rule's formula): phi_k(X_{k+1}) <=
+    phi_k(X_k) - c Dphi_k(X_k)[X_k - X_{k+1}] at each accepted step, long steps included (their
+    normal weight lowered to 1/(2 eta), checked here too)."""
     problem = make_problem("brockett", 10, 3, seed=2)
     X = initial_point(10, 3, 0.6, seed=2)
-    rule, state, checked = Armijo(c=0.3), {}, 0
+    rule, state, checked, long = Armijo(eta0=0.2), {}, 0, 0
     for k in range(40):
         G = problem.egrad(X)
-        _, V, H = geo.landing_direction(X, G, 0.5, 1.0, tangent)
-        d = np.linalg.norm(H)
-        ctx = steps.StepContext(X, V, G, d, 1.0, problem.cost, lambda e, X=X, V=V: X - e * V, k)
-        last = state.get("eta")
-        eta = rule(ctx, state)
-        mu = state["mu"]
+        T, V, H = geo.landing_field(X, G, 0.5, 4.0, tangent)
 
-        def phi(Y, mu=mu):
-            return problem.cost(Y) + 0.5 * mu * _feas(Y) ** 2
+        def move(e, w=None, X=X, T=T):
+            return X - e * T - e * (4.0 if w is None else w) * X @ (X.T @ X - np.eye(3))
+
+        ctx = steps.StepContext(X, V, G, _feas(X), 4.0, problem.cost, move, k, H, True)
+        last = state.get("eta")
+        step = rule(ctx, state)
+        eta, w = (step.eta, step.omega) if isinstance(step, steps.Step) else (step, 4.0)
+        if isinstance(step, steps.Step):
+            assert w == pytest.approx(0.5 / eta, rel=1e-15) and eta > 1 / 8
+            long += 1
+        Y = move(eta, w)
+        mu, Lam = state["mu"], 0.5 * (X.T @ G + G.T @ X)
+
+        def phi(Z, mu=mu, Lam=Lam):
+            HZ = Z.T @ Z - np.eye(3)
+            return problem.cost(Z) - 0.5 * np.vdot(Lam, HZ) + 0.5 * mu * np.vdot(HZ, HZ)
 
         t = 1e-6
-        slope = (phi(X + t * V) - phi(X - t * V)) / (2 * t)
-        assert slope > 0  # the rule raised mu until V descends on phi
-        if last is None or rule.c * last * slope > 1e-9:  # not the rounding regime
-            assert phi(X - eta * V) <= phi(X) - rule.c * eta * slope * (1 - 1e-5)
+        D = X - Y
+        slope = (phi(X + t * D) - phi(X - t * D)) / (2 * t)
+        assert slope > 0  # Dphi[X - Y] > 0: phi decreases from X towards Y
+        if last is None or rule.c * last * np.linalg.norm(V) ** 2 > 1e-9:  # not rounding
+            assert phi(Y) <= phi(X) - rule.c * slope * (1 - 1e-5)
             checked += 1
-        X = X - eta * V
-    assert checked >= 20
+        X = Y
+    assert checked >= 20 and long >= 5
+
+
+def _mu_bound(problem, X):
+    """mu0 + ||Lambda||_2 / (2 lambda_min(X^T X)): the bound of Armijo's weight, from numpy."""
+    G = problem.egrad(X)
+    Lam = 0.5 * (X.T @ G + G.T @ X)
+    return 1.0 + np.linalg.norm(Lam, 2) / (2 * np.linalg.eigvalsh(X.T @ X)[0])
+
+
+@pytest.mark.parametrize("name", ["brockett", "pca", "linear", "procrustes"])
+@pytest.mark.parametrize(("n", "p"), [(3, 2), (10, 3), (4, 4)])
+def test_armijo_keeps_the_infeasibility_and_its_weight_bounded(name, n, p):
+    """From distance 0.7 (||h(X_0)|| > eps = 0.5): ||h(X_k)|| <= ||h(X_0)|| at every k, the merit
+    weight mu stays below mu0 + max_k ||Lambda_k||_2 / (2 lambda_min(M_k)) (and below 50),
+    also once ||h|| is at rounding level, and the run reaches tol = 1e-8."""
+    for seed in range(3):
+        problem = make_problem(name, n, p, seed=seed)
+        X0 = initial_point(n, p, 0.7, seed=seed)
+        rule, mus = Armijo(eta0=0.1), []
+
+        def spy(ctx, state, rule=rule, mus=mus):
+            step = rule(ctx, state)
+            mus.append(state["mu"])
+            return step
+
+        res = landing(problem, X0, step=spy, tol=1e-8, max_iter=3000, keep_iterates=4000)
+        assert res.status == "converged", (seed, res.message)
+        assert res.infeasibility[0] > 0.5
+        assert res.infeasibility.max() <= res.infeasibility[0] * (1 + 1e-12), seed
+        bound = max(_mu_bound(problem, X) for X in res.iterates)
+        assert max(mus) <= bound * (1 + 1e-12) and max(mus) <= 50, (seed, max(mus), bound)
+
+
+def test_armijo_weight_stays_bounded_once_h_is_at_rounding_level():
+    """Run on past convergence: ||h|| reaches 1e-15, where the merit f + mu N needed
+    mu ~ 1e17; the weight stays at its bound and ||h|| and ||grad|| stay at rounding level."""
+    problem = make_problem("brockett", 10, 3, seed=0)
+    rule, mus = Armijo(eta0=0.1), []
+
+    def spy(ctx, state):
+        step = rule(ctx, state)
+        mus.append(state["mu"])
+        return step
+
+    res = landing(problem, initial_point(10, 3, 0.7, seed=0), step=spy, tol=1e-300,
+                  max_iter=1500)
+    assert res.infeasibility[-200:].max() < 1e-14 and res.grad_norm[-200:].max() < 1e-12
+    assert max(mus) == mus[-1] <= 10
+
+
+def test_armijo_on_the_penalty_descends_the_penalty_function():
+    """Not a landing field: the merit is f + omega/4 ||h||^2, the function the penalty's field
+    is the gradient of; every step decreases it, and the run ends at its stationary point."""
+    problem = make_problem("brockett", 6, 2, seed=1)
+    res = iterate(problem, initial_point(6, 2, 0.4, seed=1),
+                  Config(method="penalty", omega=4.0, step=Armijo(eta0=0.1)))
+    values = []
+    for rec, _ in zip(res, range(300), strict=False):
+        values.append(rec.cost + 4.0 / 4 * rec.infeasibility ** 2)
+    assert np.all(np.diff(values) <= 1e-12 * abs(values[0]))
+    assert values[0] - values[-1] > 1.0
 
 
 def test_the_history_records_the_normal_step_actually_taken():

@@ -138,17 +138,20 @@ def test_final_gap_is_taken_in_each_runs_component_of_O_n():
 
 
 def _assert_cells_match(problem, res, config_of, distance=0.3, max_iter=MAX_ITER):
-    """Every cell of ``res`` against ``solve`` with ``config_of(beta, omega, eta)``."""
+    """Every cell of ``res`` against ``solve`` with ``config_of(beta, omega, eta)``. A
+    diverged run's last ||grad|| is compared to 1e-6: the stationarity solves with X^T X, whose
+    condition number reaches ~1e8 there (batched and single solves round differently)."""
     for i in range(res.status.size):
         beta, omega, eta, seed = (res.params[k][i] for k in ("beta", "omega", "eta", "seed"))
         X0 = initial_point(problem.n, problem.p, distance, int(seed))
         single = solve(problem, X0, config_of(float(beta), float(omega), float(eta)),
                        tol=1e-8, max_iter=max_iter)
         assert (res.status[i], res.iterations[i]) == (single.status, single.iterations), i
-        for got, ref in ((res.final_cost[i], single.cost[-1]),
-                         (res.final_infeasibility[i], single.infeasibility[-1]),
-                         (res.final_grad_norm[i], single.grad_norm[-1])):
-            assert abs(got - ref) <= 1e-10 * max(1.0, abs(ref)), (i, got, ref)
+        grad_rel = 1e-6 if single.status == "diverged" else 1e-10
+        for got, ref, rel in ((res.final_cost[i], single.cost[-1], 1e-10),
+                              (res.final_infeasibility[i], single.infeasibility[-1], 1e-10),
+                              (res.final_grad_norm[i], single.grad_norm[-1], grad_rel)):
+            assert abs(got - ref) <= rel * max(1.0, abs(ref)), (i, got, ref)
 
 
 @pytest.mark.parametrize("method", ["rgd-qr", "rgd-polar", "rgd-cayley", "penalty"])

@@ -1,9 +1,15 @@
 """The app's configuration state, URL round trip and upload parsing (pure functions)."""
 
 import io
+import pickle
+import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.lib import format as npy_format
 
 from explorer.state import AppConfig, from_query, to_query, validate
 from explorer.upload import parse_matrix
@@ -41,6 +47,25 @@ def test_invalid_url_values_warn_and_fall_back_to_the_default(params, field, fra
 def test_unknown_url_parameter_is_ignored_with_a_warning():
     config, warnings = from_query({"colour": "red", "n": "5"})
     assert config.n == 5 and "colour" in warnings[0]
+    flood = {f"x{i}": "1" for i in range(1000)}
+    config, warnings = from_query(flood | {"seed": "9"})
+    assert config.seed == 9
+    assert warnings == ["Unknown URL parameters 'x0', 'x1', 'x2' and 997 more ignored."]
+
+
+def test_hostile_url_values_are_quoted_short_and_the_rest_is_kept():
+    """A link can hold anything: each bad value falls back to the default with a warning that
+    quotes it cut to a few dozen characters; the good values of the same link are kept."""
+    hostile = {"n": "[Session expired, log in](https://evil.example) ![](https://e.x/p.png)",
+               "beta": "1" * 400, "omega": "9" * 100_000, "tol": "1e-400", "eta": "-0",
+               "problem": "<a href=x>brockett</a>", "lecture": "$\\Huge x$",
+               "speed": "slow\n# heading", "x" * 5000: "y"}
+    config, warnings = from_query(hostile | {"seed": "7", "p": "1"})
+    assert (config.seed, config.p) == (7, 1)
+    assert replace(config, seed=0, p=AppConfig().p) == AppConfig()
+    assert len(warnings) == 9 and all(len(w) < 200 and "\n" not in w for w in warnings)
+    assert warnings[0] == f"Unknown URL parameter {'x' * 39 + '…'!r} ignored."
+    assert "beta='1111" in warnings[2] and "is not a finite number" in warnings[2]
 
 
 def test_p_larger_than_n_is_fixed_with_a_message():
@@ -77,6 +102,98 @@ def test_parse_matrix_reads_csv_and_npy():
 def test_malformed_uploads_raise_a_clear_value_error(name, data, fragment):
     with pytest.raises(ValueError, match=fragment):
         parse_matrix(name, data)
+
+
+def _npy(array, **kw) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, array, **kw)
+    return buf.getvalue()
+
+
+def _forged_npy(shape, descr="<f8", body=b"\0" * 64) -> bytes:
+    """A .npy file whose header claims ``shape``: 200 bytes that could ask for 80 GB."""
+    buf = io.BytesIO()
+    npy_format.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False,
+                                            "shape": shape})
+    return buf.getvalue() + body
+
+
+class _Exploit:
+    """Unpickling this would create a file: a pickled upload must never be unpickled."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (str(self.path), "w"))
+
+
+def test_hostile_npy_files_are_refused_before_anything_is_allocated(tmp_path):
+    cases = {
+        "claims 1e10 entries": (_forged_npy((100_000, 100_000)), "10000000000 entries"),
+        "claims 3-D": (_forged_npy((10**6, 10**6, 10**6)), "entries is more than"),
+        "shorter than its header": (_forged_npy((20, 20)), "shorter than its header"),
+        "object array": (_npy(np.array([_Exploit(tmp_path / "pwned")], dtype=object),
+                              allow_pickle=True), "must hold numbers, got dtype object"),
+        "plain pickle": (pickle.dumps(_Exploit(tmp_path / "pwned")), "not a .npy file"),
+        ".npz archive": (_npz(), "not a .npy file"),
+        "complex": (_npy(np.eye(2) + 1j), "dtype complex128"),
+        "strings": (_npy(np.array([["a"]])), "dtype <U1"),
+        "structured": (_npy(np.zeros((2, 2), dtype=[("a", "f8")])), "must hold numbers"),
+        "0-d": (_npy(np.float64(1.0)), "expected a 2-D matrix, got shape ()"),
+        "empty": (b"", "is empty"),
+        "no rows": (_npy(np.zeros((0, 3))), "got shape (0, 3)"),
+        "infinite": (_npy(np.array([[1.0, np.inf]])), "NaN or infinite"),
+    }
+    for what, (data, fragment) in cases.items():
+        with pytest.raises(ValueError, match=re.escape(fragment)):
+            parse_matrix("A.npy", data)
+        assert not (tmp_path / "pwned").exists(), what
+
+
+def _npz() -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, a=np.eye(2))
+    return buf.getvalue()
+
+
+def test_odd_but_valid_npy_files_are_read():
+    A = np.arange(6.0).reshape(2, 3)
+    for data in (_npy(np.asfortranarray(A)), _npy(A.astype(">f8")), _npy(A.astype(np.int16)),
+                 _npy(A, allow_pickle=False)):
+        np.testing.assert_array_equal(parse_matrix("a.npy", data), A)
+    np.testing.assert_array_equal(parse_matrix("a.npy", _npy(np.eye(2, dtype=bool))), np.eye(2))
+    # a spreadsheet's CSV UTF-8 starts with a byte-order mark
+    np.testing.assert_array_equal(parse_matrix("a.csv", "\ufeff1,2\n3,4".encode()),
+                                  [[1, 2], [3, 4]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300), st.sampled_from(["a.npy", "a.csv", "a.txt"]))
+def test_any_bytes_give_a_matrix_or_a_value_error(data, name):
+    try:
+        A = parse_matrix(name, data)
+    except ValueError as err:
+        assert len(str(err)) < 400
+    else:
+        assert A.dtype == float and A.ndim == 2 and np.all(np.isfinite(A))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=200))
+def test_any_npy_body_after_a_valid_header_gives_a_matrix_or_a_value_error(body):
+    try:
+        A = parse_matrix("a.npy", _forged_npy((3, 2), body=body))
+    except ValueError as err:  # 3 x 2 float64 need 48 bytes; random ones may hold a NaN
+        assert len(body) < 48 or "NaN" in str(err)
+    else:
+        assert A.shape == (3, 2)
+
+
+def test_a_long_hostile_file_name_is_cut_in_the_message():
+    with pytest.raises(ValueError) as err:
+        parse_matrix("[x](https://evil.example)" * 1000 + ".csv", b"1,a")
+    assert len(str(err.value)) < 200 and "\n" not in str(err.value)
 
 
 def test_npy_of_wrong_dimension_is_rejected():

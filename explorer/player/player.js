@@ -293,6 +293,7 @@
   }
 
   const VIEWS = {};
+  const FLOW = "#222";  // the exact normal flow overlaid on the singular-value and cone views
 
   VIEWS.plane = {
     three: false,
@@ -634,12 +635,21 @@
       pts.push(cur);
       ctx.save();
       line3(ctx, pr, pts, P.palette[1], P.thick);
+      const F = run.flowGram;
+      if (F && F.length) {  // the exact normal flow of X₀ᵀX₀ to the current time, over the path
+        const fpts = F.slice(0, Math.min(last, F.length - 1) + 1);
+        fpts.push(lerpRow(F, Math.min(kf, F.length - 1)));
+        ctx.setLineDash([2, 4]);
+        line3(ctx, pr, fpts, FLOW, 2);
+        ctx.setLineDash([]);
+      }
       markEnds(ctx, pr.at(G[0]), pr.at(cur), P);
       ctx.restore();
     },
     legend: (P) => [
       { label: "boundary m₁₁m₂₂ = m₁₂²", colour: "rgba(86,180,233,0.9)", width: 1.5 },
       { label: "XₖᵀXₖ = (m₁₁, m₂₂, m₁₂)", colour: P.palette[1] },
+      { label: "exact normal flow (any f, β)", colour: FLOW, dash: [2, 4], width: 2 },
       { label: "X₀ᵀX₀", colour: P.palette[2], marker: true },
       { label: "I", colour: "#000", marker: true },
     ],
@@ -671,6 +681,8 @@
         const ys = run.sigmaCols ? run.sigmaCols[i] : S.map((r) => r[i]);
         drawSeries(ctx, chart, ys, kf, { colour: P.palette[i % P.palette.length], width: p > 8 ? 1.5 : P.thin + 1 });
       }
+      // the exact normal flow σᵢ(t), t = Σ ηⱼωⱼ/ω: the same for every cost and β
+      for (const ys of run.flowCols || []) drawSeries(ctx, chart, ys, kf, { colour: FLOW, width: 2, dash: [2, 4] });
       cursor(ctx, chart, kf);
     },
     legend: (P, run) => {
@@ -678,6 +690,7 @@
       const items = [];
       for (let i = 0; i < Math.min(p, 8); i++) items.push({ label: "σ" + sub(i + 1), colour: P.palette[i % P.palette.length] });
       items.push({ label: "St(n, p): all σᵢ = 1", colour: "#000", dash: [6, 5], width: 2 });
+      if (run.flowCols && run.flowCols.length) items.push({ label: "exact normal flow (any f, β)", colour: FLOW, dash: [2, 4], width: 2 });
       return items;
     },
   };
@@ -861,6 +874,7 @@
         this.run = {
           id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter,
           cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [],
+          flowSigma: [], flowGram: [],
           done: false, status: "running", message: "", view: null, hasNormal: false, xmax: h.max_iter,
         };
         this.kf = 0;
@@ -886,12 +900,15 @@
       take(run.cost, args.cost); take(run.h, args.h); take(run.grad, args.grad);
       take(run.step, args.step); take(run.nstep, args.nstep);
       take(run.x, args.x); take(run.sigma, args.sigma); take(run.gram, args.gram);
+      take(run.flowSigma, args.flow_sigma); take(run.flowGram, args.flow_gram);
       for (let i = run.gap.length; i < run.cost.length; i++) run.gap.push(run.fStar === null ? null : Math.abs(run.cost[i] - run.fStar));
       run.hasNormal = run.nstep.some((v) => v !== null && isFinite(v) && v > 0);
       if (run.sigma.length && run.p > 1) {
         run.sigmaCols = [];
         for (let i = 0; i < run.sigma[0].length; i++) run.sigmaCols.push(run.sigma.map((r) => r[i]));
       } else run.sigmaCols = null;
+      run.flowCols = [];  // the exact normal flow's singular values, one column each
+      if (run.flowSigma.length) for (let i = 0; i < run.flowSigma[0].length; i++) run.flowCols.push(run.flowSigma.map((r) => r[i]));
       run.done = !!args.done;
       run.status = args.status;
       run.message = args.message || "";
@@ -1308,6 +1325,7 @@
         run_id: r.id, start: 0, done: r.done, status: r.status, message: r.message,
         header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, palette: this.P0.palette, colorscale: this.headerScale, views: r.views, view: r.view.kind },
         cost: r.cost, h: r.h, grad: r.grad, step: r.step, nstep: r.nstep, x: r.x, sigma: r.sigma, gram: r.gram,
+        flow_sigma: r.flowSigma, flow_gram: r.flowGram,
       };
     }
 

@@ -6,14 +6,16 @@ run and a vectorized sweep alike. The solver (``solvers.iterate``) and the sweep
 iterate X_k:
 
     f_k, G_k, state = method.gradient(problem, X_k, state)  # f and its Euclidean gradient
-    field, state = method.field(X_k, G_k, state)    # V_k, h(X_k), ||grad||, ||tangent part||
+    field, state = method.field(X_k, G_k, state)    # V_k, h(X_k), stationarity, ||tangent||
     eta_k = step_rule(...)                          # the step rule sees field.V (steps.py)
     X_{k+1} = method.move(X_k, field, eta_k)        # X_k - eta_k V_k, or a retraction
 
 ``state`` is the method's own memory between iterates (a dict of arrays with the batch axis
 first, such as a momentum buffer; ``{}`` for memoryless methods), returned rather than mutated,
 so a step that is not taken leaves no trace. Algorithm 1's stopping rule reads
-``field.grad_norm`` and ||h(X_k)||_F = ||field.H||_F.
+``field.grad_norm`` + ||h(X_k)||_F (``field.H``), where ``field.grad_norm`` is
+``method.stationarity(X_k, G_k)``: one measure for every method (``geometry.stationarity`` on
+St(n, p)), so that "iterations to tol" compares like with like.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 import numpy as np
 
-from ..geometry import per_run
+from ..geometry import per_run, stationarity
 
 Array = np.ndarray
 State = dict[str, Array]
@@ -35,9 +37,10 @@ class Field(NamedTuple):
     """A method's direction at X (one run, or a stack with the batch axis first).
 
     V: the direction, X_{k+1} = move(X, field, eta) (= X - eta V off the retractions);
-    H: h(X) = X^T X - I_p (eq. (h)); grad_norm: the ||grad|| of Algorithm 1's stopping rule;
+    H: h(X) = X^T X - I_p (eq. (h)); grad_norm: the ||grad|| of Algorithm 1's stopping rule,
+    ``Method.stationarity(X, G)`` (the same measure for every method, tangent term and beta);
     tangent_norm: the norm of V's tangent part (what a step rule may use; it differs from
-    grad_norm where a transform such as momentum changed the tangent part).
+    grad_norm with the tangent term, its beta, or a transform such as momentum).
     """
 
     V: Array
@@ -78,6 +81,14 @@ class Method:
         variance-reduction table kept in ``state``)."""
         cost, G = problem.value_and_grad(X)
         return cost, G, state
+
+    def stationarity(self, X: Array, G: Array) -> float | Array:
+        """The stationarity measure ``Field.grad_norm`` reports: ||grad_1 f(X)||_F on St(n, p)
+        (``geometry.stationarity``, whose docstring relates it to ||grad f|| at the nearest
+        point of St(n, p)). A method on another constraint overrides this with its analogue:
+        the Riemannian gradient on the layer through X in the metric that is the embedded one
+        on the constraint set."""
+        return stationarity(X, G)
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         """The direction at X from the Euclidean gradient G, and the memory for the next
@@ -139,6 +150,10 @@ class LandingTerms(Protocol):
 
     def project(self, X: Array, Z: Array) -> Array:
         """The projection of Z onto the tangent space of the layer through X."""
+        ...
+
+    def stationarity(self, X: Array, G: Array) -> float | Array:
+        """The stopping rule's stationarity measure (:meth:`Method.stationarity`)."""
         ...
 
     def move(self, X: Array, field: Field, eta: float | Array,

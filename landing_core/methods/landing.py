@@ -14,7 +14,7 @@ import numpy as np
 
 from ..geometry import h, landing_direction, per_run, proj_tangent, tangent_term
 from .base import Field, Method, State
-from .params import positive, tangent_name
+from .params import nonnegative, positive, tangent_name
 from .registry import register
 
 Array = np.ndarray
@@ -25,8 +25,9 @@ __all__ = ["Landing"]
 @dataclass(frozen=True)
 class Landing(Method):
     """Algorithm 1 with tangent term ``tangent`` ("beta", "euclidean", "relative"), beta > 0
-    (the beta-metric's parameter), omega > 0 (the normal term's weight). The field costs four
-    n x p x p products for the beta-metric (``geometry.landing_direction``)."""
+    (the beta-metric's parameter), omega >= 0 (the normal term's weight; omega = 0 is the
+    tangent term alone, which keeps X on the layer through X_0 to first order). The field costs
+    four n x p x p products for the beta-metric (``geometry.landing_direction``)."""
 
     beta: float | Array = 0.5
     omega: float | Array = 1.0
@@ -36,7 +37,7 @@ class Landing(Method):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beta", positive("beta", self.beta))
-        object.__setattr__(self, "omega", positive("omega", self.omega))
+        object.__setattr__(self, "omega", nonnegative("omega", self.omega))
         tangent_name(self.tangent)
 
     @property
@@ -44,8 +45,8 @@ class Landing(Method):
         return self.omega
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
-        norm, V, H = landing_direction(X, G, self.beta, self.omega, self.tangent)
-        return Field(V, H, norm, norm), state
+        norm, V, H, stat = landing_direction(X, G, self.beta, self.omega, self.tangent)
+        return Field(V, H, stat, norm), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:

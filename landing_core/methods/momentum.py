@@ -9,7 +9,8 @@ Sepulchre 2008, Sec. 8.1):
 
 T_k is the landing method's tangent term and Proj the projection onto T_{X_k} St_{X_k^T X_k}
 of eq. (proj_beta), so X_k^T M_k is skew: M_k is again a tangent term and the safe step lemma
-holds for the field. The stopping rule reads ||T_k|| (the gradient), not ||M_k||. gamma = 0 is
+holds for the field. The stopping rule reads the stationarity at X_k (``inner.stationarity``,
+the same measure as without momentum), not ||M_k||. gamma = 0 is
 Algorithm 1. The transform needs only the parts of :class:`~.base.LandingTerms`, so it applies
 unchanged to any landing method that provides them (another constraint's, for one).
 """
@@ -71,7 +72,7 @@ class Momentum(Method):
             M = T + self.inner.project(X, per_run(self.gamma) * state["M"])
         H = self.inner.constraint(X)
         V = M + self.inner.normal_term(X, per_run(self.inner.omega) * H)
-        return Field(V, H, frobenius_norm(T), frobenius_norm(M)), {"M": M}
+        return Field(V, H, self.inner.stationarity(X, G), frobenius_norm(M)), {"M": M}
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:

@@ -20,9 +20,10 @@ __all__ = ["Penalty"]
 
 @dataclass(frozen=True)
 class Penalty(Method):
-    """V = G + omega X (X^T X - I_p), the Euclidean gradient of f + omega/4 ||h||^2; its norm is
-    the stopping rule's ||grad||. The step rules see omega (the safe step's cap 1/(2 omega)) but
-    may not lower it (V has no tangent part in the landing sense)."""
+    """V = G + omega X (X^T X - I_p), the Euclidean gradient of f + omega/4 ||h||^2. The stopping
+    rule reads the common stationarity measure (``Method.stationarity``), not ||V||: at the
+    penalty's minimizers it is 0 while ||h|| keeps the bias. The step rules see omega (the safe
+    step's cap 1/(2 omega)) but may not lower it (V has no tangent part in the landing sense)."""
 
     omega: float | Array = 1.0
     per_run: ClassVar[tuple[str, ...]] = ("omega",)
@@ -37,8 +38,7 @@ class Penalty(Method):
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         H = h(X)
         V = G + per_run(self.omega) * (X @ H)
-        norm = frobenius_norm(V)
-        return Field(V, H, norm, norm), state
+        return Field(V, H, self.stationarity(X, G), frobenius_norm(V)), state
 
 
 @register("penalty", "Gradient descent on f + ω/4 ‖h‖²")

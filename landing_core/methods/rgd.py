@@ -1,5 +1,6 @@
-"""Riemannian gradient descent on St(n, p), the feasible baseline: the embedded-metric gradient
-G - X sym(X^T G), then a retraction (QR, polar or Cayley; Absil, Mahony & Sepulchre 2008).
+"""Riemannian gradient descent on St(n, p), the feasible baseline: the Riemannian gradient in
+the beta-metric of St(n, p) (eq. (betametric_stiefel); beta = 1, the embedded metric, by
+default), then a retraction (QR, polar or Cayley; Absil, Mahony & Sepulchre 2008).
 Every function works on one X (n, p) or a stack (..., n, p)."""
 
 from __future__ import annotations
@@ -9,14 +10,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..geometry import frobenius_norm, h, per_run, riemannian_gradient_stiefel
+from ..geometry import frobenius_norm, h, per_run, riemannian_gradient_stiefel, skew
 from ..problems import nearest_stiefel, qf
 from .base import Field, Method, State
+from .params import positive
 from .registry import register
 
 Array = np.ndarray
 
-__all__ = ["RETRACTIONS", "RiemannianGD"]
+__all__ = ["RETRACTIONS", "RiemannianGD", "stiefel_beta_gradient"]
+
+
+def stiefel_beta_gradient(X: Array, G: Array, beta: float | Array = 1.0) -> Array:
+    """The Riemannian gradient of f at X on St(n, p) in the beta-metric (betametric_stiefel),
+    G - X sym(X^T G) + (1/beta - 1) X skew(X^T G): with X^T X = I, the blocks
+    X (1/beta) skew(X^T G) (rotation within span(X), weighed beta by the metric) and
+    (I - X X^T) G (out of the span). beta = 1: the embedded gradient; it equals
+    ``geometry.grad_beta`` at M = I."""
+    A = np.swapaxes(X, -1, -2) @ G
+    return riemannian_gradient_stiefel(X, G) + (1.0 / per_run(beta) - 1.0) * (X @ skew(A))
 
 
 def _retract_qr(X: Array, Z: Array) -> Array:
@@ -55,22 +67,26 @@ RETRACTIONS: dict[str, Callable[[Array, Array], Array]] = {
 @dataclass(frozen=True)
 class RiemannianGD(Method):
     """X_{k+1} = R_{X_k}(-eta_k grad f(X_k)), starting from X0's polar factor (its nearest point
-    on St(n, p)). No normal term: the step rules see omega = 0."""
+    on St(n, p)), with grad f the Riemannian gradient in the beta-metric (``metric_beta`` > 0;
+    1: the embedded metric). No normal term: the step rules see omega = 0."""
 
     retraction: str = "qr"
+    metric_beta: float = 1.0
 
     def __post_init__(self) -> None:
         if self.retraction not in RETRACTIONS:
             raise ValueError(f"unknown retraction {self.retraction!r}; choose one of "
                              f"{list(RETRACTIONS)}")
+        object.__setattr__(self, "metric_beta",
+                           positive("RGD metric_beta", self.metric_beta, per_run=False))
 
     def start(self, X0: Array) -> Array:
         return nearest_stiefel(X0)
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
-        V = riemannian_gradient_stiefel(X, G)
-        norm = frobenius_norm(V)
-        return Field(V, h(X), norm, norm), state
+        V = stiefel_beta_gradient(X, G, self.metric_beta)
+        # the common measure, not ||V||: in the beta-metric ||V|| scales like 1/beta
+        return Field(V, h(X), self.stationarity(X, G), frobenius_norm(V)), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:
@@ -79,9 +95,9 @@ class RiemannianGD(Method):
         return RETRACTIONS[self.retraction](X, -per_run(eta) * field.V)
 
 
-def _factory(retraction: str) -> Callable[[], RiemannianGD]:
-    def build() -> RiemannianGD:
-        return RiemannianGD(retraction)
+def _factory(retraction: str) -> Callable[..., RiemannianGD]:
+    def build(*, metric_beta: float = 1.0) -> RiemannianGD:
+        return RiemannianGD(retraction, metric_beta)
 
     return build
 
