@@ -10,8 +10,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import controls
+from explorer import budget, controls, text, work
 from explorer import stochastic as model
+from explorer.gate import HEAVY_SECONDS
 from landing_core import figures
 from landing_core.stochastic import default_step
 
@@ -25,8 +26,8 @@ config = controls.sidebar(owns=("stoch",))
 if "stoch_spec" not in st.session_state:  # first visit: from the link, else the defaults
     spec, warnings = model.from_query(st.query_params.get("stoch"))
     st.session_state.stoch_spec = spec
-    for warning in warnings:
-        st.warning(warning, icon="⚠️")
+    for warning in warnings:  # they quote the link's values: shown as text
+        st.warning(text.markdown(warning), icon="⚠️")
 for key, name in WIDGETS.items():  # kept across visits to other pages and sidebar changes
     value = getattr(st.session_state.stoch_spec, name)
     controls.persist(key, list(value) if name == "methods" else value)
@@ -86,12 +87,16 @@ st.session_state.stoch_spec = spec
 if st.query_params.get("stoch") != spec.to_query():
     st.query_params["stoch"] = spec.to_query()
 
+cost = budget.stochastic_cost(spec.n, spec.p, spec.samples, spec.batch, spec.epochs,
+                              spec.methods)
+work.admit(cost)
 key = (spec, config.seed, config.distance, config.tangent, config.beta, config.omega)
 run = st.session_state.get("stoch_run")
 if run is None or run.key != key:
     if run is not None:
         run.cancelled = True
-    run = model.LiveStochastic(key, spec, config)
+    run = model.LiveStochastic(key, spec, config, heavy=cost.seconds >= HEAVY_SECONDS,
+                               seconds=work.BUDGET.seconds)
     run.wait(0.3)  # a small run is done before the first draw
     st.session_state.stoch_run = run
 if not config.lecture:
@@ -104,7 +109,9 @@ if not config.lecture:
 
 @st.fragment(run_every=None if run.finished else TICK)
 def curves() -> None:
-    """The curves so far; a full rerun once the runs end, which stops the ticking."""
+    """The curves so far; a full rerun once the runs end, which stops the ticking. Each draw
+    renews the worker's lease: it computes while the page is open."""
+    run.renew()
     runs, finished, error = run.snapshot()
     fig = figures.stochastic_figure(runs, f_star=run.f_star, epochs=spec.epochs,
                                     height=520 if config.lecture else 440)
@@ -120,10 +127,16 @@ def curves() -> None:
                                         in ("|f − f*| / |f*|", "‖XᵀX − I‖", "‖grad f‖")})
         for r in runs:
             if r["status"] == "diverged":
-                st.warning(f"{r['label']}: {r['message']}", icon="⚠️")
+                st.warning(f"{r['label']}: {text.plain(r['message'])}", icon="⚠️")
+        stopped = {r["message"] for r in runs if r["status"] == "stopped"}
+        for message in stopped:
+            st.info(text.plain(message), icon=":material/hourglass_disabled:")
         if st.session_state.get("stoch_ticking"):
             st.session_state.stoch_ticking = False
             st.rerun()
+    elif run.queued:
+        st.caption("Queued: the server is busy with other visitors' work; the runs start as "
+                   "soon as a core is free.")
     else:
         st.caption(f"Computing: epoch {done} of {spec.epochs}…")
 

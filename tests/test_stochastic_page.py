@@ -7,9 +7,14 @@ import base64
 import json
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import stochastic as model
+from explorer import text
+from explorer.gate import Gate
+from explorer.state import AppConfig
+from tests.test_fuzz import HOSTILE, check_page
 
 APP = "../app.py"
 TIMEOUT = 60
@@ -25,9 +30,14 @@ def _page(query: dict[str, str] | None = None) -> AppTest:
 
 
 def _finish(at: AppTest) -> None:
-    """Let the worker end, then rerun (what the fragment's ticks do in a browser)."""
+    """Let the worker end, renewing its lease, then rerun (what the fragment's ticks do in a
+    browser)."""
     run = at.session_state.stoch_run
-    run.wait(60)
+    for _ in range(240):
+        if run.finished:
+            break
+        run.renew()
+        run.wait(0.25)
     assert run.finished
     at.run()
     assert not at.exception
@@ -86,7 +96,7 @@ def test_the_url_restores_the_settings_and_a_widget_restarts_the_runs():
 
 def test_bad_settings_warn_and_fall_back():
     at = _page({"stoch": "n=8,p=9,samples=200,batch=500,epochs=abc,bogus=1"})
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(text.unescape(w.value) for w in at.warning)
     assert "epochs='abc' is not a number" in warnings and "unknown setting 'bogus'" in warnings
     assert "p = 9 > n = 8" in warnings and "cannot exceed the samples (200)" in warnings
     spec = at.session_state.stoch_spec
@@ -95,11 +105,20 @@ def test_bad_settings_warn_and_fall_back():
     assert not at.exception and any("at least one method" in i.value for i in at.info)
 
 
-def test_the_update_budget_caps_the_epochs():
-    at = _page({"stoch": "samples=5000,batch=1,epochs=500,methods=sgd"})
-    assert any("would take more than" in w.value for w in at.warning)
-    assert at.session_state.stoch_spec.epochs == model.UPDATE_BUDGET // 5000
-    at.session_state.stoch_run.cancelled = True
+def test_runs_over_the_budget_are_refused_with_what_to_lower():
+    at = _page({"stoch": "n=100,p=10,samples=5000,batch=1,epochs=500"})
+    errors = " ".join(e.value for e in at.error)
+    assert "These runs would need about" in errors and "raise the batch" in errors
+    assert "stoch_run" not in at.session_state
+
+
+@pytest.mark.parametrize("payload", [HOSTILE[0], HOSTILE[3], HOSTILE[7][:5000],
+                                     ",".join(["bogus=1"] * 500)])
+def test_hostile_links_are_shown_as_text(payload):
+    at = _page({"stoch": f"n={payload},epochs=7,{payload}=3,methods={payload}"})
+    check_page(at)
+    assert at.session_state.stoch_spec.epochs == 7  # the valid rest is kept
+    assert len(at.warning) <= 5
 
 
 def test_lecture_mode_shows_the_curves_without_the_words():
@@ -135,3 +154,41 @@ def test_a_diverging_step_is_reported_on_the_page():
     assert any(w.startswith("SGD: Diverged at iteration") for w in warnings)
     assert any(w.startswith("SAGA: Diverged at iteration") for w in warnings)
     assert list(at.dataframe[0].value["status"]) == ["diverged", "diverged"]
+
+
+# ----------------------------------------------------------------------------- the worker
+
+
+def _worker(**kwargs) -> model.LiveStochastic:
+    spec = model.StochasticSpec(samples=1000, batch=1, epochs=200, methods=("sgd",))
+    return model.LiveStochastic(("test",), spec, AppConfig(), **kwargs)
+
+
+def test_the_worker_computes_only_while_the_page_renews_its_lease():
+    run = _worker()
+    run.wait(model.LEASE + 1.0)  # no redraw: the lease runs out, the thread ends
+    assert not run._thread.is_alive() and not run.finished
+    done = len(run.runs["sgd"]["epoch"])
+    assert 0 < done < 201
+    run.renew()  # the page is back: the same iterates go on
+    run.wait(0.5)
+    assert len(run.runs["sgd"]["epoch"]) > done
+    run.cancelled = True
+
+
+def test_the_worker_stops_at_the_time_limit_and_waits_for_the_gate():
+    run = _worker(seconds=0.3)
+    for _ in range(40):
+        run.renew()
+        run.wait(0.1)
+    assert run.finished and run.runs["sgd"]["status"] == "stopped"
+    assert "time limit of 0.3 s" in run.runs["sgd"]["message"]
+    gate = Gate(1)
+    assert gate.acquire(timeout=0)  # someone else holds the only slot
+    run = _worker(heavy=True, gate=gate)
+    run.wait(0.3)
+    assert run.queued and not run.runs["sgd"]["epoch"]
+    gate.release()
+    run.wait(0.3)
+    assert not run.queued and run.runs["sgd"]["epoch"]
+    run.cancelled = True
