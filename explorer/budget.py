@@ -181,6 +181,29 @@ def sweep_cost(problem: str, n: int, p: int, iterations: int, runs: int, m: int 
                                                   if m > n else ""))
 
 
+def stochastic_cost(n: int, p: int, samples: int, batch: int, epochs: int,
+                    methods: Sequence[str]) -> Cost:
+    """The stochastic page's runs over ``epochs`` epochs: per epoch ceil(m / b) updates of a
+    minibatch method (the minibatch's two products, 2 b n p, and the field, 5 n p^2) or one
+    full-gradient update (2 m n p) for full-batch landing, and each epoch's evaluation of the
+    full sum (2 m n p); SAGA's table (m p floats, filled by one pass at X_0); the samples
+    (m n floats) once."""
+    updates = math.ceil(samples / batch)
+    full = 2.0 * samples * n * p + 5.0 * n * p * p
+    seconds = 0.0
+    for method in methods:
+        if method == "landing":
+            per_epoch = ITERATION_OVERHEAD + full * SECONDS_PER_UNIT
+        else:
+            per_epoch = updates * (ITERATION_OVERHEAD + (2.0 * batch * n * p + 5.0 * n * p * p)
+                                   * SECONDS_PER_UNIT)
+        seconds += epochs * (per_epoch + full * SECONDS_PER_UNIT)
+    table = 8.0 * samples * p if "saga" in methods else 0.0
+    history = len(methods) * (epochs + 1) * BYTES_PER_RECORD
+    return Cost(MARGIN * seconds, BASE_MEMORY + 8.0 * samples * n + table + history,
+                "These runs", "the epochs, the samples or n, or raise the batch")
+
+
 def upload_cost(problem: str, shape: tuple[int, int]) -> Cost:
     """Building the problem from an uploaded matrix of ``shape``: PCA's covariance (m n^2),
     Procrustes' polar factor and Brockett's eigendecomposition (n^3); the matrix itself and its

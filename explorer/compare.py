@@ -16,6 +16,8 @@ from dataclasses import replace
 import numpy as np
 
 from landing_core.geometry import TANGENT_TERMS
+from landing_core.methods import methods_for
+from landing_core.problems import Problem
 from landing_core.solvers import METHODS, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
@@ -196,9 +198,15 @@ ROW_BOUNDS = {"beta": (1e-3, 1e3), "omega": (1e-3, 1e3), "eta": (1e-5, 100.0)}
 """The range of each number a row may hold: the table editor's limits and the URL's."""
 
 
+def row_methods() -> list[str]:
+    """The methods a row may run: those for any problem (the app's problems carry no samples;
+    the stochastic ones have their own page)."""
+    return methods_for(Problem)
+
+
 def check_row(r: dict) -> str | None:
     """Why a row cannot run (a message), or None when it is valid."""
-    for key, names, what in (("method", METHODS, "method"),
+    for key, names, what in (("method", row_methods(), "method"),
                              ("tangent", TANGENT_TERMS, "tangent term"),
                              ("step", STEP_RULES, "step rule"),
                              ("constraint", ROW_CONSTRAINTS, "constraint")):

@@ -40,6 +40,7 @@ __all__ = [
     "STATUSES",
     "STOPPED",
     "Config",
+    "EpochRecord",
     "Record",
     "Result",
     "StopCheck",
@@ -51,7 +52,9 @@ __all__ = [
     "riemannian_gd",
     "run_status",
     "solve",
+    "stochastic_landing",
     "stop_reason",
+    "StochasticResult",
 ]
 
 BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
@@ -501,3 +504,7 @@ def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | 
         return "diverged", (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
                             "NaN, infinite or beyond the divergence bound.")
     return None
+
+
+# the epoch-by-epoch driver builds on iterate above (it imports this module)
+from .stochastic import EpochRecord, StochasticResult, stochastic_landing  # noqa: E402

@@ -6,7 +6,6 @@ import streamlit as st
 from explorer import budget, compare, controls, text, work
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
-from landing_core.solvers import METHODS
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")
@@ -59,7 +58,7 @@ edited = table_box.data_editor(
     column_config={
         "label": st.column_config.TextColumn(
             "label", help="Follows the row's settings when you edit them; type your own after."),
-        "method": st.column_config.SelectboxColumn("method", options=list(METHODS),
+        "method": st.column_config.SelectboxColumn("method", options=compare.row_methods(),
                                                    required=True),
         "tangent": st.column_config.SelectboxColumn("tangent term", options=list(TANGENT_LABELS),
                                                     required=True),

@@ -69,6 +69,9 @@ every page.
   31, 25, 29 and 42).
 - *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
   diverged cells are grey with ×; pick a cell to open it in the explorer.
+- *Stochastic*: landing on a finite sum (online PCA over m samples) with minibatch gradients:
+  SGD, whose noise leaves it on a plateau at a constant step, against SAGA, whose
+  variance-reduced estimate converges, and full-batch landing, over epochs of the data.
 - *Theory*: the paper's statements beside their residuals, computed live at a random $X$; and
   **demonstrations**, runs that show what the formulas imply: *the normal flow* (three costs,
   one path of the singular values: $X^\top X$ flows by $\dot M = -2\omega M(M - I)$ whatever
@@ -79,9 +82,9 @@ every page.
   not); *fair rates* (local rates against β under the two rules that adapt the step, on the
   one stationarity measure; for $p = n$, β only rescales the tangent term and BB's iterations
   do not change). Lecture mode hides their explanations; presets open them. Below them,
-  **XᵀBX = I**: the generalized Stiefel constraint's formulas (tangent terms, a β-family for B, the change
-  of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is proved and what
-  is not.
+  **XᵀBX = I**: the generalized Stiefel constraint's formulas (tangent terms, a β-family for
+  B, the change of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is
+  proved and what is not.
 - *Constraint* (sidebar): XᵀX = I, or XᵀBX = I with a preset ill-conditioned B or your own;
   the plane and 3-D views then draw the layers $x^\top Bx = c$ as ellipses and ellipsoids, and
   the compare page can run a row on each constraint from the same $X_0$.
