@@ -40,6 +40,7 @@ __all__ = [
     "STATUSES",
     "STOPPED",
     "Config",
+    "EpochRecord",
     "Record",
     "Result",
     "StopCheck",
@@ -51,7 +52,9 @@ __all__ = [
     "riemannian_gd",
     "run_status",
     "solve",
+    "stochastic_landing",
     "stop_reason",
+    "StochasticResult",
 ]
 
 BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
@@ -66,13 +69,17 @@ StopCheck = Callable[[], object]
 """``should_stop()``: falsy to go on, else why to stop (a string names it in the message)."""
 
 
-def deadline(seconds: float, clock: Callable[[], float] = time.monotonic) -> StopCheck:
-    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason once ``seconds`` of
-    wall clock have passed since this call, None before. One clock read per check."""
+def deadline(seconds: float, clock: Callable[[], float] = time.monotonic,
+             what: str = "time limit") -> StopCheck:
+    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason ("the time limit
+    of 30 s was reached") once ``seconds`` of ``clock`` have passed since this call, None
+    before. One clock read per check. ``clock``: the wall clock by default;
+    ``time.thread_time`` counts the calling thread's CPU seconds only (a loaded machine then
+    does not cut the work short)."""
     if not seconds > 0:
         raise ValueError(f"a deadline needs seconds > 0, got {seconds!r}")
     end = clock() + seconds
-    reason = f"the time limit of {seconds:g} s was reached"
+    reason = f"the {what} of {seconds:g} s was reached"
     return lambda: reason if clock() >= end else None
 
 
@@ -285,6 +292,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
     X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)
+    terms = method.step_terms()  # the constraint's functions for the step rules
     rule_state: dict = {}
     hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
             else "Try a smaller step or the safe step rule.")
@@ -304,7 +312,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
         eta_w = math.nan
         try:
             step = rule(StepContext(X, fld.V, G, d, omega, problem.cost, move, k, fld.H,
-                                    method.landing, fld.tangent_norm), rule_state)
+                                    method.landing, fld.tangent_norm, **terms), rule_state)
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
@@ -496,3 +504,7 @@ def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | 
         return "diverged", (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
                             "NaN, infinite or beyond the divergence bound.")
     return None
+
+
+# the epoch-by-epoch driver builds on iterate above (it imports this module)
+from .stochastic import EpochRecord, StochasticResult, stochastic_landing  # noqa: E402

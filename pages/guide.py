@@ -69,6 +69,9 @@ every page.
   31, 25, 29 and 42).
 - *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
   diverged cells are grey with ×; pick a cell to open it in the explorer.
+- *Stochastic*: landing on a finite sum (online PCA over m samples) with minibatch gradients:
+  SGD, whose noise leaves it on a plateau at a constant step, against SAGA, whose
+  variance-reduced estimate converges, and full-batch landing, over epochs of the data.
 - *Theory*: the paper's statements beside their residuals, computed live at a random $X$; and
   **demonstrations**, runs that show what the formulas imply: *the normal flow* (three costs,
   one path of the singular values: $X^\top X$ flows by $\dot M = -2\omega M(M - I)$ whatever
@@ -76,7 +79,15 @@ every page.
   where β acts as the β-metric does for Riemannian GD on St(n, p)); *the ω trade-off* (a
   larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
-  not). Lecture mode hides their explanations; presets open them.
+  not); *fair rates* (local rates against β under the two rules that adapt the step, on the
+  one stationarity measure; for $p = n$, β only rescales the tangent term and BB's iterations
+  do not change). Lecture mode hides their explanations; presets open them. Below them,
+  **XᵀBX = I**: the generalized Stiefel constraint's formulas (tangent terms, a β-family for
+  B, the change of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is
+  proved and what is not.
+- *Constraint* (sidebar): XᵀX = I, or XᵀBX = I with a preset ill-conditioned B or your own;
+  the plane and 3-D views then draw the layers $x^\top Bx = c$ as ellipses and ellipsoids, and
+  the compare page can run a row on each constraint from the same $X_0$.
 
 **The views.**
 - *Convergence*: $|f(X_k) - f^*|$ (for $p = n$, $f^*$ is the optimum over the component of
@@ -98,5 +109,5 @@ every page.
   through the cone of positive definite $2\times 2$ matrices to $I$. Both views overlay, dotted,
   the exact normal flow from $X_0$ at the iterates' time $t_k = \sum_{j<k} \eta_j\omega_j/\omega$
   ($k\eta$ for a constant step): no cost and no β changes it, and the iterates follow it to
-  $O(\eta)$.
+  $O(\eta)$, closely for small steps.
 """)

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import compare
 from explorer.presets import PRESETS
 from explorer.state import AppConfig
-from explorer.views import VIEWS
+from explorer.views import B_VIEWS, VIEWS
 from landing_core import figures
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
@@ -144,11 +144,15 @@ def test_every_preset_loads_and_shows(index):
         assert charts and "Why" not in [e.label for e in at.expander]  # lecture mode: no words
         assert at.session_state.config.lecture
     else:
-        assert at.title[0].value.startswith("Landing on St(n, p)")
+        on_B = preset.config.constraint != "identity"
+        assert at.title[0].value.startswith("Landing on XᵀBX = I" if on_B
+                                            else "Landing on St(n, p)")
         player = json.loads(at.get("component_instance")[0].proto.json_args)["data"]
         head = player["header"]
         assert head["view"] == (preset.view or head["views"][0]["kind"])
-        assert [v["title"] for v in head["views"]] == [VIEWS[v["kind"]][1] for v in head["views"]]
+        titles = {k: (B_VIEWS.get(k) if on_B else None) or VIEWS[k] for k in VIEWS}
+        assert [v["title"] for v in head["views"]] == [titles[v["kind"]][1]
+                                                       for v in head["views"]]
         assert head["lecture"] and at.session_state.config.lecture  # presets open in lecture mode
 
 
