@@ -10,20 +10,24 @@ in the browser.
 from __future__ import annotations
 
 import threading
+import time
 import uuid
-import weakref
 from pathlib import Path
 
 import streamlit as st
 import streamlit.components.v1 as components
 
 from landing_core.problems import Problem
+from landing_core.solvers import STOPPED, stopped_message
 
-from . import playback, runner, text
+from . import playback, runner, text, work
+from .budget import Cost
+from .gate import GATE, HEAVY_SECONDS, Gate
 from .state import AppConfig
 
 FIRST_WAIT = 0.25  # seconds a new run may take before the page shows it (all of a small run)
 CHUNK_WAIT = 0.25  # seconds a request for more waits for new iterations
+LEASE = 1.5  # seconds the worker computes on after the page's last request
 _player = components.declare_component(
     "landing_player", path=str(Path(__file__).resolve().parent / "player"))
 
@@ -32,54 +36,101 @@ class LiveRun:
     """A run computed by a worker thread while the browser plays what has arrived.
 
     The thread appends to ``trace`` under ``lock``; the page reads a consistent chunk under the
-    same lock. Replacing the run (a new configuration) cancels the thread; a run never exceeds
-    the configuration's iteration limit, so the work is bounded. The worker holds the run only
-    weakly: once nothing else does (its session state dropped it: a client can empty its own
-    session state with Streamlit's clear-cache message, and a session that ends drops it), the
-    worker stops at its next iteration instead of computing unseen beside the next run.
+    same lock. The work is bounded and tied to demand:
+
+    - replacing the run (a new configuration) cancels the thread;
+    - the thread computes only while the page keeps asking for chunks: each request renews a
+      lease of LEASE seconds, and the thread ends when it runs out (a closed tab, a stopped
+      script); a later request starts a new thread that goes on with the same iterates;
+    - after ``seconds`` of computing (the budget; the thread's CPU time) the run ends with
+      status "stopped";
+    - a heavy run (``heavy``) computes only while it holds a slot of the process-wide gate;
+      ``queued`` says it is waiting for one.
     """
 
-    def __init__(self, key: tuple, config: AppConfig, problem: Problem) -> None:
+    def __init__(self, key: tuple, config: AppConfig, problem: Problem, *, heavy: bool = False,
+                 seconds: float | None = None, gate: Gate = GATE) -> None:
         self.key = key
         self.run_id = uuid.uuid4().hex[:12]
-        self.trace, records = runner.start(config, problem)
+        self.trace, self._records = runner.start(config, problem)
         self.lock = threading.Lock()
         self.cancelled = False
-        self._thread = threading.Thread(
-            target=_work, args=(weakref.ref(self), records, self.trace, self.lock, config),
-            name=f"landing-{self.run_id}", daemon=True)
-        self._thread.start()
+        self.queued = False
+        self.spent = 0.0  # CPU seconds of computing so far
+        self._config, self._heavy, self._gate = config, heavy, gate
+        self._seconds = seconds or work.BUDGET.seconds
+        self._lease = 0.0
+        self._thread: threading.Thread | None = None
+        self.renew()
+
+    def renew(self) -> None:
+        """The page asked for more: extend the lease, and compute again if the worker ended
+        for want of requests."""
+        self._lease = time.monotonic() + LEASE
+        with self.lock:
+            idle = self._thread is None or not self._thread.is_alive()
+            if idle and not self.trace.finished and not self.cancelled:
+                self._thread = threading.Thread(target=self._work, daemon=True,
+                                                name=f"landing-{self.run_id}")
+                self._thread.start()
+
+    def _wanted(self) -> bool:
+        return not self.cancelled and time.monotonic() < self._lease
+
+    def _work(self) -> None:
+        if self._heavy:
+            self.queued = True
+            while not self._gate.acquire(timeout=0.1):
+                if not self._wanted():
+                    self.queued = False
+                    return
+            self.queued = False
+        try:
+            self._compute()
+        finally:
+            if self._heavy:
+                self._gate.release()
+
+    def _compute(self) -> None:
+        tol, limit = self._config.tol, self._config.max_iter
+        start = time.thread_time()  # computing time: a loaded machine does not shorten runs
+        try:
+            while self._wanted():
+                record = next(self._records)
+                with self.lock:
+                    if self.trace.feed(record, tol, limit):
+                        return
+                    if self.spent + time.thread_time() - start > self._seconds:
+                        self.trace.status = STOPPED
+                        self.trace.message = stopped_message(
+                            f"the time limit of {self._seconds:g} s of computing was reached "
+                            "(this server's budget per request)", self.trace.k)
+                        return
+        except Exception as err:  # noqa: BLE001 - the page must hear of it, not a dead thread
+            with self.lock:
+                self.trace.status = "diverged"
+                self.trace.message = f"The run stopped at k = {self.trace.k}: {err}"
+        finally:
+            self.spent += time.thread_time() - start
 
     def wait(self, seconds: float) -> None:
         """Let the worker run for up to ``seconds`` (less if the run ends)."""
-        self._thread.join(seconds)
+        thread = self._thread
+        if thread is not None:
+            thread.join(seconds)
 
 
-def _work(owner: weakref.ref, records, trace: runner.Trace, lock: threading.Lock,
-          config: AppConfig) -> None:
-    """A LiveRun's worker: feeds ``trace`` until the run ends, is cancelled or is dropped."""
-    try:
-        while (run := owner()) is not None and not run.cancelled:
-            del run  # no strong reference while computing
-            record = next(records)
-            with lock:
-                if trace.feed(record, config.tol, config.max_iter):
-                    return
-    except Exception as err:  # noqa: BLE001 - the page must hear of it, not a dead thread
-        with lock:
-            trace.status = "diverged"
-            trace.message = f"The run stopped at k = {trace.k}: {err}"
-
-
-def session_run(config: AppConfig, problem: Problem, matrix_id: object) -> LiveRun:
+def session_run(config: AppConfig, problem: Problem, matrix_id: object,
+                cost: Cost | None = None) -> LiveRun:
     """The session's run of this configuration, started when the configuration is new (the
-    previous run's worker is cancelled)."""
+    previous run's worker is cancelled); a run whose ``cost`` is heavy waits for the gate."""
     key = (config.run_key(), matrix_id)
     run = st.session_state.get("live_run")
     if run is None or run.key != key:
         if run is not None:
             run.cancelled = True
-        run = LiveRun(key, config, problem)
+        run = LiveRun(key, config, problem,
+                      heavy=cost is not None and cost.seconds >= HEAVY_SECONDS)
         run.wait(FIRST_WAIT)
         st.session_state.live_run = run
     return run
@@ -134,7 +185,7 @@ def payload(run: LiveRun, start: int, config: AppConfig, problem: Problem, views
 
 @st.fragment
 def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[str],
-           *, lecture: bool = False) -> LiveRun:
+           *, lecture: bool = False, cost: Cost | None = None) -> LiveRun:
     """Draw the player for this configuration with the chunk the browser needs (and every
     geometry view of ``views``), and the downloads of the history computed so far. A link
     names the view shown (``view=``, when the size has several)."""
@@ -143,10 +194,19 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
         st.query_params["view"] = view
     elif "view" in st.query_params:
         del st.query_params["view"]
-    run = session_run(config, problem, matrix_id)
+    run = session_run(config, problem, matrix_id, cost)
+    run.renew()
     start = requested(run)
-    if start > run.trace.k and not run.trace.finished:
-        run.wait(CHUNK_WAIT)  # the browser has everything so far: wait for more
+    note, waited = st.empty(), 0.0
+    # the browser has everything so far: wait for more (while queued, as long as it takes,
+    # saying so; the note is also where Streamlit ends this wait when the page goes away)
+    while start > run.trace.k and not run.trace.finished and (run.queued or waited < CHUNK_WAIT):
+        if run.queued:
+            note.info(GATE.queued_text(), icon=":material/hourglass_top:")
+        run.wait(work.TICK if run.queued else CHUNK_WAIT)
+        waited += CHUNK_WAIT
+        run.renew()
+    note.empty()
     data = payload(run, start, config, problem, views, view, lecture=lecture)
     _player(data=data, key="player", default=None)
     with run.lock:

@@ -17,8 +17,9 @@ import streamlit as st
 
 from landing_core import figures
 from landing_core import sweep as batch
+from landing_core.solvers import StopCheck
 
-from . import runner
+from . import budget, runner, work
 from .state import BOUNDS, CACHE_LIMITS, AppConfig
 
 Array = np.ndarray
@@ -26,7 +27,8 @@ Array = np.ndarray
 PLANES = {"beta": "β × η", "omega": "ω × η"}
 SYMBOLS = {"beta": "β", "omega": "ω"}
 SWEEP_STEPS = batch.BATCH_STEP_RULES
-RUN_FIELDS = ("problem", "n", "p", "seed", "distance", "tangent", "tol", "max_iter")
+RUN_FIELDS = ("problem", "constraint", "n", "p", "seed", "distance", "tangent", "tol",
+              "max_iter")
 
 
 def _choices(*names: str) -> list[float]:
@@ -84,9 +86,12 @@ class SweepOutcome:
 
     @property
     def gap(self) -> Array:
-        """f - f* per run (f itself when f* is unknown)."""
-        cost = self.result.final_cost
-        return cost if self.f_star is None else cost - self.f_star
+        """f - f* per run (f itself when f* is unknown), each run's f* from its final
+        iterate's component of O(n) when p = n (``SweepResult.final_gap``)."""
+        gap = self.result.final_gap
+        if self.f_star is None or gap is None:
+            return self.result.final_cost
+        return gap
 
 
 def _log_axis(low: float, high: float, count: int) -> Array:
@@ -107,39 +112,42 @@ def run_sweep(
     spec: SweepSpec,
     matrix: Array | None = None,
     progress: Callable[[int, int], None] | None = None,
+    B: Array | None = None,
+    should_stop: StopCheck | None = None,
 ) -> SweepOutcome:
-    """Run the sweep of ``spec`` as one batch (uncached)."""
+    """Run the sweep of ``spec`` as one batch (uncached); ``B``: the constraint's matrix (None
+    for XᵀX = I); ``should_stop`` as in ``landing_core.sweep.run_batch``."""
     start = time.perf_counter()
-    problem = runner.build_problem(spec.base, matrix)
+    problem = runner.build_problem(spec.base, matrix, B)
     params, etas = spec.axes()
     fixed = "omega" if spec.plane == "beta" else "beta"
     result = batch.sweep(
         problem, **{spec.plane: params, fixed: (getattr(spec.base, fixed),)}, eta=etas,
         seed=(spec.base.seed,), distance=spec.base.distance, tangent=spec.base.tangent,
         step=spec.step, tol=spec.base.tol, max_iter=spec.base.max_iter, progress=progress,
+        should_stop=should_stop,
     )
     return SweepOutcome(result, runner.optimum(spec.base, problem), time.perf_counter() - start)
 
 
 @st.cache_data(**CACHE_LIMITS, show_spinner=False)
-def cached_sweep(spec: SweepSpec, matrix: Array | None = None) -> SweepOutcome:
-    """``run_sweep`` cached per (spec, matrix). A cache miss shows a progress bar while it runs;
-    a hit replays it in no time (cached functions record their elements)."""
-    bar = st.progress(0.0, text=f"Running {spec.size * spec.size} landing runs…")
-    shown = [-1]
+def cached_sweep(spec: SweepSpec, matrix: Array | None = None,
+                 B: Array | None = None, _cost: budget.Cost | None = None) -> SweepOutcome:
+    """``run_sweep`` cached per (spec, matrix, B). A cache miss holds a slot of the gate for heavy
+    work (``_cost``, not part of the cache key) and shows a progress bar while it runs, which
+    also ends the batch at the time limit or when the page goes away (``work.Watch``); a hit
+    replays it in no time (cached functions record their elements)."""
+    with work.heavy(_cost or budget.Cost(0.0, 0.0, "", "")):
+        watch = work.Watch(f"Running {spec.size * spec.size} landing runs…")
 
-    def progress(k: int, total: int) -> None:
-        tick = int(20 * k / max(total, 1))  # at most ~20 redraws
-        if tick > shown[0]:
-            shown[0] = tick
-            bar.progress(min(k / max(total, 1), 1.0),
-                         text=f"Running {spec.size * spec.size} landing runs… iteration {k} of "
-                              f"{total}")
+        def progress(k: int, total: int) -> None:
+            watch.at(k / max(total, 1), f"Running {spec.size * spec.size} landing runs… "
+                                         f"iteration {k} of {total}")
 
-    try:
-        return run_sweep(spec, matrix, progress)
-    finally:
-        bar.empty()
+        try:
+            return run_sweep(spec, matrix, progress, B, should_stop=watch)
+        finally:
+            watch.close()
 
 
 def nearest_index(values: Array, x: float) -> int:

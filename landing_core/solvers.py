@@ -38,9 +38,13 @@ __all__ = [
     "RETRACTIONS",
     "RUNNING",
     "STATUSES",
+    "STOPPED",
     "Config",
+    "EpochRecord",
     "Record",
     "Result",
+    "StopCheck",
+    "deadline",
     "iterate",
     "landing",
     "make_method",
@@ -48,7 +52,9 @@ __all__ = [
     "riemannian_gd",
     "run_status",
     "solve",
+    "stochastic_landing",
     "stop_reason",
+    "StochasticResult",
 ]
 
 BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
@@ -57,6 +63,30 @@ METHODS: Mapping[str, str] = methods.LABELS  # name -> label, from the one regis
 
 RUNNING, CONVERGED, MAX_ITER, DIVERGED = 0, 1, 2, 3  # run_status codes: indices of STATUSES
 STATUSES = ("running", "converged", "max_iter", "diverged")
+STOPPED = "stopped"  # a run ended from outside (a time limit, a closed page): not a stop test
+
+StopCheck = Callable[[], object]
+"""``should_stop()``: falsy to go on, else why to stop (a string names it in the message)."""
+
+
+def deadline(seconds: float, clock: Callable[[], float] = time.monotonic,
+             what: str = "time limit") -> StopCheck:
+    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason ("the time limit
+    of 30 s was reached") once ``seconds`` of ``clock`` have passed since this call, None
+    before. One clock read per check. ``clock``: the wall clock by default;
+    ``time.thread_time`` counts the calling thread's CPU seconds only (a loaded machine then
+    does not cut the work short)."""
+    if not seconds > 0:
+        raise ValueError(f"a deadline needs seconds > 0, got {seconds!r}")
+    end = clock() + seconds
+    reason = f"the {what} of {seconds:g} s was reached"
+    return lambda: reason if clock() >= end else None
+
+
+def stopped_message(reason: object, k: int) -> str:
+    """The message of a run ended by ``should_stop`` after k updates."""
+    why = f": {reason}" if isinstance(reason, str) else ""
+    return f"Stopped after {k} iterations{why}; the iterates so far are kept."
 
 
 def run_status(
@@ -155,7 +185,9 @@ class Result:
 
     Histories hold iterations + 1 entries, X_0's first (``step`` and ``normal_step``, the steps
     that produced X_k, are NaN there). ``iterates`` holds X_k for the indices in
-    ``iterate_index`` when asked for (decimated to a bounded count), else is None.
+    ``iterate_index`` when asked for (decimated to a bounded count), else is None. ``f_star``:
+    the optimal value when known, for p = n over the component of O(n) of the final X (where
+    the final gap cost[-1] - f_star is measured; a long step can leave X_0's component).
     """
 
     X: Array
@@ -260,6 +292,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
     X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)
+    terms = method.step_terms()  # the constraint's functions for the step rules
     rule_state: dict = {}
     hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
             else "Try a smaller step or the safe step rule.")
@@ -279,7 +312,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
         eta_w = math.nan
         try:
             step = rule(StepContext(X, fld.V, G, d, omega, problem.cost, move, k, fld.H,
-                                    method.landing, fld.tangent_norm), rule_state)
+                                    method.landing, fld.tangent_norm, **terms), rule_state)
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
@@ -310,13 +343,16 @@ def solve(
     max_iter: int = 1000,
     keep_iterates: int = 0,
     callback: Callable[[Record], bool | None] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> Result:
     """Run ``iterate`` to completion with Algorithm 1's stopping rule ||grad|| + ||h|| <= tol.
 
     ``iterations`` counts updates: with no earlier stop, X is the iterate after exactly
     ``max_iter`` updates and the histories hold max_iter + 1 entries. ``keep_iterates`` > 0 keeps
     at most that many X_k (uniformly decimated, always including X_0 and the last). A
-    ``callback(record)`` returning True stops the run (status "stopped").
+    ``callback(record)`` returning True stops the run (status "stopped"); so does
+    ``should_stop()`` returning a reason (checked after each iterate: e.g. ``deadline(30)``,
+    or a closed page), with the histories computed so far.
     """
     problem = as_problem(problem)
     config = config or Config()
@@ -343,7 +379,10 @@ def solve(
             status, message = reason
             break
         if callback is not None and callback(rec):
-            status, message = "stopped", f"Stopped by the callback after {rec.k} iterations."
+            status, message = STOPPED, f"Stopped by the callback after {rec.k} iterations."
+            break
+        if should_stop is not None and reason is None and (why := should_stop()):
+            status, message = STOPPED, stopped_message(why, rec.k)
             break
         if reason is not None:
             status, message = reason
@@ -358,7 +397,7 @@ def solve(
         status=status,
         message=message,
         **{key: np.array(values) for key, values in hist.items()},
-        f_star=problem.optimum_from(X0),
+        f_star=problem.optimum_from(last.X),
         iterates=np.array(frames) if keep_iterates else None,
         iterate_index=np.array(index) if keep_iterates else None,
         config=config,
@@ -465,3 +504,7 @@ def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | 
         return "diverged", (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
                             "NaN, infinite or beyond the divergence bound.")
     return None
+
+
+# the epoch-by-epoch driver builds on iterate above (it imports this module)
+from .stochastic import EpochRecord, StochasticResult, stochastic_landing  # noqa: E402

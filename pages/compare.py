@@ -3,10 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import compare, controls, text
+from explorer import budget, compare, controls, text, work
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
-from landing_core.solvers import METHODS
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")
@@ -59,7 +58,7 @@ edited = table_box.data_editor(
     column_config={
         "label": st.column_config.TextColumn(
             "label", help="Follows the row's settings when you edit them; type your own after."),
-        "method": st.column_config.SelectboxColumn("method", options=list(METHODS),
+        "method": st.column_config.SelectboxColumn("method", options=compare.row_methods(),
                                                    required=True),
         "tangent": st.column_config.SelectboxColumn("tangent term", options=list(TANGENT_LABELS),
                                                     required=True),
@@ -68,6 +67,11 @@ edited = table_box.data_editor(
         "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
                                                  required=True),
         "eta": _number("η", "eta"),
+        "constraint": st.column_config.SelectboxColumn(
+            "constraint", options=list(compare.ROW_CONSTRAINTS), required=True,
+            help="sidebar: the sidebar's constraint; identity: XᵀX = I; B: XᵀBX = I (the "
+                 "sidebar's B, else the preset), so St and the B-constraint run side by side "
+                 "from the same X₀."),
     },
 )
 rows = edited.to_dict("records")
@@ -108,13 +112,31 @@ elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
     st.info(compare.SAFE_NOTE, icon=":material/balance:")
 
 
-@st.cache_data(**CACHE_LIMITS, show_spinner="Running the configurations…")
-def _run(cfg, rows_, fairness, matrix):
-    return compare.run_rows(cfg, rows_, fairness, matrix)
+@st.cache_data(**CACHE_LIMITS, show_spinner=False)
+def _run(cfg, rows_, fairness, matrix, B, _cost):
+    """The rows' runs, cached; a miss holds a slot of the gate for heavy work and shows a
+    progress bar, which also ends the runs at the time limit or when the page goes away."""
+    with work.heavy(_cost):
+        watch = work.Watch("Running the configurations…")
+
+        def progress(i: int, total: int, label: str) -> None:
+            watch.at(i / total, f"Running row {i + 1} of {total}: {label}")
+
+        try:
+            return compare.run_rows(cfg, rows_, fairness, matrix, B, should_stop=watch,
+                                    progress=progress)
+        finally:
+            watch.close()
 
 
 problem, matrix = controls.session_problem(config)
-runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix)
+cost = budget.compare_cost(
+    config.problem, problem.n, problem.p, config.max_iter,
+    [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
+    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
+work.admit(cost)
+runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix,
+                    problem.B, cost)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
@@ -139,7 +161,8 @@ for entry in table:  # "—" where a run never reached the tolerance
     entry["time to tol (ms)"] = "—" if ms is None else f"{ms:.1f}"
 st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
-                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(format="%.3e"),
+                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(
+                                format="%.3e", help="‖XᵀBX − I‖ for a row on XᵀBX = I"),
                             "turn within the span (rad)": st.column_config.NumberColumn(
                                 format="%.3g", help=compare.TURN_HELP),
                             "motion of the span": st.column_config.NumberColumn(
@@ -150,6 +173,8 @@ st.caption("A negative final f − f* means the last iterate is still slightly o
 for run in runs:
     if run["status"] == "diverged":
         st.error(text.markdown(f"{run['label']}: {run['message']}"))
+    elif run["status"] == "stopped":
+        st.warning(text.markdown(f"{run['label']}: {run['message']}"), icon=":material/timer_off:")
 
 if drawn:
     st.caption("Right: the trajectories from the same X₀, coloured as the curves"

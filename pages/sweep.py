@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from explorer import controls
+from explorer import budget, controls, work
 from explorer.state import (
     PROBLEM_LABELS,
     STATUS_LABELS,
@@ -95,9 +95,13 @@ def _settings(config: AppConfig) -> SweepSpec:
 def _compute(spec: SweepSpec) -> SweepOutcome | None:
     """The cached sweep with the session's matrix (as the explorer uses it); None, with a clear
     message, when the batch fails."""
-    _, matrix = controls.session_problem(spec.base)
+    problem, matrix = controls.session_problem(spec.base)
+    cost = budget.sweep_cost(spec.base.problem, problem.n, problem.p, spec.base.max_iter,
+                             spec.size**2,
+                             budget.matrix_rows(spec.base.problem, getattr(matrix, "shape", None)))
+    work.admit(cost)
     try:
-        return cached_sweep(spec, matrix)
+        return cached_sweep(spec, matrix, problem.B, cost)
     except np.linalg.LinAlgError as err:  # the batch runner marks singular runs as diverged;
         st.error(f"The sweep stopped: a linear-algebra failure in the batch ({err}). Narrow "
                  "the η range or use the safe step.", icon=":material/error:")  # kept as a net
@@ -114,7 +118,12 @@ def _on_click(chart_key: str, params: Array, etas: Array) -> None:
 
 def _summary(spec: SweepSpec, outcome: SweepOutcome) -> None:
     status = outcome.result.status
-    counts = {s: int(np.sum(status == s)) for s in ("converged", "max_iter", "diverged")}
+    counts = {s: int(np.sum(status == s)) for s in ("converged", "max_iter", "diverged",
+                                                     "stopped")}
+    if counts["stopped"]:
+        st.warning(f"The sweep was stopped at its time limit: {counts['stopped']} runs ended "
+                   "early (their cells show where they were). Lower the grid resolution or "
+                   "max iterations.", icon=":material/timer_off:")
     st.caption(
         f"{status.size} runs ({spec.size} × {spec.size}) computed as one batch in "
         f"{outcome.seconds:.2f} s: {counts['converged']} converged, {counts['max_iter']} "

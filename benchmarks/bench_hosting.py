@@ -1,0 +1,301 @@
+"""The hosting goals of issue 12, measured on a server started as a deployment starts it
+(deploy/run-app.sh: one BLAS thread), driven by headless Chromium sessions.
+
+Run: uv run --group test python benchmarks/bench_hosting.py [part ...] [--rounds R]
+     [--soak-runs N] [--soak-minutes M]
+Parts (default: all but blas): contention, close, soak, blas.
+
+- contention: a victim's default run (a fresh session: navigation until the player holds the
+  whole computed run) alone, then while one hostile session holds the costliest request the
+  app still accepts (a comparison of six Cayley-RGD rows with Armijo on St(200, 50), its
+  iteration limit set by the cost model to just under the budget), then with four hostile
+  sessions (two compute, two queued at the gate). Goals: at most 2x and 3x the lone time.
+- close: a hostile tab (that comparison; a 30x30 sweep on St(100, 20); the explorer's
+  St(200, 50) Armijo run, computed by its worker) is closed while it computes; the server's
+  CPU (from /proc/<pid>/stat) from 2 to 5 s after. Goal: under 25 % of one core.
+- soak: N default runs in a row, each in a new session, then four sessions changing their
+  seed for M minutes; the server's VmRSS sampled along. Goal: flat.
+- blas: St(200, 50) iterations per second with OpenBLAS's default threads and with one, one
+  process and two at once (the shared server's case).
+
+Figures are printed with the load averages (the machine is shared: re-run on a quiet one).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PLAYER = 'iframe[title="explorer.live.landing_player"]'
+PROGRESS = '[data-testid="stProgress"]'
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+# ---------------------------------------------------------------------- the server's process
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (all its threads), from /proc/<pid>/stat."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime: fields 14, 15
+
+
+def rss_bytes(pid: int) -> int:
+    """The resident memory of process ``pid`` (VmRSS)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+def cpu_share(pid: int, start: float, end: float, t0: float) -> float:
+    """The share of one core process ``pid`` used from ``start`` to ``end`` seconds after the
+    moment ``t0`` (time.monotonic); sleeps until then."""
+    time.sleep(max(0.0, t0 + start - time.monotonic()))
+    c0, w0 = cpu_seconds(pid), time.monotonic()
+    time.sleep(max(0.0, t0 + end - time.monotonic()))
+    return (cpu_seconds(pid) - c0) / (time.monotonic() - w0)
+
+
+def load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(log: Path | None = None, env: dict[str, str] | None = None
+          ) -> tuple[subprocess.Popen, str]:
+    """The app as deployed (deploy/run-app.sh) on a free loopback port; (process, URL)."""
+    port = free_port()
+    out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - lives with the server
+    proc = subprocess.Popen(
+        [str(ROOT / "deploy" / "run-app.sh"), str(port), "--server.address", "127.0.0.1",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=dict(os.environ, PYTHON=sys.executable, **(env or {})), stdout=out,
+        stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return proc, url
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("the app did not start")
+
+
+# ---------------------------------------------------------------------- the sessions
+
+
+def costliest_compare_query(seed: int = 0) -> str:
+    """The compare page's query for six Cayley-RGD rows with Armijo on St(200, 50), with the
+    largest iteration limit the default budget admits (the costliest comparison)."""
+    from explorer import budget
+
+    rows = [("rgd-cayley", "armijo")] * 6
+    limit = budget.Budget.from_env()
+    fits = max(k for k in range(100, 5001, 50)
+               if budget.compare_cost("brockett", 200, 50, k, rows).refusal(limit) is None)
+    row = '["c{i}","rgd-cayley","beta",0.5,1,"armijo",0.1]'
+    table = "[" + ",".join(row.format(i=i) for i in range(6)) + "]"
+    return (f"n=200&p=50&tol=1e-14&max_iter={fits}&seed={seed}&steps=rows&rows="
+            + urllib.request.quote(table))
+
+
+def open_hostile(browser, url: str, kind: str, seed: int):
+    """A session computing something heavy: (context, page) once the work is under way or
+    queued at the gate."""
+    context = browser.new_context(viewport={"width": 1300, "height": 1400})
+    page = context.new_page()
+    working = page.locator(PROGRESS).or_(page.get_by_text("Queued:")).first
+    if kind == "compare":
+        page.goto(f"{url}/compare?{costliest_compare_query(seed)}")
+        working.wait_for(timeout=60_000)
+    elif kind == "sweep":
+        page.goto(f"{url}/sweep?n=100&p=20&tol=1e-14&max_iter=1000&seed={seed}")
+        working.wait_for(timeout=60_000)
+    else:  # the explorer's worker: St(200, 50), Armijo, 5000 iterations
+        page.goto(f"{url}/?n=200&p=50&tol=1e-14&max_iter=5000&step=armijo&seed={seed}")
+        page.wait_for_selector(PLAYER, timeout=60_000)
+    return context, page
+
+
+def still_working(page) -> bool:
+    return page.locator(PROGRESS).count() > 0 or page.get_by_text("Queued").count() > 0
+
+
+def default_run(browser, url: str, seed: int) -> float:
+    """Seconds from navigation to the player holding the whole default run (a new session)."""
+    context = browser.new_context(viewport={"width": 1300, "height": 1400})
+    page = context.new_page()
+    t0 = time.perf_counter()
+    page.goto(f"{url}/?seed={seed}")
+    frame = page.wait_for_selector(PLAYER, timeout=120_000).content_frame()
+    frame.wait_for_function("window.landingPlayer && landingPlayer.run && landingPlayer.run.done",
+                            timeout=120_000)
+    seconds = time.perf_counter() - t0
+    context.close()
+    return seconds
+
+
+# ---------------------------------------------------------------------- the parts
+
+
+def contention(browser, rounds: int) -> None:
+    proc, url = serve()
+    seeds = iter(range(10, 10**6))
+    try:
+        default_run(browser, url, 1)  # warm: imports, plotly.js
+        results = {}
+        for hostile in (0, 1, 4):
+            tabs = [open_hostile(browser, url, "compare", next(seeds)) for _ in range(hostile)]
+            times = []
+            for _ in range(rounds):
+                for i, (context, page) in enumerate(tabs):  # keep them hostile
+                    if not still_working(page):
+                        context.close()
+                        tabs[i] = open_hostile(browser, url, "compare", next(seeds))
+                times.append(default_run(browser, url, next(seeds)))
+            for context, _ in tabs:
+                context.close()
+            time.sleep(3)
+            results[hostile] = times
+            print(f"  {hostile} hostile: default run {statistics.median(times):.2f} s median, "
+                  f"{min(times):.2f}-{max(times):.2f} ({rounds} rounds; {load()})", flush=True)
+        lone = statistics.median(results[0])
+        print(f"contention: one hostile {statistics.median(results[1]) / lone:.2f}x the lone "
+              f"time (goal <= 2x), four {statistics.median(results[4]) / lone:.2f}x "
+              "(goal <= 3x)")
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def close(browser) -> None:
+    proc, url = serve()
+    try:
+        default_run(browser, url, 1)
+        for kind in ("compare", "sweep", "explorer"):
+            context, page = open_hostile(browser, url, kind, 7)
+            busy = cpu_share(proc.pid, 0.5, 2.0, time.monotonic())
+            t0 = time.monotonic()
+            context.close()
+            after = cpu_share(proc.pid, 2.0, 5.0, t0)
+            print(f"close: {kind:8s} tab computing at {100 * busy:.0f} % of a core; 2-5 s "
+                  f"after closing it: {100 * after:.1f} % (goal < 25 %; {load()})", flush=True)
+            time.sleep(2)
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def soak(browser, runs: int, minutes: float) -> None:
+    proc, url = serve()
+    try:
+        default_run(browser, url, 1)
+        samples = [(0, rss_bytes(proc.pid))]
+        t0 = time.monotonic()
+        for i in range(1, runs + 1):
+            default_run(browser, url, 100 + i)
+            if i % max(1, runs // 10) == 0:
+                samples.append((i, rss_bytes(proc.pid)))
+        mb = [f"{n}: {b / 2**20:.0f}" for n, b in samples]
+        print(f"soak: {runs} default runs in new sessions in {time.monotonic() - t0:.0f} s; "
+              f"VmRSS (MB) after run " + ", ".join(mb) + f" ({load()})", flush=True)
+        pages = []
+        for _ in range(4):
+            context = browser.new_context(viewport={"width": 1300, "height": 1400})
+            pages.append((context, context.new_page()))
+        end, done, seed = time.monotonic() + 60 * minutes, 0, 5000
+        trail, next_sample = [], time.monotonic()
+        while time.monotonic() < end:
+            for _, page in pages:
+                seed += 1
+                page.goto(f"{url}/?seed={seed}&n={3 + seed % 20}&p=2")
+                frame = page.wait_for_selector(PLAYER, timeout=120_000).content_frame()
+                frame.wait_for_function("window.landingPlayer && landingPlayer.run && "
+                                        "landingPlayer.run.done", timeout=120_000)
+                done += 1
+            if time.monotonic() >= next_sample:
+                trail.append(rss_bytes(proc.pid) / 2**20)
+                next_sample += 60 * minutes / 10
+        for context, _ in pages:
+            context.close()
+        print(f"soak: four sessions for {minutes:g} min, {done} runs; VmRSS (MB) along: "
+              + ", ".join(f"{v:.0f}" for v in trail)
+              + f"; after closing {rss_bytes(proc.pid) / 2**20:.0f} ({load()})")
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+BLAS_RUN = """
+import time
+from explorer.runner import build_problem, run_to_end, start
+from explorer.state import AppConfig
+c = AppConfig(n=200, p=50, tol=1e-14, max_iter=1500, step="constant", eta=1e-4)
+t = time.perf_counter(); trace, records = start(c, build_problem(c))
+run_to_end(trace, records, c)
+print(trace.k / (time.perf_counter() - t))
+"""
+
+
+def blas() -> None:
+    for threads in (None, "1"):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS", "OMP_"))}
+        if threads:
+            env |= {"OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
+        for together in (1, 2):
+            procs = [subprocess.Popen([sys.executable, "-c", BLAS_RUN], cwd=ROOT, env=env,
+                                      stdout=subprocess.PIPE, text=True)
+                     for _ in range(together)]
+            rates = [float(p.communicate()[0]) for p in procs]
+            print(f"blas: threads {threads or 'default'}, {together} at once: "
+                  + ", ".join(f"{r:.0f}" for r in rates) + f" iterations/s ({load()})")
+
+
+def main(argv: list[str]) -> None:
+    from _common import machine
+    from playwright.sync_api import sync_playwright
+
+    options = {"--rounds": 5, "--soak-runs": 200, "--soak-minutes": 30.0}
+    parts = []
+    args = iter(argv)
+    for arg in args:
+        if arg in options:
+            options[arg] = type(options[arg])(next(args))
+        else:
+            parts.append(arg)
+    parts = parts or ["contention", "close", "soak"]
+    print(machine())
+    print(f"{load()}; parts {parts}; options {options}")
+    if "blas" in parts:
+        blas()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        if "contention" in parts:
+            contention(browser, options["--rounds"])
+        if "close" in parts:
+            close(browser)
+        if "soak" in parts:
+            soak(browser, options["--soak-runs"], options["--soak-minutes"])
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

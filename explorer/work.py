@@ -1,0 +1,90 @@
+"""Bounded work in the app's script thread: the budget, the time limit, cancellation, the gate.
+
+- ``admit(cost)`` refuses (a message naming what to lower, then ``st.stop``) an action whose
+  estimated worst case (``explorer.budget``) is over the deployment's budget.
+- ``Watch`` is the ``should_stop`` the library's loops call after each iterate: it answers
+  once the time limit has passed, and every ``TICK`` seconds redraws its progress element.
+  Streamlit handles a pending stop or rerun (the page closed, Stop pressed, a setting changed)
+  whenever an element is sent, by raising its own exception in the script thread: the redraw
+  is what ends the loop within about a second, through public API only.
+- ``heavy(cost)`` holds a slot of the process-wide gate (``explorer.gate``) for work estimated
+  at ``HEAVY_SECONDS`` or more; while it waits, the element says it is queued.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+from landing_core.solvers import deadline
+
+from .budget import Budget, Cost
+from .gate import GATE, HEAVY_SECONDS, Gate
+
+BUDGET = Budget.from_env()  # read once per server process: the deployment's environment
+TICK = 0.2  # seconds between redraws of a running action's progress element
+WALL_FACTOR = 4  # a request's wall-clock limit, in units of its computing-time limit
+
+
+def admit(cost: Cost, budget: Budget | None = None) -> None:
+    """Go on when ``cost`` fits ``budget`` (the deployment's); else say why and what to lower,
+    and stop the page."""
+    refusal = cost.refusal(budget or BUDGET)
+    if refusal is not None:
+        st.error(refusal, icon=":material/hourglass_disabled:")
+        st.stop()
+
+
+class Watch:
+    """A progress bar that is also the library's ``should_stop``: the time limit of
+    ``seconds`` (the budget's) of this thread's CPU time, WALL_FACTOR times as many seconds
+    of wall clock (a request on an overloaded server ends too), and a redraw every TICK
+    seconds (Streamlit's cancellation point). ``at(fraction, text)`` sets what the next
+    redraw shows."""
+
+    def __init__(self, text: str, seconds: float | None = None) -> None:
+        self.bar = st.progress(0.0, text=text)
+        self.fraction, self.text = 0.0, text
+        seconds = seconds or BUDGET.seconds
+        cpu = deadline(seconds, clock=time.thread_time, what="computing-time limit")
+        wall = deadline(WALL_FACTOR * seconds, what="waiting-time limit")
+        self._late = lambda: cpu() or wall()
+        self._next = time.monotonic() + TICK
+
+    def at(self, fraction: float, text: str | None = None) -> None:
+        self.fraction = min(max(fraction, 0.0), 1.0)
+        self.text = text or self.text
+
+    def __call__(self) -> str | None:
+        now = time.monotonic()
+        if now >= self._next:
+            self._next = now + TICK
+            self.bar.progress(self.fraction, text=self.text)  # may raise Streamlit's stop
+        late = self._late()
+        return None if late is None else (
+            f"{late} (this server's budget per request; ask its deployer to raise "
+            "LANDING_BUDGET_SECONDS)")
+
+    def close(self) -> None:
+        self.bar.empty()
+
+
+@contextmanager
+def heavy(cost: Cost, gate: Gate = GATE) -> Iterator[None]:
+    """Hold a slot of the gate while the body computes, when ``cost`` is heavy; wait (the
+    page says it is queued, and stays cancellable) until one is free."""
+    if cost.seconds < HEAVY_SECONDS:
+        yield
+        return
+    if not gate.acquire(timeout=0.0):
+        note = st.empty()
+        while not gate.acquire(timeout=TICK):
+            note.info(gate.queued_text(), icon=":material/hourglass_top:")
+        note.empty()
+    try:
+        yield
+    finally:
+        gate.release()

@@ -1,0 +1,38 @@
+"""A short load test of a server started as deployed (deploy/run-app.sh), with one slot for
+heavy work: heavy sessions queue at the gate and say so, a default run in another session
+still completes, and closing the heavy tabs frees the server within seconds (its CPU read from
+/proc). The full figures: benchmarks/bench_hosting.py."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from benchmarks.bench_hosting import cpu_share, default_run, open_hostile, serve, still_working
+
+pytestmark = pytest.mark.browser
+
+
+def test_heavy_sessions_queue_and_end_with_their_tabs(browser, tmp_path):
+    proc, url = serve(tmp_path / "server.log", env={"LANDING_HEAVY_SLOTS": "1"})
+    try:
+        first, first_page = open_hostile(browser, url, "compare", 1)  # about 25 s of work
+        second, second_page = open_hostile(browser, url, "compare", 2)
+        second_page.get_by_text("Queued: the server's 1 slot(s) for heavy work are busy"
+                                ).wait_for(timeout=10_000)
+        seconds = default_run(browser, url, 3)  # light: not gated
+        assert seconds < 20
+        assert still_working(first_page) and still_working(second_page)
+        closed = time.monotonic()
+        first.close()
+        second.close()
+        assert cpu_share(proc.pid, 2.0, 5.0, closed) < 0.25
+        tab, _ = open_hostile(browser, url, "explorer", 4)  # the worker thread's run
+        time.sleep(1.0)
+        closed = time.monotonic()
+        tab.close()
+        assert cpu_share(proc.pid, 2.0, 5.0, closed) < 0.25
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -1,0 +1,157 @@
+"""deploy/: two app processes (started by deploy/run-app.sh) behind nginx with deploy/nginx.conf
+on loopback; browser sessions through the proxy each stay on one replica (websocket included)
+and complete a Run. nginx is Debian's package: installed here as root (as .ci/run does),
+else the test fails."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, _free_port
+from .helpers import player
+
+pytestmark = pytest.mark.browser
+
+NGINX = "/usr/sbin/nginx"
+LOG_LINE = re.compile(r'"(?P<request>[^"]*)" (?P<status>\d+) route=(?P<route>\S*) '
+                      r"upstream=(?P<upstream>\S*)")
+
+
+def _ensure_nginx() -> None:
+    if Path(NGINX).exists():
+        return
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "nginx"], check=True, env=env)
+    if not Path(NGINX).exists():
+        pytest.fail(f"{NGINX} is missing: install Debian's nginx (apt-get install nginx)")
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, log: Path) -> None:
+    end = time.time() + 60
+    while time.time() < end:
+        with contextlib.suppress(OSError):
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return
+        if proc.poll() is not None:
+            break
+        time.sleep(0.3)
+    pytest.fail(f"{url} did not become healthy: {log.read_text()[-3000:]}")
+
+
+def _proxy_config(tmp: Path, port: int, replicas: list[int]) -> Path:
+    """deploy/nginx.conf with loopback addresses, and logs and temporary files under tmp."""
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    servers = "".join(f"        server 127.0.0.1:{p};\n" for p in replicas)
+    text, count = re.subn(r"(        server \S+:8501;\n)+", servers, text)
+    assert count == 1, "deploy/nginx.conf: the upstream's server lines were not found"
+    text = text.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    text = text.replace("include mime.types;", "include /etc/nginx/mime.types;")
+    text = text.replace("/var/log/nginx/access.log", str(tmp / "access.log"))
+    temps = "".join(f"    {name}_temp_path {tmp / name};\n"
+                    for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    text = text.replace("http {\n", "http {\n" + temps, 1)
+    conf = tmp / "nginx.conf"
+    conf.write_text(text)
+    return conf
+
+
+@pytest.fixture
+def proxy(tmp_path):
+    """Two replicas behind nginx: yields (proxy URL, access log, replica addresses)."""
+    _ensure_nginx()
+    tmp_path.chmod(0o777)  # nginx's workers run as an unprivileged user when started as root
+    ports = [_free_port(), _free_port()]
+    env = dict(os.environ, PYTHON=sys.executable)
+    env.pop("OPENBLAS_NUM_THREADS", None)  # the launcher sets it
+    procs, logs = [], []
+    with contextlib.ExitStack() as stack:
+        for port in ports:
+            log = tmp_path / f"app-{port}.log"
+            out = stack.enter_context(open(log, "w"))
+            procs.append(subprocess.Popen(
+                [str(ROOT / "deploy" / "run-app.sh"), str(port), "--server.address",
+                 "127.0.0.1", "--server.fileWatcherType", "none"],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT))
+            logs.append(log)
+        for port, proc, log in zip(ports, procs, logs, strict=True):
+            stack.callback(lambda p=proc: (p.terminate(), p.wait(timeout=10)))
+            _wait_healthy(f"http://127.0.0.1:{port}", proc, log)
+        port = _free_port()
+        conf = _proxy_config(tmp_path, port, ports)
+        nginx = subprocess.Popen(
+            [NGINX, "-c", str(conf), "-p", str(tmp_path), "-g",
+             f"daemon off; pid {tmp_path / 'nginx.pid'}; error_log {tmp_path / 'error.log'};"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        stack.callback(lambda: (nginx.terminate(), nginx.wait(timeout=10)))
+        url = f"http://127.0.0.1:{port}"
+        _wait_healthy(url, nginx, tmp_path / "error.log")
+        yield url, tmp_path / "access.log", [f"127.0.0.1:{p}" for p in ports]
+
+
+def _routes(log: Path) -> dict[str, list[tuple[str, str]]]:
+    """route -> [(request, upstream)] from the proxy's access log."""
+    seen = defaultdict(list)
+    for line in log.read_text().splitlines():
+        m = LOG_LINE.search(line)
+        if m:
+            seen[m["route"]].append((m["request"], m["upstream"]))
+    return seen
+
+
+def test_sessions_through_the_proxy_stay_on_one_replica_and_run(proxy, browser):
+    url, log, replicas = proxy
+    # which replica each route lands on (consistent hashing): two routes per replica
+    for i in range(16):
+        request = urllib.request.Request(f"{url}/_stcore/health",
+                                         headers={"Cookie": f"landing_route=probe{i}"})
+        assert urllib.request.urlopen(request, timeout=5).read() == b"ok"
+    time.sleep(0.2)
+    landing = {route: hops[0][1] for route, hops in _routes(log).items()}
+    chosen = {r: [k for k, v in landing.items() if v == r][:2] for r in replicas}
+    assert all(len(keys) == 2 for keys in chosen.values()), landing
+    routes = [k for keys in chosen.values() for k in keys]
+
+    host = url.removeprefix("http://").split(":")[0]
+    contexts = []
+    for route in [*routes, None]:  # the last one: a new browser, its route set by nginx
+        context = browser.new_context(viewport={"width": 1300, "height": 1400})
+        if route is not None:
+            context.add_cookies([{"name": "landing_route", "value": route, "domain": host,
+                                  "path": "/"}])
+        page = context.new_page()
+        page.goto(f"{url}/?max_iter=60&tol=1e-14")
+        contexts.append((route, context, page))
+    for route, context, page in contexts:
+        frame = player(page)
+        frame.get_by_role("button", name="Run", exact=True).click()
+        frame.wait_for_function("landingPlayer.status.textContent.startsWith('Reached the "
+                                "iteration limit (60)')", timeout=30_000)
+        if route is None:
+            cookie = [c for c in context.cookies() if c["name"] == "landing_route"]
+            assert len(cookie) == 1 and cookie[0]["value"]
+            routes.append(cookie[0]["value"])
+    for _, context, _ in contexts:
+        context.close()  # the websockets end: nginx logs them now
+    time.sleep(1.0)
+    seen = _routes(log)
+    for route in routes:
+        hops = seen[route]
+        upstreams = {up for _, up in hops}
+        assert len(upstreams) == 1, (route, upstreams)  # one replica for the whole session
+        assert any(req.startswith("GET /_stcore/stream") for req, _ in hops), hops
+        if route in landing:
+            assert upstreams == {landing[route]}
+    assert {seen[r][0][1] for r in routes[:4]} == set(replicas)  # both replicas served

@@ -1,0 +1,125 @@
+"""Bounded work outside the pages: the explorer's worker (explorer.live.LiveRun) computes only
+while its page asks, stops at the time limit, waits for the gate when heavy; the gate
+(explorer.gate) and its settings."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from explorer import live
+from explorer.gate import Gate, slots_from_env
+from explorer.runner import build_problem
+from explorer.state import AppConfig
+
+# St(200, 50) with an unreachable tolerance: 5000 iterations of about 1 ms (the player's
+# singular values included)
+LONG = AppConfig(n=200, p=50, tol=1e-14, max_iter=5000, step="constant", eta=1e-4)
+
+
+def _run(config: AppConfig = LONG, **kw) -> live.LiveRun:
+    return live.LiveRun(("test",), config, build_problem(config), **kw)
+
+
+def _settle(run: live.LiveRun, seconds: float) -> int:
+    time.sleep(seconds)
+    return run.trace.k
+
+
+def test_the_worker_stops_when_the_page_stops_asking_and_resumes_on_request():
+    run = _run()
+    k1 = _settle(run, live.LEASE + 0.6)  # no request since the start: the lease ran out
+    assert not run.trace.finished and 0 < k1 < LONG.max_iter
+    assert not run._thread.is_alive()
+    assert _settle(run, 0.3) == k1  # nothing computes
+    run.renew()  # the page asks again: the same iterates go on
+    time.sleep(0.3)
+    assert run.trace.k > k1 and run._thread.is_alive()
+    run.cancelled = True  # a new configuration replaces it
+    run.wait(1.0)
+    assert not run._thread.is_alive()
+
+
+def test_a_renewed_lease_keeps_the_worker_computing():
+    run = _run()
+    for _ in range(int(2 * live.LEASE / 0.25)):
+        time.sleep(0.25)
+        run.renew()
+    assert run._thread.is_alive() or run.trace.finished
+    run.cancelled = True
+
+
+def test_the_worker_ends_at_the_time_limit_with_what_it_computed():
+    run = _run(seconds=0.3)  # CPU seconds: on a loaded machine they take longer to pass
+    for _ in range(300):
+        run.renew()
+        run.wait(0.1)
+        if run.trace.finished:
+            break
+    t = run.trace
+    assert t.status == "stopped" and t.finished
+    assert t.message.startswith(f"Stopped after {t.k} iterations: the time limit of 0.3 s")
+    assert 0 < t.k < LONG.max_iter and len(t.cost) == t.k + 1
+    assert 0.3 <= run.spent < 0.6
+
+
+def test_a_heavy_run_waits_for_the_gate_and_says_so():
+    gate = Gate(1)
+    assert gate.acquire(timeout=0)  # another visitor's heavy work holds the only slot
+    run = _run(heavy=True, gate=gate)
+    for _ in range(4):
+        run.renew()
+        time.sleep(0.1)
+    assert run.queued and run.trace.k == 0 and gate.waiting == 1
+    gate.release()
+    run.renew()
+    time.sleep(0.3)
+    assert not run.queued and run.trace.k > 0 and gate.busy == 1
+    run.cancelled = True
+    run.wait(1.0)
+    assert gate.busy == 0  # the slot is given back when the worker ends
+
+
+def test_a_queued_run_whose_page_left_gives_up_its_place():
+    gate = Gate(1)
+    assert gate.acquire(timeout=0)
+    run = _run(heavy=True, gate=gate)
+    run.wait(live.LEASE + 0.6)
+    assert not run._thread.is_alive() and gate.waiting == 0 and run.trace.k == 0
+    gate.release()
+
+
+def test_the_gate_admits_at_most_its_slots():
+    gate = Gate(2)
+    inside, most = [0], [0]
+    lock = threading.Lock()
+
+    def heavy() -> None:
+        while not gate.acquire(timeout=0.05):
+            pass
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.05)
+        with lock:
+            inside[0] -= 1
+        gate.release()
+
+    threads = [threading.Thread(target=heavy) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 2 and gate.busy == 0 and gate.waiting == 0
+    with pytest.raises(RuntimeError):
+        gate.release()
+
+
+def test_the_slots_come_from_the_environment_or_the_cores():
+    assert slots_from_env({"LANDING_HEAVY_SLOTS": "3"}) == 3
+    assert slots_from_env({}) >= 1
+    for bad in ("0", "-1", "two"):
+        with pytest.raises(ValueError, match="LANDING_HEAVY_SLOTS"):
+            slots_from_env({"LANDING_HEAVY_SLOTS": bad})

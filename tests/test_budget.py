@@ -1,0 +1,213 @@
+"""The cost model and the budget (explorer.budget): estimates against measured memory and time,
+the refusals of the issue's costly requests, the deployment's settings, and the pages refusing
+with AppTest."""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import budget
+from landing_core import sweep as batch
+from landing_core.problems import initial_point, make_problem
+from landing_core.solvers import Config, solve
+from landing_core.steps import make_step_rule
+
+DEFAULT = budget.Budget()
+APP = "../app.py"
+
+
+def _sweep_peak(problem: str, n: int, p: int, runs: int, **matrices) -> float:
+    """Peak bytes numpy allocates during a 3-iteration sweep of ``runs`` runs."""
+    P = make_problem(problem, n, p, 0, **matrices)
+    tracemalloc.start()
+    try:
+        batch.sweep(P, beta=np.geomspace(0.1, 10, runs), eta=(1e-3,), step="safe",
+                    tol=1e-300, max_iter=3)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("problem, n, p, runs, m", [
+    ("brockett", 60, 15, 40, 0),
+    ("brockett", 3, 2, 900, 0),
+    ("procrustes", 1, 1, 50, 40000),
+    ("procrustes", 8, 3, 30, 5000),
+])
+def test_the_sweep_memory_model_covers_the_measured_peak(problem, n, p, runs, m):
+    rng = np.random.default_rng(0)
+    matrices = {"A": rng.standard_normal((m, n))} if m else {}
+    peak = _sweep_peak(problem, n, p, runs, **matrices)
+    model = budget.sweep_cost(problem, n, p, 3, runs, m).memory
+    assert peak <= model and model - budget.BASE_MEMORY <= 4 * peak + 1e6
+
+
+def _best_time(n: int, p: int, method: str, step: str, iters: int) -> tuple[float, int]:
+    """The fastest of three timed runs (seconds) and its iteration count."""
+    P = make_problem("brockett", n, p, 0)
+    X0 = initial_point(n, p, 0.4, 0)
+    cfg = Config(method=method, step=make_step_rule(step, 0.1))
+    best, count = float("inf"), 0
+    for _ in range(3):
+        t = time.perf_counter()
+        r = solve(P, X0, cfg, tol=1e-300, max_iter=iters)
+        best, count = min(best, time.perf_counter() - t), r.iterations
+    return best, count
+
+
+def test_the_time_model_follows_measured_runs():
+    """A loaded machine only slows the measured runs (and oversubscribed BLAS threads slow
+    the larger products most): the model must not exceed them grossly (it would refuse what
+    fits), and must put Cayley-RGD with Armijo well above landing, as measured."""
+    times = {}
+    for n, p, method, step, iters in ((3, 2, "landing", "safe", 300),
+                                      (120, 30, "landing", "safe", 60),
+                                      (120, 30, "rgd-cayley", "armijo", 60)):
+        measured, k = _best_time(n, p, method, step, iters)
+        model = budget.run_seconds("brockett", n, p, k, method, step)
+        assert model < 8 * measured, (n, p, method, step, measured, model)
+        times[method] = (measured, model)
+    measured_ratio = times["rgd-cayley"][0] / times["landing"][0]
+    model_ratio = times["rgd-cayley"][1] / times["landing"][1]
+    assert measured_ratio > 2 and model_ratio > 2 and model_ratio < 3 * measured_ratio
+
+
+def test_the_issues_costly_requests_are_refused_and_say_what_to_lower():
+    # the largest sweep: 40 x 40 at St(200, 50), 5000 iterations (most of an hour, GBs)
+    largest = budget.sweep_cost("brockett", 200, 50, 5000, 40 * 40)
+    text = largest.refusal(DEFAULT)
+    assert text is not None and largest.seconds > 1800 and largest.memory > 2**30
+    assert text.startswith("This sweep would need about") and "grid resolution" in text
+    # a 160000 x 1 Procrustes matrix in the default 30 x 30 sweep: gigabytes of residuals
+    upload = budget.sweep_cost("procrustes", 1, 1, 500, 900, m=160000)
+    text = upload.refusal(DEFAULT)
+    assert upload.memory > 2 * 2**30 and "GB of memory" in text and "fewer rows" in text
+    assert "max iterations" not in text  # they do not lower the memory
+    # six Cayley-RGD rows with Armijo at St(200, 50), 5000 iterations (~74 s measured)
+    six = budget.compare_cost("brockett", 200, 50, 5000, [("rgd-cayley", "armijo")] * 6)
+    assert 40 < six.seconds < 200
+    text = six.refusal(DEFAULT)
+    assert "the number of rows" in text and "max iterations ≤" in text
+    fits = int(text.split("max iterations ≤ ")[1].split(")")[0])
+    assert budget.compare_cost("brockett", 200, 50, fits, [("rgd-cayley", "armijo")] * 6
+                               ).refusal(DEFAULT) is None
+
+
+def test_what_the_app_offers_by_default_and_its_largest_run_fit():
+    assert budget.run_cost("brockett", 3, 2, 500).refusal(DEFAULT) is None
+    assert budget.compare_cost("brockett", 3, 2, 500, [("landing", "safe")] * 4
+                               ).refusal(DEFAULT) is None
+    assert budget.sweep_cost("brockett", 3, 2, 500, 900).refusal(DEFAULT) is None
+    # the explorer's largest: St(200, 50), 5000 Armijo iterations, seconds
+    assert budget.run_cost("brockett", 200, 50, 5000, step="armijo").refusal(DEFAULT) is None
+    assert budget.run_cost("procrustes", 1, 1, 5000, m=160000).refusal(DEFAULT) is None
+    assert budget.upload_cost("pca", (800, 200)).refusal(DEFAULT) is None
+
+
+def test_a_raised_budget_admits_what_the_default_refuses():
+    big = budget.compare_cost("brockett", 200, 50, 5000, [("rgd-cayley", "armijo")] * 6)
+    raised = budget.Budget.from_env({"LANDING_BUDGET_SECONDS": "600",
+                                     "LANDING_BUDGET_MB": "4096"})
+    assert raised == budget.Budget(600.0, 4096 * 2**20)
+    assert big.refusal(DEFAULT) is not None and big.refusal(raised) is None
+
+
+@pytest.mark.parametrize("raw", ["0", "-3", "nan", "inf", "lots"])
+def test_a_bad_budget_setting_is_a_clear_error(raw):
+    with pytest.raises(ValueError, match="LANDING_BUDGET_SECONDS"):
+        budget.Budget.from_env({"LANDING_BUDGET_SECONDS": raw})
+    assert budget.Budget.from_env({"LANDING_BUDGET_MB": " "}) == DEFAULT
+
+
+def test_only_procrustes_matrices_enter_every_iteration():
+    assert budget.matrix_rows("procrustes", (160000, 1)) == 160000
+    assert budget.matrix_rows("pca", (800, 200)) == 0
+    assert budget.matrix_rows("procrustes", None) == 0
+
+
+# ---------------------------------------------------------------------- the pages refuse
+
+
+def _app(query: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at
+
+
+LARGEST = {"n": "200", "p": "50", "max_iter": "5000", "tol": "1e-14"}
+
+
+def test_the_sweep_page_refuses_the_largest_sweep_before_computing():
+    at = _app(LARGEST)
+    at.run()
+    at.switch_page("pages/sweep.py").run()
+    assert not at.exception
+    assert any("This sweep would need" in e.value for e in at.error)
+    assert not at.get("plotly_chart")
+
+
+def test_the_compare_page_refuses_six_cayley_rows():
+    at = _app(LARGEST)
+    at.run()
+    at.session_state["compare_rows"] = [
+        dict(label=f"c{i}", method="rgd-cayley", tangent="beta", beta=0.5, omega=1.0,
+             step="armijo", eta=0.1) for i in range(6)]
+    at.session_state["compare_version"] = 0
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert any("This comparison would need" in e.value for e in at.error)
+
+
+def test_a_long_procrustes_matrix_is_refused_in_a_sweep_not_in_the_explorer():
+    buf = io.BytesIO()
+    np.save(buf, np.random.default_rng(0).standard_normal((160000, 1)))
+    at = _app({"problem": "procrustes", "n": "1", "p": "1"})
+    at.run()
+    at.file_uploader[0].set_value(("A.npy", buf.getvalue(), "x")).run()
+    assert not at.exception and not at.error
+    assert at.session_state.matrix.shape == (160000, 1)
+    at.switch_page("pages/sweep.py").run()
+    assert not at.exception
+    assert any("This sweep would need" in e.value and "memory" in e.value for e in at.error)
+
+
+@pytest.fixture
+def underestimated(monkeypatch):
+    """A server whose model underestimates 1000-fold and whose budget is half a second: work
+    is admitted, then ended by the time limit."""
+    from explorer import work
+
+    monkeypatch.setattr(budget, "MARGIN", 0.001)
+    monkeypatch.setattr(work, "BUDGET", budget.Budget(seconds=0.5))
+
+
+def test_a_comparison_over_its_time_limit_keeps_its_rows_and_says_so(underestimated):
+    at = _app(LARGEST | {"max_iter": "3000"})
+    at.run()
+    at.session_state["compare_rows"] = [
+        dict(label=f"c{i}", method="rgd-cayley", tangent="beta", beta=0.5, omega=1.0,
+             step="armijo", eta=0.1) for i in range(3)]
+    at.session_state["compare_version"] = 0
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception and not at.error
+    stopped = [w.value.replace("\\", "") for w in at.warning if "Stopped after" in w.value]
+    # the computing-time limit, or on a loaded machine the wall clock's (4 times as long)
+    assert len(stopped) == 3 and all(re.search(r"time limit of (0\.5|2) s", w) for w in stopped)
+    assert at.get("plotly_chart")  # what was computed is drawn
+
+
+def test_a_sweep_over_its_time_limit_shows_its_cells_and_says_so(underestimated):
+    at = _app({"n": "100", "p": "20", "tol": "1e-14", "max_iter": "3000"})
+    at.run()
+    at.switch_page("pages/sweep.py").run()
+    assert not at.exception and not at.error
+    assert any("stopped at its time limit" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == 3

@@ -1,0 +1,116 @@
+"""Work ended from outside: ``should_stop`` in solvers.solve and sweep.run_batch, and
+solvers.deadline. A stopped run keeps exactly what an unstopped run computed up to there."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from landing_core import initial_point, make_problem
+from landing_core.solvers import STOPPED, Config, deadline, solve
+from landing_core.steps import Safe
+from landing_core.sweep import sweep
+
+PROBLEM = make_problem("brockett", 5, 2, 0)
+X0 = initial_point(5, 2, 0.4, 0)
+CONFIG = Config(beta=0.5, omega=1.0, step=Safe(0.05))
+
+
+def _after(calls: int, reason: object = "closed"):
+    """A should_stop that answers ``reason`` on its ``calls``-th call (1-based) and after."""
+    count = [0]
+
+    def should_stop() -> object:
+        count[0] += 1
+        return reason if count[0] >= calls else None
+
+    return should_stop, count
+
+
+@settings(max_examples=25, deadline=None)
+@given(calls=st.integers(1, 60), reason=st.sampled_from(["the page closed", True]))
+def test_a_stopped_run_is_the_prefix_of_the_full_run(calls, reason):
+    full = solve(PROBLEM, X0, CONFIG, tol=1e-300, max_iter=80)
+    should_stop, count = _after(calls, reason)
+    cut = solve(PROBLEM, X0, CONFIG, tol=1e-300, max_iter=80, should_stop=should_stop)
+    # checked once per iterate from X_0 on: the calls-th check follows X_{calls-1}
+    assert cut.status == STOPPED and cut.iterations == calls - 1 and count[0] == calls
+    assert cut.message.startswith(f"Stopped after {calls - 1} iterations")
+    assert ("the page closed" in cut.message) == isinstance(reason, str)
+    for name in ("cost", "infeasibility", "grad_norm", "step"):
+        np.testing.assert_array_equal(getattr(cut, name), getattr(full, name)[:calls])
+    np.testing.assert_array_equal(cut.X, solve(PROBLEM, X0, CONFIG, tol=1e-300,
+                                               max_iter=calls - 1).X)
+
+
+def test_a_run_that_stops_on_its_own_is_not_marked_stopped():
+    should_stop, _ = _after(1)  # would stop at X_0, where the iteration limit holds first
+    res = solve(PROBLEM, X0, CONFIG, tol=1e-8, max_iter=0, should_stop=should_stop)
+    assert res.status == "max_iter"
+    converged = solve(PROBLEM, X0, CONFIG, tol=1e-8, max_iter=5000)
+    k = converged.iterations
+    should_stop, count = _after(k + 1)  # answers on the check after X_k: not asked there
+    res = solve(PROBLEM, X0, CONFIG, tol=1e-8, max_iter=5000, should_stop=should_stop)
+    assert res.status == "converged" and res.iterations == k and count[0] == k
+
+
+def test_deadline_answers_once_its_time_has_passed():
+    now = [100.0]
+    check = deadline(2.5, clock=lambda: now[0])
+    assert check() is None
+    now[0] = 102.4
+    assert check() is None
+    now[0] = 102.5
+    assert check() == "the time limit of 2.5 s was reached"
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="seconds > 0"):
+            deadline(bad)
+
+
+def test_a_deadline_ends_a_long_run_on_time():
+    big = make_problem("brockett", 40, 10, 0)
+    start = time.perf_counter()
+    res = solve(big, initial_point(40, 10, 0.4, 0), CONFIG, tol=1e-300, max_iter=10**7,
+                should_stop=deadline(0.2))
+    took = time.perf_counter() - start
+    assert res.status == STOPPED and "time limit of 0.2 s" in res.message
+    cpu = deadline(5.0, clock=time.thread_time, what="computing-time limit")
+    assert cpu() is None
+    assert 0.2 <= took < 1.0 and res.iterations > 10
+    assert len(res.cost) == res.iterations + 1 and np.all(np.isfinite(res.cost))
+
+
+def test_a_stopped_sweep_keeps_finished_runs_and_the_last_iterate_of_the_rest():
+    etas = (0.002, 0.2)  # the large step converges in about 200 iterations, the small not
+    full = sweep(PROBLEM, beta=(0.5,), omega=(1.0,), eta=etas, step="safe", tol=1e-6,
+                 max_iter=3000)
+    fast = int(np.argmin(full.iterations))
+    k_fast = int(full.iterations[fast])
+    stop_at = k_fast + 5  # the check after batch iteration k runs k + 1 times
+    should_stop, _ = _after(stop_at + 1)
+    cut = sweep(PROBLEM, beta=(0.5,), omega=(1.0,), eta=etas, step="safe", tol=1e-6,
+                max_iter=3000, should_stop=should_stop)
+    assert cut.status[fast] == "converged" and cut.iterations[fast] == k_fast
+    slow = 1 - fast
+    assert cut.status[slow] == STOPPED and cut.iterations[slow] == stop_at
+    # its values are those of the same run with the limit at stop_at
+    limited = sweep(PROBLEM, beta=(0.5,), omega=(1.0,), eta=(etas[slow],), step="safe",
+                    tol=1e-6, max_iter=stop_at)
+    assert limited.status[0] == "max_iter"
+    for name in ("final_cost", "final_infeasibility", "final_grad_norm"):
+        np.testing.assert_allclose(getattr(cut, name)[slow], getattr(limited, name)[0],
+                                   rtol=1e-12, atol=0)
+
+
+def test_a_deadline_ends_a_large_sweep_on_time():
+    big = make_problem("brockett", 60, 15, 0)
+    start = time.perf_counter()
+    res = sweep(big, beta=np.geomspace(0.1, 10, 10), eta=(1e-4,), step="safe", tol=1e-300,
+                max_iter=10**6, should_stop=deadline(0.3))
+    assert time.perf_counter() - start < 1.5
+    assert set(res.status) == {STOPPED} and np.all(res.iterations > 0)
+    assert np.all(np.isfinite(res.final_cost))
