@@ -35,7 +35,7 @@ METHOD_FACTOR = {"landing": 1.0, "rgd-qr": 1.3, "rgd-polar": 2.3, "rgd-cayley": 
 STEP_FACTOR = {"safe": 1.0, "constant": 1.0, "armijo": 3.2, "bb": 1.1}
 DEFAULT_METHOD_FACTOR = 2.5  # a method registered later, not yet measured
 BYTES_PER_RECORD = 400  # one iteration's history: six floats in lists and arrays, per run
-SWEEP_COPIES = 12  # arrays of the batch's size (n p + p^2 per run) alive at once
+SWEEP_COPIES = 14  # arrays of the batch's size (n p + p^2 per run) alive at once
 RESIDUAL_COPIES = 2.5  # Procrustes: residuals A X - B of m x p per run
 BASE_MEMORY = 5e6  # bytes any request may take besides its arrays
 
@@ -179,6 +179,29 @@ def sweep_cost(problem: str, n: int, p: int, iterations: int, runs: int, m: int 
                 "the grid resolution, max iterations, n or p", iterations,
                 "the grid resolution, n or p" + (", or upload a matrix with fewer rows"
                                                   if m > n else ""))
+
+
+def stochastic_cost(n: int, p: int, samples: int, batch: int, epochs: int,
+                    methods: Sequence[str]) -> Cost:
+    """The stochastic page's runs over ``epochs`` epochs: per epoch ceil(m / b) updates of a
+    minibatch method (the minibatch's two products, 2 b n p, and the field, 5 n p^2) or one
+    full-gradient update (2 m n p) for full-batch landing, and each epoch's evaluation of the
+    full sum (2 m n p); SAGA's table (m p floats, filled by one pass at X_0); the samples
+    (m n floats) once."""
+    updates = math.ceil(samples / batch)
+    full = 2.0 * samples * n * p + 5.0 * n * p * p
+    seconds = 0.0
+    for method in methods:
+        if method == "landing":
+            per_epoch = ITERATION_OVERHEAD + full * SECONDS_PER_UNIT
+        else:
+            per_epoch = updates * (ITERATION_OVERHEAD + (2.0 * batch * n * p + 5.0 * n * p * p)
+                                   * SECONDS_PER_UNIT)
+        seconds += epochs * (per_epoch + full * SECONDS_PER_UNIT)
+    table = 8.0 * samples * p if "saga" in methods else 0.0
+    history = len(methods) * (epochs + 1) * BYTES_PER_RECORD
+    return Cost(MARGIN * seconds, BASE_MEMORY + 8.0 * samples * n + table + history,
+                "These runs", "the epochs, the samples or n, or raise the batch")
 
 
 def upload_cost(problem: str, shape: tuple[int, int]) -> Cost:

@@ -1,7 +1,9 @@
 """The compare page's model: rows of configurations run on one problem from one X_0 (pure).
 
-A row is a dict with "label", "method", "tangent", "beta", "omega", "step", "eta". ``run_rows``
-validates them, applies the fairness choice and runs each with ``landing_core.solvers.solve``.
+A row is a dict with "label", "method", "tangent", "beta", "omega", "step", "eta" and
+"constraint" (``ROW_CONSTRAINTS``: the sidebar's, XᵀX = I, or XᵀBX = I, so St and the
+B-constraint can run side by side). ``run_rows`` validates them, applies the fairness choice
+and runs each with ``landing_core.solvers.solve``.
 """
 
 from __future__ import annotations
@@ -14,15 +16,23 @@ from dataclasses import replace
 import numpy as np
 
 from landing_core.geometry import TANGENT_TERMS
+from landing_core.methods import methods_for
+from landing_core.problems import Problem
 from landing_core.solvers import METHODS, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
 from . import text
+from .constraint import preset_B, with_constraint
 from .runner import build_problem, initial, step_rule
 from .state import PRESENTATION, STATUS_LABELS, AppConfig
 
 MAX_ROWS = 6
-COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta")
+COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta", "constraint")
+ROW_CONSTRAINTS = {  # a row's constraint: the sidebar's, or its own
+    "sidebar": "as in the sidebar",
+    "identity": "XᵀX = I",
+    "B": "XᵀBX = I (the sidebar's B, else the preset)",
+}
 FAIRNESS = {  # the "Steps" choice: label -> the rule every row runs with (None: its own)
     "as set in each row": None,
     "each at its safe step (η as the cap; not adaptive)": "safe",
@@ -49,7 +59,9 @@ def rows_from_query(query: str) -> tuple[list[dict], list[str]]:
         items = json.loads(query)
         if not (isinstance(items, list) and all(isinstance(i, list) for i in items)):
             return unreadable
-        rows = [dict(zip(COLUMNS, item, strict=True)) for item in items]
+        # links made before rows had a constraint hold one entry less: the sidebar's
+        rows = [dict(zip(COLUMNS, item + ["sidebar"] * (len(item) == len(COLUMNS) - 1),
+                         strict=True)) for item in items]
     except (ValueError, TypeError, RecursionError):
         return unreadable
     dropped = [f"URL row {text.quote(r.get('label'))} dropped: {why}." for r in rows
@@ -73,9 +85,10 @@ def default_rows(config: AppConfig) -> list[dict]:
 
 
 def row(label: str, *, method: str = "landing", tangent: str = "beta", beta: float = 0.5,
-        omega: float = 1.0, step: str = "safe", eta: float = 0.1) -> dict:
+        omega: float = 1.0, step: str = "safe", eta: float = 0.1,
+        constraint: str = "sidebar") -> dict:
     return dict(label=label, method=method, tangent=tangent, beta=beta, omega=omega, step=step,
-                eta=eta)
+                eta=eta, constraint=constraint)
 
 
 # short labels for the library's names, keyed by its lists (a new name fails here at import)
@@ -94,7 +107,8 @@ def auto_label(r: dict) -> str:
     tangent = _TANGENT_TEXT[r["tangent"]].format(beta=float(r["beta"]))
     head = {"landing": tangent, "penalty": "penalty"}.get(
         r["method"], f"{METHODS[r['method']]} ({tangent})")
-    return f"{head}, ω = {float(r['omega']):g}, {step}"
+    on = {"identity": ", on XᵀX = I", "B": ", on XᵀBX = I"}.get(r.get("constraint"), "")
+    return f"{head}, ω = {float(r['omega']):g}, {step}{on}"
 
 
 def _blank(label: object) -> bool:
@@ -164,8 +178,8 @@ STEPS_HELP = (
     "1/β. **Armijo** and **Barzilai–Borwein** adapt the step to each row's field. **The safe "
     "step does not**: it only shortens steps that would take ‖XᵀX − I‖ above ε; near the solution "
     "its bound grows without limit and every row takes the same constant min(η, 1/(2ω)), with "
-    "the constant step's bias (brockett 3 × 2: 125, 132, 244 and 1095 iterations for β = 0.1, "
-    "0.5, 1, 5 at its safe step; 32, 25, 29, 42 with BB).")
+    "the constant step's bias (brockett 3 × 2: 125, 128, 244 and 1202 iterations for β = 0.1, "
+    "0.5, 1, 5 at its safe step; 31, 25, 29, 42 with BB).")
 CONSTANT_NOTE = (
     "A constant η favours whichever field happens to be scaled for it. For a fair comparison "
     "choose “each with Armijo” or “each with Barzilai–Borwein” above: only they adapt the "
@@ -184,11 +198,18 @@ ROW_BOUNDS = {"beta": (1e-3, 1e3), "omega": (1e-3, 1e3), "eta": (1e-5, 100.0)}
 """The range of each number a row may hold: the table editor's limits and the URL's."""
 
 
+def row_methods() -> list[str]:
+    """The methods a row may run: those for any problem (the app's problems carry no samples;
+    the stochastic ones have their own page)."""
+    return methods_for(Problem)
+
+
 def check_row(r: dict) -> str | None:
     """Why a row cannot run (a message), or None when it is valid."""
-    for key, names, what in (("method", METHODS, "method"),
+    for key, names, what in (("method", row_methods(), "method"),
                              ("tangent", TANGENT_TERMS, "tangent term"),
-                             ("step", STEP_RULES, "step rule")):
+                             ("step", STEP_RULES, "step rule"),
+                             ("constraint", ROW_CONSTRAINTS, "constraint")):
         if not (isinstance(r.get(key), str) and r[key] in names):  # a URL may hold a list
             return f"unknown {what} {text.quote(r.get(key))}"
     for name, (low, high) in ROW_BOUNDS.items():
@@ -221,24 +242,32 @@ def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
 
 
 def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
-             matrix: np.ndarray | None = None, *, should_stop: StopCheck | None = None,
+             matrix: np.ndarray | None = None, B: np.ndarray | None = None, *,
+             should_stop: StopCheck | None = None,
              progress: Callable[[int, int, str], None] | None = None,
              ) -> tuple[list[dict], float | None]:
     """Run every row on the configured problem from the configured X_0.
 
+    ``B``: the sidebar's constraint matrix (None for XᵀX = I); a row runs on XᵀX = I, on
+    XᵀBX = I (with B, or the preset B when the sidebar has none) or as the sidebar says.
     Returns one dict per row (label, histories, iterates for n <= 3, status, message,
-    iterations) and f* (over X_0's component when p = n). Under a fairness choice each label
-    names the rule that ran, e.g. "β = 0.1 [BB]". ``should_stop`` goes to every row's
-    ``solve`` (rows after a stop are stopped at X_0); ``progress(i, rows, label)`` is called
-    before row i.
+    iterations, ``f_star``: f* over the component of O(n) of the row's final iterate when
+    p = n, since a long step can cross, and ``B``: whether the row ran on XᵀBX = I) and f* over
+    X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose optimum differs).
+    Under a fairness choice each label names the rule that ran, e.g. "β = 0.1 [BB]".
+    ``should_stop`` goes to every row's ``solve`` (rows after a stop are stopped at X_0);
+    ``progress(i, rows, label)`` is called before row i.
     """
-    problem = build_problem(config, matrix)
-    X0 = initial(config, problem)
-    keep = config.max_iter + 1 if problem.n <= 3 else 0
+    plain = build_problem(config, matrix)
+    on = {"identity": plain, "B": with_constraint(plain, preset_B(config.n) if B is None else B)}
+    on["sidebar"] = plain if B is None else on["B"]
+    X0 = initial(config, on["sidebar"])
+    keep = config.max_iter + 1 if plain.n <= 3 else 0
     runs = []
     for i, r in enumerate(rows):
         if progress is not None:
             progress(i, len(rows), str(r["label"]))
+        problem = on[r.get("constraint", "sidebar")]
         result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
                        max_iter=config.max_iter, keep_iterates=keep, should_stop=should_stop)
         label = text.label(r["label"])
@@ -247,8 +276,10 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
         runs.append(dict(label=label, cost=result.cost,
                          infeasibility=result.infeasibility, grad_norm=result.grad_norm,
                          time=result.time, X=result.iterates, status=result.status,
-                         message=result.message, iterations=result.iterations))
-    return runs, problem.optimum_from(X0)
+                         message=result.message, iterations=result.iterations,
+                         f_star=result.f_star, B=problem.B is not None))
+    mixed = any(run["B"] for run in runs)
+    return runs, None if mixed else plain.optimum_from(X0)
 
 
 def frame_motion(X: np.ndarray) -> tuple[float, float]:
@@ -267,7 +298,8 @@ def frame_motion(X: np.ndarray) -> tuple[float, float]:
 
 
 def summary(runs: list[dict], f_star: float | None) -> list[dict]:
-    """The summary table: iterations and time to tolerance, final f - f*, final ||h||, status;
+    """The summary table: iterations and time to tolerance, final f - f* (with the row's own
+    f*, ``run["f_star"]``, where given: its final iterate's component), final ||h||, status;
     where the iterates were kept and p >= 2, the frame's turn within its span and the span's
     motion (``frame_motion``)."""
     table = []
@@ -278,8 +310,10 @@ def summary(runs: list[dict], f_star: float | None) -> list[dict]:
             "status": STATUS_LABELS.get(run["status"], run["status"]),
             "iterations to tol": run["iterations"] if done else None,
             "time to tol (ms)": 1e3 * float(run["time"][-1]) if done else None,
-            "final f − f*": None if f_star is None else float(run["cost"][-1] - f_star),
+            "final f − f*": None if f_star is None else float(
+                run["cost"][-1] - run.get("f_star", f_star)),
             "final ‖XᵀX − I‖": float(run["infeasibility"][-1]),
+            "constraint": "XᵀBX = I" if run.get("B") else "XᵀX = I",
         }
         X = run.get("X")
         if X is not None and np.ndim(X) == 3 and np.shape(X)[-1] >= 2 and len(X) > 1:

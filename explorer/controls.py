@@ -12,9 +12,11 @@ from landing_core.problems import Problem
 from landing_core.steps import USES_ETA
 
 from . import budget, navigation, text, work
+from .constraint import check_uploaded_B, constraint_matrix
 from .runner import SAFE_EPS, build_problem, start
 from .state import (
     BOUNDS,
+    CONSTRAINT_LABELS,
     PROBLEM_LABELS,
     SPEEDS,
     STEP_LABELS,
@@ -55,6 +57,12 @@ STEP_HELP = (
     "**Barzilai–Borwein**: the step from the last two iterates, made safe; needs no η. "
     "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "
     "by ηω = ½: the cap guards the normal term, not the descent."
+)
+BETA_HELP = (
+    "The β-metric's weight on rotations within span(X): the tangent term's rotation block, "
+    "in which the columns stay orthonormal and turn together within their span, is scaled by "
+    "1/β, so β sets the rate of that turn; the motion out of the span does not depend on β. "
+    "β = 1: the embedded metric; β = ½: the canonical one. For p = 1 there is no such turn."
 )
 OMEGA_HELP = (
     "The normal term's weight: ‖XᵀX − I‖ decays at rate 2ω (about 2ηω per step), and the "
@@ -192,6 +200,32 @@ def _matrix_upload(config: AppConfig) -> None:
             st.button("Use the built-in matrix again", on_click=_use_built_in)
 
 
+def _B_upload(config: AppConfig) -> None:
+    """The uploader of the constraint's B (n × n symmetric positive definite); a rejected file
+    is reported and not used."""
+    st.caption("Upload B (n × n, symmetric positive definite) as .csv or .npy.")
+    upload = st.file_uploader("B for XᵀBX = I", type=["csv", "npy", "txt"], key="w_upload_B")
+    if upload is not None and upload.file_id != st.session_state.get("B_id"):
+        try:
+            st.session_state.B_matrix = check_uploaded_B(
+                parse_matrix(upload.name, upload.getvalue()), config.n)
+            st.session_state.B_id = upload.file_id
+        except ValueError as err:
+            st.warning(f"B rejected: {err}")
+
+
+def session_B(config: AppConfig) -> np.ndarray | None:
+    """The constraint's B for this configuration (None for XᵀX = I); when XᵀBX = I asks for an
+    uploaded B that is missing or does not fit n, a message and None (the run keeps to
+    XᵀX = I)."""
+    try:
+        return constraint_matrix(config, st.session_state.get("B_matrix"))
+    except ValueError as err:
+        st.info(f"XᵀBX = I: {err}. Until then the run keeps to XᵀX = I.",
+                icon=":material/info:")
+        return None
+
+
 def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step. The
     page's own URL parameters (``owns``, among PAGE_PARAMS) stay; other pages' are dropped."""
@@ -215,6 +249,11 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     sb.header("Problem")
     problem = sb.selectbox("Cost function", list(PROBLEM_LABELS), key="w_problem",
                            format_func=PROBLEM_LABELS.get)
+    constraint = sb.selectbox("Constraint", list(CONSTRAINT_LABELS), key="w_constraint",
+                              format_func=CONSTRAINT_LABELS.get,
+                              help="XᵀBX = I (B symmetric positive definite): the generalized "
+                                   "Stiefel manifold of Vary et al. (2024); its layers "
+                                   "xᵀBx = c are ellipses in the plane view.")
     c1, c2 = sb.columns(2)
     n = c1.number_input("n", *_limits("n"), step=1, key="w_n")
     p = c2.number_input("p", *_limits("p"), step=1, key="w_p")
@@ -229,7 +268,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     beta_idle = tangent != "beta" or p == 1
     beta = sb.select_slider("β (log scale)",
                             _options(LOG_GRID, st.session_state.get("w_beta", config.beta)),
-                            key="w_beta", format_func=fmt, disabled=beta_idle)
+                            key="w_beta", format_func=fmt, disabled=beta_idle, help=BETA_HELP)
     if tangent == "beta" and p == 1:
         sb.caption("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0). "
                    "Set p ≥ 2 to see β act.")
@@ -252,8 +291,8 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     speed = sb.radio("Animation speed", list(SPEEDS), key="w_speed", horizontal=True,
                      help="Iterations per second while Run animates: slow 30, normal 250, "
                           "instant as fast as the browser draws.")
-    new = replace(config, problem=problem, n=int(n), p=int(p), seed=int(seed),
-                  distance=float(distance), tangent=tangent, beta=float(beta),
+    new = replace(config, problem=problem, constraint=constraint, n=int(n), p=int(p),
+                  seed=int(seed), distance=float(distance), tangent=tangent, beta=float(beta),
                   omega=float(omega), step=step, eta=float(eta), tol=float(tol),
                   max_iter=int(max_iter), speed=speed, lecture=bool(lecture))
     new, messages = validate(new)
@@ -261,6 +300,8 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
         st.warning(message, icon="⚠️")
     with sb:
         _matrix_upload(new)
+        if new.constraint == "upload":
+            _B_upload(new)
     st.session_state.config = new
     query = to_query(new)
     for key in [k for k in st.query_params if k not in query and k not in owns]:
@@ -276,12 +317,13 @@ def session_problem(config: AppConfig) -> tuple[Problem, np.ndarray | None]:
     when it fits the problem and gives a valid start, else (with a warning) the built-in one and
     None."""
     matrix = st.session_state.get("matrix")
+    B = session_B(config)
     if matrix is None:
-        return build_problem(config), None
+        return build_problem(config, B=B), None
     misfit = _matrix_misfit(config, matrix)
     if misfit is None:
-        return build_problem(config, matrix), matrix
+        return build_problem(config, matrix, B), matrix
     st.warning(text.markdown(f"Your matrix {text.plain(st.session_state.get('matrix_name'))} "
                              f"does not fit this problem ({misfit}); using the built-in one."))
-    return build_problem(config), None
+    return build_problem(config, B=B), None
 

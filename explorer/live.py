@@ -20,7 +20,7 @@ import streamlit.components.v1 as components
 from landing_core.problems import Problem
 from landing_core.solvers import STOPPED, stopped_message
 
-from . import playback, runner, work
+from . import playback, runner, text, work
 from .budget import Cost
 from .gate import GATE, HEAVY_SECONDS, Gate
 from .state import AppConfig
@@ -158,6 +158,10 @@ def chosen_view(names: list[str]) -> str:
     elif st.session_state.get("explorer_view") not in names:
         url = st.query_params.get("view")
         st.session_state.explorer_view = url if url in names else names[0]
+        if url is not None and url not in names:
+            st.warning(text.markdown(f"URL parameter view={text.quote(url)} is not a view of "
+                                     f"this size ({', '.join(names)}); showing {names[0]}."),
+                       icon="⚠️")
     return st.session_state.explorer_view
 
 

@@ -13,14 +13,14 @@ import math
 import numpy as np
 import plotly.colors
 
+from landing_core import methods
 from landing_core.figures import PALETTE
-from landing_core.geometry import landing_field
 from landing_core.normal_flow import flow_time, gram_flow, singular_value_flow
 from landing_core.problems import Problem
 
 from .runner import Trace
 from .state import SPEEDS, AppConfig
-from .views import VIEWS, available
+from .views import B_VIEWS, VIEWS, available
 
 Array = np.ndarray
 
@@ -47,7 +47,8 @@ def _rows(values: list[Array], start: int, width: int) -> list[list[float]]:
 def chunk(trace: Trace, start: int = 0) -> dict:
     """Iterations start … trace.k: the scalar histories, and per iterate the rows the views
     draw (X_k row-major for n <= 3, the singular values, (m11, m22, m12) of the Gram matrix for
-    p = 2), with the same rows of the exact normal flow at the iterate's time (``_flow``)."""
+    p = 2), with the same rows of the exact normal flow at the iterate's time (``_flow``),
+    and for p = n each iterate's f* (its component's, ``Trace.f_star``)."""
     if not 0 <= start <= trace.k + 1:
         raise ValueError(f"start = {start} outside 0 … {trace.k + 1}")
     n, p = trace.n, trace.p
@@ -66,14 +67,31 @@ def chunk(trace: Trace, start: int = 0) -> dict:
         "gram": _rows(gram, 0, 3) if p == 2 else None,
         "flow_sigma": flow_sigma,
         "flow_gram": flow_gram,
+        "fstar": _floats(trace.f_star[start:]) if trace.optima else None,
     }
+
+
+def _ellipsoid(problem: Problem) -> dict:
+    """For a problem on XᵀBX = I: B and W = L^{-T} (B = L L^T), which maps the unit circle or
+    sphere onto {x : xᵀBx = 1} (the player draws the layers xᵀBx = c as W u, |u| = sqrt c),
+    and L, whose rows map a unit sphere point u to the ellipsoid's normal B W u = L u; the
+    longest semi-axis 1/sqrt(lambda_min(B)). Nothing for XᵀX = I."""
+    if problem.B is None:
+        return {}
+    B = np.asarray(problem.B, dtype=float)
+    L = np.linalg.cholesky(B)
+    W = np.linalg.inv(L).T  # n <= 3: a 3 x 3 inverse for drawing, not in any iteration
+    return {"B": np.round(B, 12).tolist(), "W": np.round(W, 12).tolist(),
+            "L": np.round(L, 12).tolist(),
+            "axis": float(1.0 / np.sqrt(np.linalg.eigvalsh(B)[0]))}
 
 
 def _flow(trace: Trace, start: int, show_sigma: bool) -> tuple[list | None, list | None]:
     """The exact normal flow at the iterates' times (``landing_core.normal_flow``), from X_0:
     the singular values where the sigma view is drawn, (m11, m22, m12) of the Gram matrix for
-    p = 2; None where not drawn. The time of iterate k is sum_{j<k} eta_j omega_j / omega."""
-    if not (show_sigma or trace.p == 2) or not trace.cost:
+    p = 2; None where not drawn. The time of iterate k is sum_{j<k} eta_j omega_j / omega.
+    None on XᵀBX = I: there the flow of XᵀBX involves (BX)ᵀBX and has no closed form."""
+    if not (show_sigma or trace.p == 2) or not trace.cost or trace.B is not None:
         return None, None
     t = flow_time(trace.normal_step, trace.omega)[start:]
     sigma = (_rows(list(singular_value_flow(trace.sigma[0], t, trace.omega)), 0, trace.p)
@@ -87,9 +105,12 @@ def _flow(trace: Trace, start: int, show_sigma: bool) -> tuple[list | None, list
 
 def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
     """The plane (n = 2, p = 1): the cost on a grid around the iterates and the landing field
-    -V on a coarser one, each arrow scaled to at most one grid spacing."""
+    -V on a coarser one, each arrow scaled to at most one grid spacing. The field is the
+    configured method's for the problem (on XᵀBX = I when the problem carries B)."""
     pts = np.asarray(trace.X, dtype=float).reshape(-1, 2)
-    R = max(1.6, 1.15 * float(np.max(np.linalg.norm(pts, axis=1))))
+    shape = _ellipsoid(problem)
+    R = max(1.6, 1.15 * float(np.max(np.linalg.norm(pts, axis=1))),
+            1.15 * shape.get("axis", 0.0))
     g = np.linspace(-R, R, PLANE_GRID)
     gx, gy = np.meshgrid(g, g)  # row i: x2 = g[i]
     Z = problem.cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None])
@@ -97,33 +118,38 @@ def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
     ax, ay = (m.ravel() for m in np.meshgrid(a, a))
     keep = np.hypot(ax, ay) > 0.2  # X = 0 is rank-deficient: no field there
     P = np.stack([ax[keep], ay[keep]], axis=1)[:, :, None]
-    _, V, _ = landing_field(P, problem.egrad(P), config.beta, config.omega, config.tangent)
-    V = -V[:, :, 0]
+    method = methods.build("landing", beta=config.beta, omega=config.omega,
+                           tangent=config.tangent, problem=problem)
+    V = -method.field(P, problem.egrad(P), method.init(P))[0].V[:, :, 0]
     length = np.linalg.norm(V, axis=1, keepdims=True)
     V = V / np.maximum(length, 1e-12) * np.minimum(length, 1.0) * (0.9 * 2 * R / PLANE_ARROWS)
     return {"R": R, "m": PLANE_GRID, "z": _floats(Z), "zlo": float(np.min(Z)),
             "zhi": float(np.max(Z)),
-            "arrows": np.round(np.hstack([P[:, :, 0], V]), DECIMALS).tolist()}
+            "arrows": np.round(np.hstack([P[:, :, 0], V]), DECIMALS).tolist()} | shape
 
 
 def _sphere(trace: Trace, problem: Problem) -> dict:
     """The sphere (n = 3, p = 1): the cost at the centres of a latitude-longitude grid of the
-    unit sphere."""
+    unit sphere, or of the ellipsoid xᵀBx = 1 (its image under W) for a problem carrying B."""
     nlat, nlon = SPHERE_GRID
     lat = -np.pi / 2 + np.pi * (np.arange(nlat) + 0.5) / nlat
     lon = 2 * np.pi * (np.arange(nlon) + 0.5) / nlon
     la, lo = np.meshgrid(lat, lon, indexing="ij")
     pts = np.stack([np.cos(la) * np.cos(lo), np.cos(la) * np.sin(lo), np.sin(la)], axis=-1)
+    shape = _ellipsoid(problem)
+    if shape:
+        pts = pts @ np.asarray(shape["W"]).T
     Z = problem.cost(pts.reshape(-1, 3)[:, :, None])
-    R = max(1.3, 1.1 * float(np.max(np.linalg.norm(np.asarray(trace.X).reshape(-1, 3), axis=1))))
+    R = max(1.3, 1.1 * float(np.max(np.linalg.norm(np.asarray(trace.X).reshape(-1, 3), axis=1))),
+            1.1 * shape.get("axis", 0.0))
     return {"R": R, "nlat": nlat, "nlon": nlon, "z": _floats(Z), "zlo": float(np.min(Z)),
-            "zhi": float(np.max(Z))}
+            "zhi": float(np.max(Z))} | shape
 
 
 def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> dict:
     """The chosen geometry view: its kind, title and caption and what it draws that does not
     move (computed from the iterates so far)."""
-    label, title, caption = VIEWS[name]
+    label, title, caption = VIEWS[name] if problem.B is None else B_VIEWS.get(name, VIEWS[name])
     data: dict = {"kind": name, "label": label, "title": title, "caption": caption}
     if name == "plane":
         data |= _plane(trace, problem, config)
@@ -157,4 +183,5 @@ def header(
         "views": [view_data(name, trace, problem, config) for name in views],
         "view": view,
         "lecture": lecture,
+        "B": problem.B is not None,
     }

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,6 +15,7 @@ from landing_core.problems import Problem, initial_point, make_problem
 from landing_core.solvers import Config, Record, iterate, stop_reason
 from landing_core.steps import Safe, StepRule, make_step_rule
 
+from .constraint import with_constraint
 from .state import AppConfig
 from .upload import MATRIX_ROLES
 
@@ -67,12 +68,16 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
     return ""
 
 
-def build_problem(config: AppConfig, matrix: Array | None = None) -> Problem:
-    """The problem of ``config``, from the user's matrix when one is given (ValueError if bad)."""
+def build_problem(config: AppConfig, matrix: Array | None = None,
+                  B: Array | None = None) -> Problem:
+    """The problem of ``config``, from the user's matrix when one is given (ValueError if bad),
+    on XᵀBX = I when the constraint's matrix ``B`` is given (``constraint.constraint_matrix``)."""
     if matrix is None or config.problem not in MATRIX_ROLES:
-        return make_problem(config.problem, config.n, config.p, config.seed)
-    key = MATRIX_ROLES[config.problem][0]
-    return make_problem(config.problem, config.n, config.p, config.seed, **{key: matrix})
+        problem = make_problem(config.problem, config.n, config.p, config.seed)
+    else:
+        key = MATRIX_ROLES[config.problem][0]
+        problem = make_problem(config.problem, config.n, config.p, config.seed, **{key: matrix})
+    return with_constraint(problem, B)
 
 
 def solver_config(config: AppConfig) -> Config:
@@ -84,11 +89,18 @@ def solver_config(config: AppConfig) -> Config:
 class Trace:
     """A run's history as it grows: scalar histories, and per iterate what the views need
     (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2); ``omega`` is the
-    run's normal weight, which sets the time of the exact normal flow the views overlay."""
+    run's normal weight, which sets the time of the exact normal flow the views overlay.
+    ``optima``: f* by the sign of det X (p = n), so that each iterate's gap is measured against
+    the optimum of its own component of O(n) (``f_star``; a long step can cross). With the
+    constraint's matrix ``B``, the Gram matrix is XᵀBX and the singular values are those of
+    B^{1/2} X (square roots of its eigenvalues): what tends to I and to 1."""
 
     n: int
     p: int
     omega: float = 1.0  # the run's normal weight: the time scale of the normal flow
+    optima: Mapping[int, float] | None = None
+    f_star: list[float] = field(default_factory=list)
+    B: Array | None = None
     cost: list[float] = field(default_factory=list)
     infeasibility: list[float] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
@@ -117,12 +129,14 @@ class Trace:
         self.step.append(rec.step)
         self.normal_step.append(rec.normal_step)
         self.time.append(rec.time)
-        M = rec.X.T @ rec.X
+        M = rec.X.T @ (rec.X if self.B is None else self.B @ rec.X)
         self.sigma.append(np.sqrt(np.clip(np.linalg.eigvalsh(M), 0.0, None))[::-1])
         if self.n <= 3:
             self.X.append(rec.X)
         if self.p == 2:
             self.gram.append(M)
+        if self.optima:
+            self.f_star.append(self.optima[1 if np.linalg.det(rec.X) > 0 else -1])
 
     def feed(self, rec: Record, tol: float, max_iter: int) -> bool:
         """Take one record; True (with status and message set) when the run ends there."""
@@ -144,18 +158,20 @@ class Trace:
 
 def initial(config: AppConfig, problem: Problem) -> Array:
     """X_0 of this configuration."""
-    return initial_point(problem.n, problem.p, config.distance, config.seed)
+    return initial_point(problem.n, problem.p, config.distance, config.seed, B=problem.B)
 
 
 def optimum(config: AppConfig, problem: Problem) -> float | None:
-    """f* reachable from X_0 (over X_0's component of O(n) when p = n), when known."""
+    """f* over X_0's component of O(n) when p = n (else f*), when known; the player
+    measures each iterate's gap against its own component's (``Trace.f_star``)."""
     return problem.optimum_from(initial(config, problem))
 
 
 def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
     """A fresh trace holding X_0, and the generator of the following iterates."""
     records = iterate(problem, initial(config, problem), solver_config(config))
-    trace = Trace(problem.n, problem.p, config.omega)
+    trace = Trace(problem.n, problem.p, config.omega, B=problem.B,
+                  optima=problem.f_star_by_det if problem.n == problem.p else None)
     trace.feed(next(records), config.tol, config.max_iter)
     return trace, records
 

@@ -38,6 +38,11 @@ _STEP_TEXT = {
     "bb": "Barzilai–Borwein (safeguarded)",
 }
 PROBLEM_LABELS = {name: _PROBLEM_TEXT[name] for name in PROBLEMS}
+CONSTRAINT_LABELS = {  # the constraint the run keeps to: XᵀX = I, or XᵀBX = I (explorer.constraint)
+    "identity": "XᵀX = I (St(n, p))",
+    "preset": "XᵀBX = I, B ill-conditioned (cond 25)",
+    "upload": "XᵀBX = I, your own B",
+}
 TANGENT_LABELS = {name: _TANGENT_TEXT[name] for name in TANGENT_TERMS}
 STEP_LABELS = {name: _STEP_TEXT[name] for name in STEP_RULES}
 STATUS_LABELS = {"converged": "converged", "max_iter": "iteration limit", "diverged": "diverged",
@@ -51,8 +56,9 @@ N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
 # ~2.5 MB) and in time (the memory returns after a class).
 CACHE_LIMITS = dict(max_entries=32, ttl=3600)
 # URL parameters a page owns: the explorer's geometry view; the compare table, its step choice
-# and its x axis. The shared configuration ignores them; other pages drop them.
-PAGE_PARAMS = ("view", "rows", "steps", "against")
+# and its x axis; the stochastic page's settings. The shared configuration ignores them;
+# other pages drop them.
+PAGE_PARAMS = ("view", "rows", "steps", "against", "stoch")
 # fields that change how a run is shown, never the run: the animation speed, lecture mode
 PRESENTATION = ("speed", "lecture")
 FLAGS = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
@@ -63,6 +69,7 @@ class AppConfig:
     """Everything that defines the explorer's view (a run is reproducible from it)."""
 
     problem: str = "brockett"
+    constraint: str = "identity"
     n: int = 3
     p: int = 2
     seed: int = 0
@@ -88,6 +95,7 @@ class AppConfig:
 # name -> (type, low, high) for numbers; a tuple of choices for categories
 BOUNDS: dict[str, tuple] = {
     "problem": tuple(PROBLEM_LABELS),
+    "constraint": tuple(CONSTRAINT_LABELS),
     "n": (int, 1, N_MAX),
     "p": (int, 1, P_MAX),
     "seed": (int, 0, 10**6),

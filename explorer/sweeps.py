@@ -27,7 +27,8 @@ Array = np.ndarray
 PLANES = {"beta": "β × η", "omega": "ω × η"}
 SYMBOLS = {"beta": "β", "omega": "ω"}
 SWEEP_STEPS = batch.BATCH_STEP_RULES
-RUN_FIELDS = ("problem", "n", "p", "seed", "distance", "tangent", "tol", "max_iter")
+RUN_FIELDS = ("problem", "constraint", "n", "p", "seed", "distance", "tangent", "tol",
+              "max_iter")
 
 
 def _choices(*names: str) -> list[float]:
@@ -85,9 +86,12 @@ class SweepOutcome:
 
     @property
     def gap(self) -> Array:
-        """f - f* per run (f itself when f* is unknown)."""
-        cost = self.result.final_cost
-        return cost if self.f_star is None else cost - self.f_star
+        """f - f* per run (f itself when f* is unknown), each run's f* from its final
+        iterate's component of O(n) when p = n (``SweepResult.final_gap``)."""
+        gap = self.result.final_gap
+        if self.f_star is None or gap is None:
+            return self.result.final_cost
+        return gap
 
 
 def _log_axis(low: float, high: float, count: int) -> Array:
@@ -108,12 +112,13 @@ def run_sweep(
     spec: SweepSpec,
     matrix: Array | None = None,
     progress: Callable[[int, int], None] | None = None,
+    B: Array | None = None,
     should_stop: StopCheck | None = None,
 ) -> SweepOutcome:
-    """Run the sweep of ``spec`` as one batch (uncached); ``should_stop`` as in
-    ``landing_core.sweep.run_batch``."""
+    """Run the sweep of ``spec`` as one batch (uncached); ``B``: the constraint's matrix (None
+    for XᵀX = I); ``should_stop`` as in ``landing_core.sweep.run_batch``."""
     start = time.perf_counter()
-    problem = runner.build_problem(spec.base, matrix)
+    problem = runner.build_problem(spec.base, matrix, B)
     params, etas = spec.axes()
     fixed = "omega" if spec.plane == "beta" else "beta"
     result = batch.sweep(
@@ -127,8 +132,8 @@ def run_sweep(
 
 @st.cache_data(**CACHE_LIMITS, show_spinner=False)
 def cached_sweep(spec: SweepSpec, matrix: Array | None = None,
-                 _cost: budget.Cost | None = None) -> SweepOutcome:
-    """``run_sweep`` cached per (spec, matrix). A cache miss holds a slot of the gate for heavy
+                 B: Array | None = None, _cost: budget.Cost | None = None) -> SweepOutcome:
+    """``run_sweep`` cached per (spec, matrix, B). A cache miss holds a slot of the gate for heavy
     work (``_cost``, not part of the cache key) and shows a progress bar while it runs, which
     also ends the batch at the time limit or when the page goes away (``work.Watch``); a hit
     replays it in no time (cached functions record their elements)."""
@@ -140,7 +145,7 @@ def cached_sweep(spec: SweepSpec, matrix: Array | None = None,
                                          f"iteration {k} of {total}")
 
         try:
-            return run_sweep(spec, matrix, progress, should_stop=watch)
+            return run_sweep(spec, matrix, progress, B, should_stop=watch)
         finally:
             watch.close()
 

@@ -16,10 +16,27 @@ VIEWS = {  # name -> (short label, title, caption)
     "sigma": ("Singular values", "Singular values of Xₖ",
               "On St(n, p) every singular value is 1: the normal term pulls them there. Dotted: "
               "the exact normal flow σᵢ² = 1/(1 + (σᵢ₀⁻² − 1)·exp(−2ωt)) at t = Σ ηⱼωⱼ/ω, the "
-              "same for every cost and β; the iterates follow it to O(η)."),
+              "same for every cost and β; the iterates follow it to O(η), closely for small "
+              "steps (a BB or safe step of ηω = ½ departs from it visibly)."),
     "cone": ("Gram matrix", "The Gram matrix XₖᵀXₖ in the cone SPD(2)",
              "Each point is (m₁₁, m₂₂, m₁₂); the flow ends at I = (1, 1, 0) whatever the cost. "
              "Dotted: the exact flow Ṁ = −2ωM(M − I) from X₀ᵀX₀, which no cost or β changes. "
+             "Drag to turn."),
+}
+
+
+B_VIEWS = {  # the same views on XᵀBX = I (B symmetric positive definite)
+    "plane": ("Plane", "The plane: xᵀBx = 1 is an ellipse",
+              "Colour: f. Black ellipse: the manifold xᵀBx = 1. Dashed ellipse: the layer "
+              "xᵀBx = xₖᵀBxₖ the iterate is on. Arrows: the landing field −V for B."),
+    "sphere": ("Ellipsoid", "The ellipsoid xᵀBx = 1 coloured by the cost",
+               "Dashed outline: the layer ellipsoid xᵀBx = xₖᵀBxₖ. The path is drawn just "
+               "outside the surface, its far side faint. Drag to turn."),
+    "sigma": ("Singular values", "Singular values of B^½Xₖ",
+              "On XᵀBX = I every singular value of B^½X is 1: the normal term pulls them "
+              "there."),
+    "cone": ("Gram matrix", "The Gram matrix XₖᵀBXₖ in the cone SPD(2)",
+             "Each point is (m₁₁, m₂₂, m₁₂) of XₖᵀBXₖ; the flow ends at I = (1, 1, 0). "
              "Drag to turn."),
 }
 

@@ -7,8 +7,11 @@ see :class:`ProblemLike`; ``value_and_grad(X)``, ``name`` and ``f_star`` are opt
 
 Every built-in ``cost`` and ``egrad`` takes ``X`` of shape ``(n, p)`` or a stack ``(..., n, p)``.
 Where a closed form exists, the optimal value is computed with scipy. For p = n the orthogonal
-group has two components (det = +1 and det = -1) and landing never crosses between them, so
-square problems also report the optimum of each component (:meth:`Problem.optimum_from`).
+group has two components (det = +1 and det = -1), so square problems also report the optimum of
+each component (:meth:`Problem.optimum_from`). The landing flow never changes the sign of det X
+(X stays full rank), but a discrete step can jump across det X = 0 (a long constant step does
+on linear(2, 2), seed 14, eta = 0.6): gaps are therefore measured against the optimum of the
+component of the iterate they are measured at.
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+
+from .generalized import apply, check_spd
 
 Array = np.ndarray
 
@@ -28,17 +35,21 @@ __all__ = [
     "GRADIENT_TOL",
     "PROBLEMS",
     "MATRIX_KEYWORDS",
+    "FiniteSum",
     "GradientCheck",
     "Problem",
     "ProblemLike",
     "as_problem",
+    "GeneralizedEigen",
     "brockett",
     "check_gradient",
     "fd_directional",
+    "generalized_eigen",
     "initial_point",
     "linear",
     "make_problem",
     "nearest_stiefel",
+    "online_pca",
     "pca",
     "procrustes",
     "qf",
@@ -68,7 +79,8 @@ class ProblemLike(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class Problem:
-    """A smooth cost f on R^{n x p} to minimize over St(n, p).
+    """A smooth cost f on R^{n x p} to minimize over St(n, p), or over X^T B X = I_p when the
+    problem carries a matrix ``B``.
 
     ``cost`` and ``egrad`` (the Euclidean gradient) take X of shape (n, p), and for sweeps a
     stack (..., n, p). ``f_star`` is the optimal value over St(n, p) when known (None
@@ -85,6 +97,10 @@ class Problem:
     f_star_by_det: dict[int, float] = field(default_factory=dict)
     description: str = ""
     cost_and_egrad: Callable[[Array], tuple[Any, Array]] | None = None
+    B: Any = None
+    """The constraint's matrix: None for St(n, p) (X^T X = I_p); a symmetric positive definite
+    n x n matrix (dense or scipy.sparse) for the generalized Stiefel manifold X^T B X = I_p,
+    to which ``landing`` then keeps (``landing_core.generalized``)."""
 
     def __post_init__(self) -> None:
         _check_sizes(self.n, self.p)
@@ -102,10 +118,12 @@ class Problem:
             return self.cost_and_egrad(X)
         return self.cost(X), self.egrad(X)
 
-    def optimum_from(self, X0: Array) -> float | None:
-        """The optimal value reachable from X0: over X0's component of O(n) when p = n."""
+    def optimum_from(self, X: Array) -> float | None:
+        """The optimal value over X's component of O(n) when p = n (the sign of det X), else
+        f*. Pass the iterate the gap f(X) - f* is measured at (a run's final iterate): a long
+        step can cross from one component to the other."""
         if self.p == self.n and self.f_star_by_det:
-            sign = 1 if np.linalg.det(np.reshape(X0, (self.n, self.p))) > 0 else -1
+            sign = 1 if np.linalg.det(np.reshape(X, (self.n, self.p))) > 0 else -1
             return self.f_star_by_det[sign]
         return self.f_star
 
@@ -143,6 +161,7 @@ def as_problem(obj: object) -> Problem:
         f_star=getattr(obj, "f_star", None),
         f_star_by_det=dict(getattr(obj, "f_star_by_det", None) or {}),
         description=str(getattr(obj, "description", "")),
+        B=getattr(obj, "B", None),
     )
 
 
@@ -201,7 +220,8 @@ def stacked(problem: Problem, X: Array) -> Problem:
 
     return Problem(n=n, p=p, cost=cost, egrad=egrad, cost_and_egrad=cost_and_egrad,
                    name=problem.name, f_star=problem.f_star,
-                   f_star_by_det=problem.f_star_by_det, description=problem.description)
+                   f_star_by_det=problem.f_star_by_det, description=problem.description,
+                   B=problem.B)
 
 
 # ----------------------------------------------------------------------------- gradient check
@@ -484,6 +504,166 @@ def quartic(n: int, p: int, seed: int = 0) -> Problem:
                    description="−¼ Σ X_ij⁴: minima at signed coordinate axes")
 
 
+@dataclass(frozen=True, kw_only=True)
+class GeneralizedEigen(Problem):
+    """min tr(X^T A X) subject to X^T B X = I_p (``generalized_eigen``): A symmetric, B
+    symmetric positive definite, dense or scipy.sparse."""
+
+    A: Any = None
+
+
+def _smallest_generalized(A: Any, B: Any, p: int) -> Array:
+    """The p smallest eigenvalues of the pencil (A, B): scipy.linalg.eigh(A, B) for dense
+    matrices; for sparse ones, shift-invert Lanczos (scipy.sparse.linalg.eigsh) at a shift
+    below the spectrum when Gershgorin shows A positive semidefinite, else Lanczos for the
+    smallest algebraic eigenvalues."""
+    if not (scipy.sparse.issparse(A) or scipy.sparse.issparse(B)):
+        return scipy.linalg.eigh(A, B, eigvals_only=True, subset_by_index=[0, p - 1])
+    A, B = scipy.sparse.csc_array(A), scipy.sparse.csc_array(B)
+    offdiag = abs(A).sum(axis=1) - abs(A.diagonal())
+    if np.min(A.diagonal() - offdiag) >= 0:
+        shift = -1e-6 * float(abs(A).max())
+        lam = scipy.sparse.linalg.eigsh(A, k=p, M=B, sigma=shift, which="LM",
+                                        return_eigenvectors=False, tol=1e-14)
+    else:
+        lam = scipy.sparse.linalg.eigsh(A, k=p, M=B, which="SA", return_eigenvectors=False,
+                                        tol=1e-14)
+    return np.sort(lam)
+
+
+def generalized_eigen(n: int, p: int, seed: int = 0, *, A: Any = None, B: Any = None,
+                      condition: float = 10.0) -> GeneralizedEigen:
+    """The generalized eigenvalue problem min tr(X^T A X) s.t. X^T B X = I_p.
+
+    Optimum: the sum of the p smallest eigenvalues of the pencil (A, B)
+    (scipy.linalg.eigh(A, B); shift-invert Lanczos for sparse matrices). Gradient 2 A X.
+    By default A is a random symmetric matrix (as ``brockett``) and B a random symmetric
+    positive definite matrix with condition number ``condition`` (log-spaced eigenvalues in
+    random orthogonal directions). A and B may be scipy.sparse matrices; ValueError when B is
+    not symmetric positive definite or a shape is wrong.
+    """
+    _check_sizes(n, p)
+    rng = np.random.default_rng(seed)
+    if A is None:
+        R = rng.standard_normal((n, n))
+        A = (R + R.T) / (2.0 * np.sqrt(n))
+    if B is None:
+        if not (np.isfinite(condition) and condition >= 1):
+            raise ValueError(f"condition must be a finite number >= 1, got {condition}")
+        Q = qf(rng.standard_normal((n, n)))
+        B = (Q * np.logspace(0.0, np.log10(condition), n)) @ Q.T
+    if scipy.sparse.issparse(A):
+        A = scipy.sparse.csr_array(A, dtype=float)
+        if A.shape != (n, n):
+            raise ValueError(f"A must have shape ({n}, {n}), got {A.shape}")
+        if not np.all(np.isfinite(A.data)):
+            raise ValueError("A contains NaN or infinite entries")
+        asym = abs(A - A.T).max()
+    else:
+        A = _check_matrix("A", A, (n, n))
+        asym = np.abs(A - A.T).max()
+    if asym > 1e-12 * max(1.0, float(abs(A).max())):
+        raise ValueError("A must be symmetric for the generalized eigenvalue problem")
+    A = (A + A.T) * 0.5
+    B = check_spd(B, n)
+    f_star = float(np.sum(_smallest_generalized(A, B, p)))
+
+    def cost(X: Array) -> Array:
+        return np.einsum("...ij,...ij->...", X, apply(A, X))
+
+    def egrad(X: Array) -> Array:
+        return 2.0 * apply(A, X)
+
+    def cost_and_egrad(X: Array) -> tuple[Array, Array]:
+        AX = apply(A, X)
+        return np.einsum("...ij,...ij->...", X, AX), 2.0 * AX
+
+    return GeneralizedEigen(
+        name="generalized_eigen", n=n, p=p, cost=cost, egrad=egrad, f_star=f_star,
+        f_star_by_det={1: f_star, -1: f_star} if p == n else {},
+        cost_and_egrad=cost_and_egrad, A=A, B=B,
+        description="tr(XᵀAX) on XᵀBX = I: the p smallest eigenvectors of the pencil (A, B)")
+
+
+# ----------------------------------------------------------------------------- finite sums
+
+
+@dataclass(frozen=True, kw_only=True)
+class FiniteSum(Problem):
+    """f(X) = 1/m sum_i f_i(X) over m samples, for the stochastic methods (Ablin, Vary, Gao &
+    Absil 2024, Section 4). ``cost`` / ``egrad`` / ``value_and_grad`` are the full sum.
+
+    Each sample's gradient is written through an *entry* e_i(X) of ``entry_floats`` numbers and
+    a map linear in the entries: sum_{i in idx} grad f_i(X) = ``entry_sum``(E, idx) for E the
+    stacked e_i(X). A generic problem takes e_i = grad f_i (n p floats); a linear model needs
+    far fewer (online PCA: e_i = X^T a_i, p floats), which is what SAGA's table stores
+    (Defazio, Bach & Lacoste-Julien 2014, Section 4).
+
+    - ``sample_terms(X, idx)`` -> (f_i(X) (..., b), E (..., b, *entry shape)) for the b sample
+      indices ``idx``; X of shape (n, p) or a stack (..., n, p);
+    - ``entry_sum(E, idx)`` -> sum_i grad f_i as an (..., n, p) array;
+    - ``lipschitz``: max_i L_i, a Lipschitz constant of every grad f_i near St(n, p) (sets the
+      default step of ``solvers.stochastic_landing``);
+    - ``samples``: the data (one row per sample), where the problem has it.
+    """
+
+    n_samples: int
+    sample_terms: Callable[[Array, Array], tuple[Array, Array]]
+    entry_sum: Callable[[Array, Array], Array]
+    entry_floats: int
+    lipschitz: float
+    samples: Array | None = None
+
+    def minibatch(self, X: Array, idx: Array) -> tuple[Array, Array]:
+        """(1/b sum_{i in idx} f_i(X), 1/b sum_{i in idx} grad f_i(X)): an unbiased estimate of
+        (f(X), grad f(X)) for idx drawn uniformly."""
+        values, E = self.sample_terms(X, idx)
+        return values.sum(axis=-1) / len(idx), self.entry_sum(E, idx) / len(idx)
+
+
+def online_pca(n: int, p: int, samples: int = 1000, seed: int = 0) -> FiniteSum:
+    """Online PCA as a finite sum: f(X) = 1/m sum_i f_i(X), f_i(X) = -1/2 ||X^T a_i||^2, the m
+    samples a_i ~ N(0, diag(s)^2), s = linspace(2, 1/2, n) (attribute ``samples``, m x n).
+
+    f = -1/2 tr(X^T C X) with C = A^T A / m, so f* = -1/2 (sum of the p largest eigenvalues of
+    C) (scipy.linalg.eigh). grad f_i(X) = -a_i (a_i^T X): entry e_i = X^T a_i (p floats),
+    entry_sum(E, idx) = -A_idx^T E. The full cost and gradient go through the samples (one pass
+    over A, as an epoch does): the comparison with the stochastic methods is per data pass.
+    L_i = ||a_i||^2.
+    """
+    _check_sizes(n, p)
+    if int(samples) != samples or samples < 1:
+        raise ValueError(f"samples must be an integer >= 1, got {samples!r}")
+    m = int(samples)
+    A = np.random.default_rng(seed).standard_normal((m, n)) * np.linspace(2.0, 0.5, n)
+    A.setflags(write=False)
+    lam = scipy.linalg.eigh(A.T @ A / m, eigvals_only=True, subset_by_index=[n - p, n - 1])
+    f_star = float(-0.5 * lam.sum())
+
+    def cost_and_egrad(X: Array) -> tuple[Array, Array]:
+        Y = A @ X
+        return -0.5 / m * np.einsum("...ij,...ij->...", Y, Y), (_t(A) @ Y) / -m
+
+    def sample_terms(X: Array, idx: Array) -> tuple[Array, Array]:
+        Y = A[idx] @ X
+        return -0.5 * np.einsum("...ij,...ij->...i", Y, Y), Y
+
+    def entry_sum(E: Array, idx: Array) -> Array:
+        return -(_t(A[idx]) @ E)
+
+    return FiniteSum(
+        name="online pca", n=n, p=p, cost=lambda X: cost_and_egrad(X)[0],
+        egrad=lambda X: cost_and_egrad(X)[1], cost_and_egrad=cost_and_egrad, f_star=f_star,
+        f_star_by_det={1: f_star, -1: f_star} if p == n else {},
+        description="−½ mean ‖Xᵀaᵢ‖² over m samples: PCA as a finite sum",
+        n_samples=m, sample_terms=sample_terms, entry_sum=entry_sum, entry_floats=p, samples=A,
+        lipschitz=float(np.max(np.einsum("ij,ij->i", A, A))))
+
+
+def _t(A: Array) -> Array:
+    return np.swapaxes(A, -1, -2)
+
+
 PROBLEMS: dict[str, Callable[..., Problem]] = {
     "brockett": brockett,
     "procrustes": procrustes,
@@ -525,8 +705,13 @@ def initial_point(
     seed: int = 0,
     *,
     singular_values: Array | None = None,
+    B: Any = None,
 ) -> Array:
     """A random X0 = U diag(s) V^T in R_*^{n x p} at a prescribed distance from St(n, p).
+
+    With ``B`` (symmetric positive definite, dense or sparse), U is B-orthonormal
+    (U^T B U = I_p) instead, so X0^T B X0 = V diag(s^2) V^T and ||h_B(X0)||_F = ||s^2 - 1||:
+    the same construction for the generalized Stiefel manifold X^T B X = I_p.
 
     The nearest point of St(n, p) to X0 is its polar factor U V^T, at Frobenius distance
     ||s - 1||_2. By default s = 1 + distance * u with u a random unit vector; when that would bring
@@ -551,7 +736,21 @@ def initial_point(
     # Householder QR gives det Q one fixed sign, and every X0 with p = n would lie in one
     # component of O(n)
     U, V = qf(rng.standard_normal((n, p))), qf(rng.standard_normal((p, p)))
+    if B is not None:
+        U = _b_orthonormal(U, B)
     return (U * s) @ V.T
+
+
+def _b_orthonormal(U: Array, B: Any) -> Array:
+    """U R^{-1} with R^T R = U^T B U (Cholesky): B-orthonormal columns spanning span(U)."""
+    n = U.shape[0]
+    if np.ndim(B) != 2 or B.shape != (n, n):
+        raise ValueError(f"B must have shape ({n}, {n}), got {np.shape(B)}")
+    try:
+        R = np.linalg.cholesky(U.T @ apply(B, U)).T
+    except np.linalg.LinAlgError as err:
+        raise ValueError("B must be symmetric positive definite: UᵀBU is not") from err
+    return scipy.linalg.solve_triangular(R, U.T, trans="T").T
 
 
 def qf(A: Array) -> Array:

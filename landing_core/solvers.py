@@ -40,6 +40,7 @@ __all__ = [
     "STATUSES",
     "STOPPED",
     "Config",
+    "EpochRecord",
     "Record",
     "Result",
     "StopCheck",
@@ -51,7 +52,9 @@ __all__ = [
     "riemannian_gd",
     "run_status",
     "solve",
+    "stochastic_landing",
     "stop_reason",
+    "StochasticResult",
 ]
 
 BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
@@ -182,7 +185,9 @@ class Result:
 
     Histories hold iterations + 1 entries, X_0's first (``step`` and ``normal_step``, the steps
     that produced X_k, are NaN there). ``iterates`` holds X_k for the indices in
-    ``iterate_index`` when asked for (decimated to a bounded count), else is None.
+    ``iterate_index`` when asked for (decimated to a bounded count), else is None. ``f_star``:
+    the optimal value when known, for p = n over the component of O(n) of the final X (where
+    the final gap cost[-1] - f_star is measured; a long step can leave X_0's component).
     """
 
     X: Array
@@ -287,6 +292,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
     X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)
+    terms = method.step_terms()  # the constraint's functions for the step rules
     rule_state: dict = {}
     hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
             else "Try a smaller step or the safe step rule.")
@@ -306,7 +312,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> It
         eta_w = math.nan
         try:
             step = rule(StepContext(X, fld.V, G, d, omega, problem.cost, move, k, fld.H,
-                                    method.landing, fld.tangent_norm), rule_state)
+                                    method.landing, fld.tangent_norm, **terms), rule_state)
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
@@ -391,7 +397,7 @@ def solve(
         status=status,
         message=message,
         **{key: np.array(values) for key, values in hist.items()},
-        f_star=problem.optimum_from(X0),
+        f_star=problem.optimum_from(last.X),
         iterates=np.array(frames) if keep_iterates else None,
         iterate_index=np.array(index) if keep_iterates else None,
         config=config,
@@ -498,3 +504,7 @@ def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | 
         return "diverged", (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
                             "NaN, infinite or beyond the divergence bound.")
     return None
+
+
+# the epoch-by-epoch driver builds on iterate above (it imports this module)
+from .stochastic import EpochRecord, StochasticResult, stochastic_landing  # noqa: E402

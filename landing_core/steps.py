@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
@@ -22,6 +22,7 @@ __all__ = [
     "Armijo",
     "BarzilaiBorwein",
     "Constant",
+    "Decreasing",
     "Safe",
     "Step",
     "StepContext",
@@ -43,6 +44,43 @@ def _stiefel_normal(X: Array, H: Array) -> Array:
     return X @ H
 
 
+class SafeRegion(Protocol):
+    """What the safe step, Barzilai-Borwein's long step and Armijo's cautious step need of the
+    constraint, for a landing field V = T + w N(X) with Dh(X)[T] = 0 and H = h(X), d = ||H||:
+
+    ``bound(X, H, d, g2, w, eps)``: the safe step, the largest eta for which
+    ||h(X - eta V)|| <= max(eps, d) is guaranteed when ||V||_F^2 = g2 (NaN where the
+    constraint's lemma says nothing: then ``restoring_step``); ``normal2(X, H)``: ||N(X)||_F^2;
+    ``scale(X, H)``: c such that eta w = 1/(2 c) is the normal term's natural step (it then
+    cancels h to first order). Each takes one run or a stack (arrays of shape (B,)).
+    """
+
+    def bound(self, X: Array, H: Array, d: Any, g2: Any, w: Any, eps: float) -> Any: ...
+
+    def normal2(self, X: Array, H: Array) -> Any: ...
+
+    def scale(self, X: Array, H: Array) -> Any: ...
+
+
+class StiefelRegion:
+    """St(n, p)'s safe region ||X^T X - I||_F <= eps: the safe step lemma of Ablin et al.
+    (``safe_step_bound``), ||X H||^2 = <H, (I + H) H> (p x p work) and c = 1."""
+
+    def bound(self, X: Array, H: Array, d: Any, g2: Any, w: Any, eps: float) -> Any:
+        if X.ndim == 2:
+            return _safe_step(float(d), math.sqrt(float(g2)), float(w), eps)
+        return safe_step_bound(d, np.sqrt(g2), w, eps)
+
+    def normal2(self, X: Array, H: Array) -> Any:
+        return float(np.vdot(H, H @ H)) + float(np.vdot(H, H))
+
+    def scale(self, X: Array, H: Array) -> Any:
+        return 1.0
+
+
+STIEFEL = StiefelRegion()
+
+
 @dataclass
 class StepContext:
     """What a rule may use at iterate X_k.
@@ -58,9 +96,10 @@ class StepContext:
     The constraint h(X) = 0 the iterates approach, for rules that evaluate it (Armijo's merit),
     as four functions: ``constraint`` Y -> h(Y); ``constraint_derivative`` (X, Z) -> Dh(X)[Z];
     ``multiplier`` (X, G) -> the Lagrange multiplier estimate Lambda(X); ``normal_term``
-    (X, H) -> the unweighted normal term N(X) for H = h(X). The defaults are St(n, p)'s
-    (``geometry.h``, ``geometry.dh``, ``geometry.multiplier`` and X H); a method on another
-    constraint passes its own.
+    (X, H) -> the unweighted normal term N(X) for H = h(X); and ``region``, the safe region's
+    bound (:class:`SafeRegion`). The defaults are St(n, p)'s (``geometry.h``, ``geometry.dh``,
+    ``geometry.multiplier``, X H and :data:`STIEFEL`); a method on another constraint passes
+    its own (``Method.step_terms``).
     """
 
     X: Array
@@ -78,6 +117,7 @@ class StepContext:
     constraint_derivative: Callable[[Array, Array], Array] = dh
     multiplier: Callable[[Array, Array], Array] = multiplier
     normal_term: Callable[[Array, Array], Array] = _stiefel_normal
+    region: SafeRegion = field(default_factory=StiefelRegion)
 
 
 class Step(NamedTuple):
@@ -182,22 +222,22 @@ def restoring_step(
 
 def safe_step(
     X: Array, V: Array, d: Array | float, omega: Array | float, eta: Array | float,
-    eps: float = SAFE_EPS,
+    eps: float = SAFE_EPS, region: SafeRegion = STIEFEL, H: Array | None = None,
 ) -> Array | float:
-    """min(eta, safe_step_bound) where ||h(X)|| < 1. Where ||h(X)|| >= 1: ``restoring_step``
+    """min(eta, the constraint's safe bound) (``region``: St(n, p)'s by default, with H = h(X)
+    for the others). Where the bound says nothing (St(n, p) at ||h(X)|| >= 1): ``restoring_step``
     from min(eta, 1/(2 omega)), or, for a field along which h does not decrease, the
     first-order step min(eta, 1/(2 omega (1 + d))). One run (2-D X): a float; a stack: an
     array of steps."""
     if X.ndim == 2:
-        g = frobenius_norm(V)
         d, omega = float(d), float(omega)
-        bound = _safe_step(d, g, omega, eps)
+        bound = float(region.bound(X, H, d, float(np.vdot(V, V)), omega, eps))
         if not math.isnan(bound):
             return min(float(eta), bound)
         t = float(restoring_step(X, V, min(float(eta), 0.5 / omega)))
         return t if not math.isnan(t) else min(float(eta), 0.5 / (omega * (1.0 + d)))
-    g = np.linalg.norm(V, axis=(-2, -1))
-    step = np.minimum(eta, safe_step_bound(d, g, omega, eps))
+    g2 = np.einsum("...ij,...ij->...", V, V)
+    step = np.minimum(eta, region.bound(X, H, d, g2, omega, eps))
     far = np.isnan(step)
     if np.any(far):
         eta_f, omega_f, d_f = (np.broadcast_to(v, far.shape)[far] for v in (eta, omega, d))
@@ -220,6 +260,23 @@ class Constant:
 
 
 @dataclass(frozen=True)
+class Decreasing:
+    """eta_k = eta half_life / (half_life + k): halves after ``half_life`` updates, then
+    decays like 1/k (sum eta_k infinite, sum eta_k^2 finite: Robbins & Monro), the step that
+    lets stochastic gradients converge despite their noise."""
+
+    eta: float = 0.1
+    half_life: float = 100.0
+
+    def __post_init__(self) -> None:
+        _check_positive("step eta", self.eta)
+        _check_positive("half_life", self.half_life)
+
+    def __call__(self, ctx: StepContext, state: dict) -> float:
+        return self.eta * self.half_life / (self.half_life + ctx.k)
+
+
+@dataclass(frozen=True)
 class Safe:
     """eta_k = min(eta, safe_step_bound): the requested step, made safe (Ablin et al., 2024).
 
@@ -236,7 +293,7 @@ class Safe:
         check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
-        return safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta, self.eps)
+        return safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta, self.eps, ctx.region, ctx.H)
 
 
 @dataclass(frozen=True)
@@ -272,9 +329,10 @@ class Armijo:
         for a landing field, ||h(Y)||_F <= max(eps, ||h(X_k)||_F),
 
     the second as the safe step promises: ||h(X_k)|| never rises above max(eps, ||h(X_0)||).
-    On a landing field a trial eta > 1/(2 omega) is taken as Barzilai-Borwein's long step, with
-    the normal weight lowered to 1/(2 eta) (a :class:`Step`), so that the normal term moves by
-    X h / 2 and never overshoots; the decrease is then predicted along the step taken.
+    On a landing field a trial eta > 1/(2 omega c) is taken as Barzilai-Borwein's long step,
+    with the normal weight lowered to 1/(2 eta c) (a :class:`Step`; c = ``ctx.region.scale``,
+    1 on St(n, p)), so that the normal term moves by X h / 2 and never overshoots; the
+    decrease is then predicted along the step taken.
     Where the predicted decrease c eta Dphi_k[V] of the last accepted step falls below the
     rounding error of phi (64 eps (|f| + ||G|| ||X||), near a solution), merit values no longer
     tell anything and that step is taken again. Where Dphi_k[V] <= 0 (a momentum buffer turned
@@ -330,9 +388,11 @@ class Armijo:
         def decrease(Z: Array) -> float:
             return float(np.vdot(G, Z)) + float(np.vdot(weight, ctx.constraint_derivative(X, Z)))
 
+        c = float(ctx.region.scale(X, H)) if ctx.landing else 1.0
+
         def trial(eta: float) -> tuple[Array, float | Step]:
-            if ctx.landing and 2.0 * eta * omega > 1.0:
-                return ctx.move(eta, 0.5 / eta), Step(eta, 0.5 / eta)
+            if ctx.landing and 2.0 * eta * omega * c > 1.0:
+                return ctx.move(eta, 0.5 / (eta * c)), Step(eta, 0.5 / (eta * c))
             return ctx.move(eta), eta
 
         f0 = float(ctx.cost(X))
@@ -342,7 +402,7 @@ class Armijo:
         slope = decrease(V)
         last = state.get("eta")
         if slope <= 0:  # not a descent direction of the merit: a cautious step
-            eta = float(safe_step(X, V, d, omega, last or self.eta0, self.eps))
+            eta = float(safe_step(X, V, d, omega, last or self.eta0, self.eps, ctx.region, H))
             state["eta"] = eta
             return eta
         if last is not None and self.c * last * slope < rounding:
@@ -409,39 +469,43 @@ class BarzilaiBorwein:
                 eta = math.sqrt(ss / yy)
         eta = min(max(eta, self.eta_min), self.eta_max)
         state.update(X=ctx.X, V=ctx.V)
-        safe = min(eta, safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta_max, self.eps))
+        safe = min(eta, safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta_max, self.eps,
+                                  ctx.region, ctx.H))
         omega, d = float(ctx.omega), float(ctx.d)
         if (self.normal_cap and ctx.landing and ctx.H is not None and ctx.tangent_norm is not None
-                and d < 1 and 2 * eta * omega > 1):
-            long = self._long_step(ctx, eta, omega, d)
+                and d < 1 and 2 * eta * omega * (c := float(ctx.region.scale(ctx.X, ctx.H))) > 1):
+            long = self._long_step(ctx, eta, omega, d, c)
             if long.eta > safe:
                 state["eta"] = long.eta
                 return long
         state["eta"] = safe
         return safe
 
-    def _long_step(self, ctx: StepContext, eta: float, omega: float, d: float) -> Step:
-        """The BB step eta > 1/(2 omega) with omega_k = 1/(2 eta), made safe for omega_k.
+    def _long_step(self, ctx: StepContext, eta: float, omega: float, d: float,
+                   c: float) -> Step:
+        """The BB step eta > 1/(2 omega c) with omega_k = 1/(2 eta c), made safe for omega_k
+        (c = ``ctx.region.scale``: 1 on St(n, p)).
 
         Where the safe bound shortens eta to t (||h|| near eps: the bound grows with omega
         there), omega_k is raised to min(omega, 1/(2 t)) and the bound taken again, so that the
         normal term is not starved (eta omega_k may then fall below 1/2). The norm in the bound
         needs no n x p work: <T, X H> = 0 (X^T T skew, H symmetric), so
-        ||T + w X H||_F^2 = ||T||^2 + w^2 ||X H||^2 with ||X H||^2 = <H, (I + H) H>; ||T|| is
+        ||T + w X H||_F^2 = ||T||^2 + w^2 ||X H||^2 with ||X H||^2 = <H, (I + H) H>
+        (``region.normal2``; the same holds for any normal term with Dh[T] = 0); ||T|| is
         the solver's (a difference ||V||^2 - (omega^2 - w^2) ||X H||^2 would lose ||T|| to
         rounding when the normal term dominates and w << omega).
         """
-        H = ctx.H
-        normal2 = float(np.vdot(H, H @ H)) + d * d
+        X, H, region = ctx.X, ctx.H, ctx.region
+        normal2 = float(region.normal2(X, H))
         tangent2 = float(ctx.tangent_norm) ** 2
 
         def bound(w: float) -> float:
-            return _safe_step(d, math.sqrt(tangent2 + w * w * normal2), w, self.eps)
+            return float(region.bound(X, H, d, tangent2 + w * w * normal2, w, self.eps))
 
-        omega_k = 0.5 / eta
+        omega_k = 0.5 / (eta * c)
         t = min(eta, bound(omega_k))
         if t < eta:
-            omega_k = min(omega, 0.5 / t)
+            omega_k = min(omega, 0.5 / (t * c))
             t = min(t, bound(omega_k))
         return Step(t, omega_k)
 

@@ -6,7 +6,6 @@ import streamlit as st
 from explorer import budget, compare, controls, text, work
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
-from landing_core.solvers import METHODS
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")
@@ -31,10 +30,15 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
     st.session_state.compare_rows = url_rows or compare.default_rows(config)
     st.session_state.compare_version = 0
     by_code = {code: label for label, code in STEPS_CODE.items()}
-    if st.query_params.get("steps") in by_code:
-        st.session_state.compare_fairness = by_code[st.query_params["steps"]]
-    if st.query_params.get("against") in ("iteration", "time"):
-        st.session_state.compare_against = st.query_params["against"]
+    for name, key, choices in (("steps", "compare_fairness", by_code),
+                               ("against", "compare_against", {a: a for a in ("iteration",
+                                                                              "time")})):
+        raw = st.query_params.get(name)
+        if raw in choices:
+            st.session_state[key] = choices[raw]
+        elif raw is not None:
+            st.warning(text.markdown(f"URL parameter {name}={text.quote(raw)} is not one of "
+                                     f"{', '.join(choices)}; ignored."), icon="⚠️")
 
 
 def _number(label: str, name: str) -> st.column_config.NumberColumn:
@@ -54,7 +58,7 @@ edited = table_box.data_editor(
     column_config={
         "label": st.column_config.TextColumn(
             "label", help="Follows the row's settings when you edit them; type your own after."),
-        "method": st.column_config.SelectboxColumn("method", options=list(METHODS),
+        "method": st.column_config.SelectboxColumn("method", options=compare.row_methods(),
                                                    required=True),
         "tangent": st.column_config.SelectboxColumn("tangent term", options=list(TANGENT_LABELS),
                                                     required=True),
@@ -63,6 +67,11 @@ edited = table_box.data_editor(
         "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
                                                  required=True),
         "eta": _number("η", "eta"),
+        "constraint": st.column_config.SelectboxColumn(
+            "constraint", options=list(compare.ROW_CONSTRAINTS), required=True,
+            help="sidebar: the sidebar's constraint; identity: XᵀX = I; B: XᵀBX = I (the "
+                 "sidebar's B, else the preset), so St and the B-constraint run side by side "
+                 "from the same X₀."),
     },
 )
 rows = edited.to_dict("records")
@@ -104,7 +113,7 @@ elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
 
 
 @st.cache_data(**CACHE_LIMITS, show_spinner=False)
-def _run(cfg, rows_, fairness, matrix, _cost):
+def _run(cfg, rows_, fairness, matrix, B, _cost):
     """The rows' runs, cached; a miss holds a slot of the gate for heavy work and shows a
     progress bar, which also ends the runs at the time limit or when the page goes away."""
     with work.heavy(_cost):
@@ -114,7 +123,7 @@ def _run(cfg, rows_, fairness, matrix, _cost):
             watch.at(i / total, f"Running row {i + 1} of {total}: {label}")
 
         try:
-            return compare.run_rows(cfg, rows_, fairness, matrix, should_stop=watch,
+            return compare.run_rows(cfg, rows_, fairness, matrix, B, should_stop=watch,
                                     progress=progress)
         finally:
             watch.close()
@@ -126,7 +135,8 @@ cost = budget.compare_cost(
     [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
     m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
 work.admit(cost)
-runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix, cost)
+runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix,
+                    problem.B, cost)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
@@ -151,7 +161,8 @@ for entry in table:  # "—" where a run never reached the tolerance
     entry["time to tol (ms)"] = "—" if ms is None else f"{ms:.1f}"
 st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
-                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(format="%.3e"),
+                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(
+                                format="%.3e", help="‖XᵀBX − I‖ for a row on XᵀBX = I"),
                             "turn within the span (rad)": st.column_config.NumberColumn(
                                 format="%.3g", help=compare.TURN_HELP),
                             "motion of the span": st.column_config.NumberColumn(

@@ -8,10 +8,11 @@ from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 config = controls.sidebar(owns=("view",))
 problem, matrix = controls.session_problem(config)
 
-st.title("Landing on St(n, p)")
+st.title("Landing on St(n, p)" if problem.B is None else "Landing on XᵀBX = I")
 if not config.lecture:  # a lecture shows the run; the words are the lecturer's
     st.markdown(
-        f"**{PROBLEM_LABELS[config.problem]}** on St({problem.n}, {problem.p}) · "
+        f"**{PROBLEM_LABELS[config.problem]}** on "
+        + (f"St({problem.n}, {problem.p})" if problem.B is None else "XᵀBX = I") + " · "
         f"{TANGENT_LABELS[config.tangent]}"
         + (f" · β = {config.beta:g}" if config.tangent == "beta" else "")
         + f" · ω = {config.omega:g} · {STEP_LABELS[config.step]}"
@@ -32,5 +33,7 @@ if not config.lecture:  # a lecture shows the run; the words are the lecturer's
 cost = budget.run_cost(config.problem, problem.n, problem.p, config.max_iter, step=config.step,
                        m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
 work.admit(cost)
-live.player(config, problem, None if matrix is None else st.session_state.matrix_id,
-            views.available(problem.n, problem.p), lecture=config.lecture, cost=cost)
+uploads = (None if matrix is None else st.session_state.matrix_id,
+           st.session_state.get("B_id") if config.constraint == "upload" else None)
+live.player(config, problem, uploads, views.available(problem.n, problem.p),
+            lecture=config.lecture, cost=cost)

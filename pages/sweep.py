@@ -101,7 +101,7 @@ def _compute(spec: SweepSpec) -> SweepOutcome | None:
                              budget.matrix_rows(spec.base.problem, getattr(matrix, "shape", None)))
     work.admit(cost)
     try:
-        return cached_sweep(spec, matrix, cost)
+        return cached_sweep(spec, matrix, problem.B, cost)
     except np.linalg.LinAlgError as err:  # the batch runner marks singular runs as diverged;
         st.error(f"The sweep stopped: a linear-algebra failure in the batch ({err}). Narrow "
                  "the η range or use the safe step.", icon=":material/error:")  # kept as a net

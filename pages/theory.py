@@ -11,7 +11,7 @@ import streamlit as st
 
 from explorer import controls, demos
 from explorer.state import PROBLEM_LABELS, AppConfig
-from landing_core import figures, theory
+from landing_core import figures, theory, theory_generalized
 from landing_core.geometry import grad_beta as geo_grad
 from landing_core.geometry import h
 from landing_core.problems import Problem, nearest_stiefel
@@ -115,8 +115,10 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
         "from the closed form, since $GM - X M^{-1} X^\\top G M = (I_n - XX^\\top)G$ and "
         "$-\\tfrac{1}{2\\beta} X G^\\top X + \\tfrac{1}{2\\beta} X X^\\top G = "
         "\\tfrac{1}{\\beta} X \\operatorname{skew}(X^\\top G)$. "
-        "**β scales the rotation of the frame within its span by 1/β and leaves the motion "
-        "out of the span alone.** The blocks are Frobenius-orthogonal ($X^\\top N = 0$), so "
+        "**β scales the rate at which the frame turns within its span by 1/β (a tangent "
+        "motion: the columns keep their lengths and angles, XᵀX, and turn together) and leaves "
+        "the motion out of the span alone.** The blocks are Frobenius-orthogonal "
+        "($X^\\top N = 0$), so "
         r"$\|\operatorname{grad}_\beta f\|^2 = \|R\|^2/\beta^2 + \|N\|^2$.",
         ["grad_blocks", "grad_stiefel"], checks)
     if problem.p == 1:
@@ -245,7 +247,85 @@ def statements(problem: Problem, X: np.ndarray, rng: np.random.Generator, what: 
     beta_section(problem, X, checks)
 
 
+def generalized_section(config: AppConfig) -> None:
+    """Beyond XᵀX = I: the generalized Stiefel constraint XᵀBX = I (issue 13), its formulas
+    checked live at a random B and X, and what is proved and what is not."""
+    st.header("Beyond XᵀX = I: the generalized Stiefel constraint XᵀBX = I")
+    st.markdown(
+        "Vary, Ablin, Gao & Absil (2024), *Optimization without retraction on the random "
+        "generalized Stiefel manifold*. B is symmetric positive definite and enters only "
+        "through products $BX$: no $B^{1/2}$, no $B^{-1}$, no $n\\times n$ matrix in the "
+        "iteration. A problem that carries a matrix `B` makes `landing` keep to $X^\\top BX = I$.")
+    conditions = {"10": 10.0, "10³": 1e3, "10⁴": 1e4}
+    controls.persist("theory_b_cond", "10³")
+    label = st.radio("Condition number of the random B", list(conditions), horizontal=True,
+                     key="theory_b_cond")
+    n, p = max(config.n, 2), min(config.p, max(config.n, 2))
+    point = theory_generalized.generalized_point(n, p, conditions[label], config.seed)
+    checks = {c.key: c for c in theory_generalized.check_generalized(point, config.beta)}
+    section(
+        "The constraint, its normal term and tangent terms",
+        [r"h_B(X) = X^\top B X - I_p,\quad \mathcal{N}_B = \tfrac14\|h_B\|_F^2,\quad "
+         r"\nabla\mathcal{N}_B(X) = BX\,h_B(X)",
+         r"X^\top B\,T \in \mathrm{Skew}(p) \iff \mathrm{D}h_B(X)[T] = 0",
+         r"\Psi_B(X) = \operatorname{skew}(GX^\top B)\,BX = \tfrac12\big(G\,C - BX\,"
+         r"(G^\top BX)\big),\quad C = (BX)^\top BX"],
+        "With $M = X^\\top BX$, $C = (BX)^\\top BX$, $A_B = (BX)^\\top G$ (p × p). The normal "
+        "term is the exact gradient of $\\mathcal{N}_B = \\tfrac14\\|h_B\\|^2$ (mind the ¼). Every "
+        "tangent term is Euclidean-orthogonal to it: $\\langle T, BXH\\rangle = "
+        "\\langle X^\\top BT, H\\rangle = 0$.",
+        ["b_tangent", "b_normal", "b_relative"], checks)
+    section(
+        "A β-family for B",
+        [r"g^{\beta,B}_X(\xi,\zeta) = \big\langle \xi,\ (I_n - (1-\beta)P_{BX})\,\zeta\,"
+         r"M^{-1}\big\rangle,\quad P_{BX} = BX\,C^{-1}(BX)^\top",
+         r"\operatorname{grad}^B_\beta f(X) = GM + BX\Big(\tfrac{1-\beta}{\beta}C^{-1}A_B - "
+         r"S\Big)M,\quad CSM + MSC = \tfrac1\beta\big(A_BM + MA_B^\top\big)"],
+        "The normal space of $g^{\\beta,B}$ is $\\{BXSM : S\\ \\text{symmetric}\\}$ for every β, "
+        "the Lyapunov equation is p × p, and at $B = I$ this is the paper's "
+        "$\\operatorname{grad}_\\beta$. At β = 1 the metric is the Euclidean one on "
+        "$X^\\top BX = I$: $\\|\\operatorname{grad}^B_1 f\\|$ is the stopping rule's stationarity "
+        "measure for B.",
+        ["b_riemannian", "b_identity"], checks)
+    section(
+        "The change of variables Y = B^{1/2}X",
+        [r"Y^\top Y = X^\top BX,\quad \tilde f(Y) = f(B^{-1/2}Y)",
+         r"B^{-1/2}\big(\operatorname{grad}_\beta\tilde f(Y) + \omega Y h(Y)\big) = "
+         r"B^{-1}GM - \tfrac{1}{2\beta}XG^\top X + \big(\tfrac{1}{2\beta}-1\big)XM^{-1}X^\top GM"
+         r" + \omega X h_B(X)"],
+        "Exact, and free of $B^{1/2}$, but it needs $B^{-1}G$: one solve with B per "
+        "iteration. The paper's β-family transported exactly is the gradient of the pulled-back "
+        "metric $\\langle\\xi, (B - (1-\\beta)BXM^{-1}X^\\top B)\\zeta M^{-1}\\rangle$; "
+        "$g^{\\beta,B}$ above replaces its leading $B$ by $I$, which removes $B^{-1}$, and the two "
+        "agree only at $B = I$. So the iteration offers $g^{\\beta,B}$, and this map is checked "
+        "here against `scipy.linalg.sqrtm`, not run.",
+        ["b_change"], checks)
+    section(
+        "A safe step for the B-ball",
+        [r"h_B(X - \eta V) = H - \eta\omega(CH + HC) + \eta^2 V^\top BV",
+         r"\|h_B(X-\eta V)\| \le \varphi(\eta) = \|H - \eta\omega(CH+HC)\| + "
+         r"\lambda_{\max}(B)\,\|V\|^2\eta^2"],
+        "Exact for $V = T + \\omega BXH$ with $X^\\top BT$ skew. φ is convex with "
+        "$\\varphi(0) = \\|H\\|$, so the largest η with $\\varphi(\\eta) \\le \\max(\\varepsilon, "
+        "\\|H\\|)$ is found by bisection on scalars; $\\langle H, CH+HC\\rangle > 0$ makes it "
+        "positive for every $\\|H\\|$, and the infeasibility never grows. $\\lambda_{\\max}(B)$ "
+        "is bounded once, before the run (Lanczos plus its residual for a sparse B).",
+        ["b_safe"], checks)
+    st.markdown(
+        "**Proved** (above, and in `landing_core.generalized`): tangency of the three terms, "
+        "the orthogonality of tangent and normal terms, that $\\operatorname{grad}^B_\\beta$ is "
+        "the Riemannian gradient of $g^{\\beta,B}$ on the layer (so it vanishes exactly where f "
+        "restricted to the layer is stationary, like Vary et al.'s $\\Psi_B$), the change of "
+        "variables, and the safe step's bound.  \n"
+        "**Not proved here:** convergence of landing with $\\operatorname{grad}^B_\\beta$ for "
+        "$B \\ne I$ (Vary et al.'s analysis covers $\\Psi_B$; the paper's covers $B = I$); a bound "
+        "relating $\\|\\operatorname{grad}^B_1 f(X)\\|$ to the gradient at the nearest feasible "
+        "point; the rate at which the normal term contracts $h_B$, which depends on the spread "
+        "of C's eigenvalues (those of B on span(X)), not on a constant as for B = I.")
+
+
 if demos.part() == "statements":
     statements(problem, X, rng, what)
+    generalized_section(config)
 else:
     demos.section(config, X)

@@ -53,3 +53,11 @@ def test_ci_runs_the_readmes_test_command():
     assert command == "uv run --locked --group test pytest -n 2"
     ci = (README.parent / ".ci" / "run").read_text().splitlines()
     assert command in ci  # a line of its own, as the README gives it
+
+
+def test_the_readme_generalized_stiefel_example_prints_what_it_says():
+    assert "### On XᵀBX = I" in README.read_text()
+    printed, claimed = _run(2)
+    assert printed[0] == claimed[0] == "converged"
+    assert float(printed[1]) < 1e-8 and claimed[1].startswith("< 1e-8")
+    assert float(printed[2]) < 1e-8 and claimed[2].endswith("< 1e-8")

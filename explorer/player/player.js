@@ -342,9 +342,10 @@
         ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
         arrowHead(ctx, x0, y0, x1, y1, 5, "rgba(40,40,40,0.75)");
       }
-      // St(2, 1): the unit circle
+      // St(2, 1): the unit circle; XᵀBX = 1: the ellipse W u, |u| = 1
       ctx.strokeStyle = "#000"; ctx.lineWidth = P.thick;
-      ctx.beginPath(); ctx.arc(cx, cy, s, 0, 2 * Math.PI); ctx.stroke();
+      planeLayer(ctx, chart, v, 1);
+      ctx.stroke();
       ctx.restore();
       return chart;
     },
@@ -352,31 +353,66 @@
       const X = run.x, n = X.length;
       if (!n) return;
       const cur = lerpRow(X, kf);
-      const r = Math.hypot(cur[0], cur[1]);
-      // the layer circle through X_k: ||x|| = ||x_k||
+      // the layer through X_k: the circle ||x|| = ||x_k||, or the ellipse xᵀBx = x_kᵀBx_k
       ctx.save();
-      layerCircle(ctx, chart.cx, chart.cy, r * chart.s, P);
+      layerStroke(ctx, P, () => planeLayer(ctx, chart, run.view, level(run.view, cur)));
       path2d(ctx, X, kf, (p) => [chart.X(p[0]), chart.Y(p[1])], P.palette[1], P.thick, P);
       markEnds(ctx, [chart.X(X[0][0]), chart.Y(X[0][1])], [chart.X(cur[0]), chart.Y(cur[1])], P);
       ctx.restore();
     },
-    legend: (P) => [
-      { label: "St(2, 1): ‖x‖ = 1", colour: "#000" },
-      { label: "layer ‖x‖ = ‖xₖ‖", colour: P.palette[5], dash: LAYER_DASH, width: 2 },
+    legend: (P, run) => [
+      { label: run && run.view.B ? "xᵀBx = 1" : "St(2, 1): ‖x‖ = 1", colour: "#000" },
+      { label: run && run.view.B ? "layer xᵀBx = xₖᵀBxₖ" : "layer ‖x‖ = ‖xₖ‖", colour: P.palette[5], dash: LAYER_DASH, width: 2 },
       { label: "trajectory", colour: P.palette[1] },
       ...endsLegend(P),
       { label: "field −V", colour: "#444", width: 1.5 },
     ],
   };
 
+  // the constraint's matrix B (view.B, view.W with Wᵀ B W = I; none for XᵀX = I): the level
+  // sqrt(xᵀBx) of x, and the path of the layer {xᵀBx = r²} = {r W u : |u| = 1} in the plane
+  function level(v, x) {
+    if (!v.B) return Math.hypot(...x);
+    let q = 0;
+    for (let i = 0; i < x.length; i++) for (let j = 0; j < x.length; j++) q += x[i] * v.B[i][j] * x[j];
+    return Math.sqrt(Math.max(q, 0));
+  }
+  function planeLayer(ctx, chart, v, r) {
+    if (!v.W) { circle(ctx, chart.cx, chart.cy, r * chart.s); return; }
+    for (let i = 0; i <= 96; i++) {
+      if (i === 0) ctx.beginPath();
+      const a = (2 * Math.PI * i) / 96, u = [r * Math.cos(a), r * Math.sin(a)];
+      const x = [v.W[0][0] * u[0] + v.W[0][1] * u[1], v.W[1][0] * u[0] + v.W[1][1] * u[1]];
+      if (i === 0) ctx.moveTo(chart.X(x[0]), chart.Y(x[1])); else ctx.lineTo(chart.X(x[0]), chart.Y(x[1]));
+    }
+  }
+  // the outline of the ellipsoid {xᵀBx = r²} under the projector: the ellipse
+  // {y : yᵀ S⁻¹ y = r²}, S = Pr B⁻¹ Prᵀ (Pr: the screen's two camera axes), drawn as r Lₛ u
+  function ellipsoidOutline(ctx, pr, v, r) {
+    const Binv = [0, 1, 2].map((i) => [0, 1, 2].map((j) => v.W[i][0] * v.W[j][0] + v.W[i][1] * v.W[j][1] + v.W[i][2] * v.W[j][2]));
+    const quad = (a, b) => { let q = 0; for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) q += a[i] * Binv[i][j] * b[j]; return q; };
+    const s11 = quad(pr.cam.r, pr.cam.r), s12 = quad(pr.cam.r, pr.cam.u), s22 = quad(pr.cam.u, pr.cam.u);
+    const l11 = Math.sqrt(s11), l21 = s12 / l11, l22 = Math.sqrt(Math.max(s22 - l21 * l21, 0));
+    ctx.beginPath();
+    for (let i = 0; i <= 96; i++) {
+      const a = (2 * Math.PI * i) / 96, c = r * Math.cos(a), d = r * Math.sin(a);
+      const X = pr.cx + pr.s * l11 * c, Y = pr.cy - pr.s * (l21 * c + l22 * d);
+      if (i === 0) ctx.moveTo(X, Y); else ctx.lineTo(X, Y);
+    }
+  }
+
   // the layer manifold through X_k, ||x|| = ||x_k||: a dashed circle (p = 1; in 3-D the layer
   // sphere's outline, its silhouette under the orthographic projection)
   const LAYER_DASH = [5, 4];
-  function layerCircle(ctx, cx, cy, radius, P) {
+  function layerStroke(ctx, P, path) {
     ctx.setLineDash(LAYER_DASH);
     ctx.strokeStyle = P.palette[5]; ctx.lineWidth = P.thin + 0.5;
-    ctx.beginPath(); ctx.arc(cx, cy, radius, 0, 2 * Math.PI); ctx.stroke();
+    path();
+    ctx.stroke();
     ctx.setLineDash([]);
+  }
+  function circle(ctx, cx, cy, radius) {
+    ctx.beginPath(); ctx.arc(cx, cy, radius, 0, 2 * Math.PI);
   }
 
   // X_0 (a dot) and X_k (a diamond), at screen points q0 and qk, and their legend entries
@@ -488,15 +524,18 @@
       const R = v.R;
       axes3(ctx, pr, [[[-R, 0, 0], [R, 0, 0]], [[0, -R, 0], [0, R, 0]], [[0, 0, -R], [0, 0, R]]], ["x₁", "x₂", "x₃"], P);
       // the unit sphere coloured by f: the quads that face the viewer, slightly shaded
+      // on XᵀBX = I the ellipsoid W u (|u| = 1), whose normal at W u is along L u
       const nlat = v.nlat, nlon = v.nlon;
-      const vert = (i, j) => {
+      const mat = (M, u) => (M ? M.map((row) => dot3(row, u)) : u);
+      const unit = (i, j) => {
         const lat = -Math.PI / 2 + (Math.PI * i) / nlat, lon = (2 * Math.PI * j) / nlon;
         return [Math.cos(lat) * Math.cos(lon), Math.cos(lat) * Math.sin(lon), Math.sin(lat)];
       };
+      const vert = (i, j) => mat(v.W, unit(i, j));
       for (let i = 0; i < nlat; i++) {
         for (let j = 0; j < nlon; j++) {
-          const c = vert(i + 0.5, j + 0.5);
-          const facing = dot3(c, cam.d);
+          const nrm = mat(v.L, unit(i + 0.5, j + 0.5));
+          const facing = dot3(nrm, cam.d) / Math.hypot(...nrm);
           if (facing <= 0) continue;
           const z = v.z[i * nlon + j];
           const col = P.scale((z - v.zlo) / (v.zhi - v.zlo || 1));
@@ -513,7 +552,8 @@
         }
       }
       ctx.strokeStyle = "#000"; ctx.lineWidth = P.thick - 1;
-      ctx.beginPath(); ctx.arc(pr.cx, pr.cy, pr.s, 0, 2 * Math.PI); ctx.stroke();
+      if (v.W) ellipsoidOutline(ctx, pr, v, 1); else circle(ctx, pr.cx, pr.cy, pr.s);
+      ctx.stroke();
       colourBar(ctx, box.x + box.w - 56, box.y + box.h * 0.2, 12, box.h * 0.6, P.scale, v.zlo, v.zhi, "f", P.font);
       ctx.restore();
       return pr;
@@ -522,12 +562,13 @@
       const X = run.x;
       if (!X.length) return;
       const cur = lerpRow(X, kf);
-      const r = Math.hypot(cur[0], cur[1], cur[2]);
+      const v = run.view, r = level(v, cur);
       ctx.save();
-      layerCircle(ctx, pr.cx, pr.cy, r * pr.s, P);  // a layer sphere's outline
-      // the path just outside the surface it lies on, so the sphere never hides it; its far
+      // the layer sphere's (or ellipsoid's) outline
+      layerStroke(ctx, P, () => (v.W ? ellipsoidOutline(ctx, pr, v, r) : circle(ctx, pr.cx, pr.cy, r * pr.s)));
+      // the path just outside the surface it lies on, so the surface never hides it; its far
       // half faint
-      const lift = (p) => { const m = Math.hypot(p[0], p[1], p[2]) || 1, f = Math.max(1, 1.02 / m); return [p[0] * f, p[1] * f, p[2] * f]; };
+      const lift = (p) => { const m = level(v, p) || 1, f = Math.max(1, 1.02 / m); return [p[0] * f, p[1] * f, p[2] * f]; };
       const last = Math.min(Math.floor(kf), X.length - 1);
       const pts = X.slice(0, last + 1).map(lift);
       pts.push(lift(cur));
@@ -535,9 +576,9 @@
       markEnds(ctx, pr.at(lift(X[0])), pr.at(lift(cur)), P);
       ctx.restore();
     },
-    legend: (P) => [
-      { label: "St(3, 1) coloured by f", colour: "#000" },
-      { label: "layer ‖x‖ = ‖xₖ‖ (outline)", colour: P.palette[5], dash: LAYER_DASH, width: 2 },
+    legend: (P, run) => [
+      { label: run && run.view.B ? "xᵀBx = 1 coloured by f" : "St(3, 1) coloured by f", colour: "#000" },
+      { label: run && run.view.B ? "layer xᵀBx = xₖᵀBxₖ (outline)" : "layer ‖x‖ = ‖xₖ‖ (outline)", colour: P.palette[5], dash: LAYER_DASH, width: 2 },
       { label: "trajectory (far side faint)", colour: P.palette[1] },
       ...endsLegend(P),
     ],
@@ -741,10 +782,10 @@
         series: [{ ys: gapLog ? run.gap : run.cost, colour: P.palette[0], label: gapLog ? "|f − f*|" : "f" }],
       },
       {
-        title: "‖XₖᵀXₖ − I‖ and ‖grad‖",
+        title: run.B ? "‖XₖᵀBXₖ − I‖ and ‖grad‖" : "‖XₖᵀXₖ − I‖ and ‖grad‖",
         log: true,
         series: [
-          { ys: run.h, colour: P.palette[1], label: "‖XᵀX − I‖" },
+          { ys: run.h, colour: P.palette[1], label: run.B ? "‖XᵀBX − I‖" : "‖XᵀX − I‖" },
           { ys: run.grad, colour: P.palette[2], label: "‖grad‖", dash: [8, 5] },
         ],
       },
@@ -873,7 +914,7 @@
         const P = h.palette;
         this.run = {
           id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter,
-          cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [],
+          cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [], fstar: [],
           flowSigma: [], flowGram: [],
           done: false, status: "running", message: "", view: null, hasNormal: false, xmax: h.max_iter,
         };
@@ -885,6 +926,7 @@
       const run = this.run;
       run.rate = h.rate;
       run.lecture = !!h.lecture;
+      run.B = !!h.B;  // the run keeps to XᵀBX = I (the labels of h say so)
       this.rootEl.style.setProperty("--lp-font", run.lecture ? "19px" : "15px");
       this.keys.style.display = run.lecture ? "none" : "";
       if (run.lecture) this.hintOnce();
@@ -899,9 +941,9 @@
       const take = (dst, src) => { if (src) for (let i = skip; i < src.length; i++) dst.push(src[i]); };
       take(run.cost, args.cost); take(run.h, args.h); take(run.grad, args.grad);
       take(run.step, args.step); take(run.nstep, args.nstep);
-      take(run.x, args.x); take(run.sigma, args.sigma); take(run.gram, args.gram);
+      take(run.x, args.x); take(run.sigma, args.sigma); take(run.gram, args.gram); take(run.fstar, args.fstar);
       take(run.flowSigma, args.flow_sigma); take(run.flowGram, args.flow_gram);
-      for (let i = run.gap.length; i < run.cost.length; i++) run.gap.push(run.fStar === null ? null : Math.abs(run.cost[i] - run.fStar));
+      for (let i = run.gap.length; i < run.cost.length; i++) run.gap.push(run.fStar === null ? null : Math.abs(run.cost[i] - this.fStarAt(i)));
       run.hasNormal = run.nstep.some((v) => v !== null && isFinite(v) && v > 0);
       if (run.sigma.length && run.p > 1) {
         run.sigmaCols = [];
@@ -1141,8 +1183,8 @@
       const cell = (label, value) => { const s = el("span"); s.innerHTML = `${label} <b>${value}</b>`; this.nums.appendChild(s); };
       cell("iteration k", String(k));
       cell("f(X<sub>k</sub>)", num(run.cost[k], 10));
-      if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - run.fStar));
-      cell("‖X<sub>k</sub><sup>T</sup>X<sub>k</sub> − I‖<sub>F</sub>", sci(run.h[k]));
+      if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - this.fStarAt(k)));
+      cell(run.B ? "‖X<sub>k</sub><sup>T</sup>BX<sub>k</sub> − I‖<sub>F</sub>" : "‖X<sub>k</sub><sup>T</sup>X<sub>k</sub> − I‖<sub>F</sub>", sci(run.h[k]));
       cell("‖grad‖", sci(run.grad[k]));
       if (k > 0) cell("η<sub>k−1</sub>", sci(run.step[k]));
       const end = run.done && k >= this.available;
@@ -1326,7 +1368,14 @@
         header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, palette: this.P0.palette, colorscale: this.headerScale, views: r.views, view: r.view.kind },
         cost: r.cost, h: r.h, grad: r.grad, step: r.step, nstep: r.nstep, x: r.x, sigma: r.sigma, gram: r.gram,
         flow_sigma: r.flowSigma, flow_gram: r.flowGram,
+        fstar: r.fstar.length ? r.fstar : null,
       };
+    }
+
+    fStarAt(k) {
+      // f* of iterate k's component of O(n) (p = n: a long step can cross), else the run's f*
+      const r = this.run;
+      return r.fstar.length > k ? r.fstar[k] : r.fStar;
     }
 
     async sources() {
@@ -1364,7 +1413,7 @@
         this.drawConvergence(ctx, { x: gw + 10, y: 24, w: W - gw - 10, h: H - 24 }, false);
         const k = Math.floor(this.kf);
         ctx.fillStyle = "#111"; ctx.font = `600 ${P.font + 1}px sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "top";
-        ctx.fillText(`${this.run.view.title}   k = ${k}   ‖XᵀX − I‖ = ${sci(this.run.h[k])}`, 8, 4);
+        ctx.fillText(`${this.run.view.title}   k = ${k}   ${this.run.B ? "‖XᵀBX − I‖" : "‖XᵀX − I‖"} = ${sci(this.run.h[k])}`, 8, 4);
         images.push(ctx.getImageData(0, 0, W, H));
       }
       this.kf = saved;

@@ -90,6 +90,13 @@ class Method:
         on the constraint set."""
         return stationarity(X, G)
 
+    def step_terms(self) -> dict[str, Any]:
+        """The constraint's functions the step rules use (``steps.StepContext``'s
+        ``constraint``, ``constraint_derivative``, ``multiplier``, ``normal_term`` and
+        ``region``): none for St(n, p), whose functions are the defaults; a method on another
+        constraint returns its own, and the solver and the sweep pass them on."""
+        return {}
+
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         """The direction at X from the Euclidean gradient G, and the memory for the next
         iterate. May raise numpy.linalg.LinAlgError where X^T X is singular (the run then

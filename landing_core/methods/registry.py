@@ -6,6 +6,17 @@ arguments, any of the common parameters it uses: ``beta``, ``omega`` (floats for
 arrays for a batch), ``tangent``, ``problem`` (the problem the run is on, for a method that
 reads its data, such as a constraint matrix; None when only a configuration is validated), and
 its own options (``Config.options``) with defaults.
+
+A method may also stand for another one on the problems it is for (``register(..., replaces=
+name, when=test)``): ``build(name, problem=...)`` then builds it wherever ``when(problem)``
+holds, so that the problem decides (a problem carrying a constraint matrix ``B`` runs
+"landing" on X^T B X = I). Such a variant is not listed in ``LABELS`` (the menus), and a method
+without a variant for a problem that some variant's test claims gets a ValueError: it would
+run on the wrong constraint.
+
+A method that runs on a kind of problem only (the stochastic methods on a
+``problems.FiniteSum``) registers it as ``needs``; menus over arbitrary problems list
+``methods_for(Problem)``.
 """
 
 from __future__ import annotations
@@ -16,7 +27,8 @@ from dataclasses import dataclass
 
 from .base import Method
 
-__all__ = ["COMMON", "LABELS", "REGISTRY", "MethodEntry", "build", "register", "unregister"]
+__all__ = ["COMMON", "LABELS", "REGISTRY", "MethodEntry", "build", "methods_for", "register",
+           "unregister"]
 
 COMMON = ("beta", "omega", "tangent", "problem")  # what every run has
 
@@ -26,6 +38,9 @@ class MethodEntry:
     name: str
     label: str
     factory: Callable[..., Method]
+    replaces: str | None = None
+    when: Callable[[object], bool] | None = None
+    needs: type | None = None  # the class of problem the method runs on (None: any)
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -37,16 +52,30 @@ class MethodEntry:
 REGISTRY: dict[str, MethodEntry] = {}
 
 
-def register(name: str, label: str) -> Callable[[Callable[..., Method]], Callable[..., Method]]:
-    """Decorator: register ``factory`` under ``name`` (a new name; labels are for people)."""
+def register(name: str, label: str, *, replaces: str | None = None,
+             when: Callable[[object], bool] | None = None, needs: type | None = None,
+             ) -> Callable[[Callable[..., Method]], Callable[..., Method]]:
+    """Decorator: register ``factory`` under ``name`` (a new name; labels are for people).
+
+    ``replaces`` and ``when``: the factory builds the method ``replaces`` for the problems on
+    which ``when(problem)`` is true (given together). ``needs``: the class of problem it runs
+    on, when not every problem."""
+    if (replaces is None) != (when is None):
+        raise ValueError("a variant needs both replaces= and when=")
 
     def decorate(factory: Callable[..., Method]) -> Callable[..., Method]:
         if name in REGISTRY:
             raise ValueError(f"a method named {name!r} is already registered")
-        REGISTRY[name] = MethodEntry(name, label, factory)
+        REGISTRY[name] = MethodEntry(name, label, factory, replaces, when, needs)
         return factory
 
     return decorate
+
+
+def methods_for(kind: type) -> list[str]:
+    """The names of the methods that run on every problem of class ``kind``."""
+    return [name for name in _listed()
+            if REGISTRY[name].needs is None or issubclass(kind, REGISTRY[name].needs)]
 
 
 def unregister(name: str) -> None:
@@ -60,7 +89,7 @@ def build(name: str, *, beta: object = 0.5, omega: object = 1.0, tangent: str = 
     an option the method does not take."""
     if name not in REGISTRY:
         raise ValueError(f"unknown method {name!r}; choose one of {list(REGISTRY)}")
-    entry = REGISTRY[name]
+    entry = _for_problem(REGISTRY[name], problem)
     params = inspect.signature(entry.factory).parameters
     unknown = sorted(set(options) - set(entry.options))
     if unknown:
@@ -71,17 +100,40 @@ def build(name: str, *, beta: object = 0.5, omega: object = 1.0, tangent: str = 
     return entry.factory(**common, **options)
 
 
+def _for_problem(entry: MethodEntry, problem: object) -> MethodEntry:
+    """The entry that runs ``entry``'s method on ``problem``: a variant whose test holds, or
+    the entry itself; ValueError when only variants of other methods fit the problem."""
+    if problem is None:
+        return entry
+    claims = [e for e in REGISTRY.values() if e.when is not None and e.when(problem)]
+    for variant in claims:
+        if variant.replaces == entry.name:
+            return variant
+    if claims and entry.when is None:
+        fit = sorted({e.replaces for e in claims if e.replaces is not None})
+        raise ValueError(f"method {entry.name!r} does not handle this problem's constraint "
+                         f"({claims[0].label}); choose one of {fit}")
+    return entry
+
+
+def _listed() -> list[str]:
+    return [name for name, entry in REGISTRY.items() if entry.replaces is None]
+
+
 class _Labels(Mapping[str, str]):
-    """name -> label of every registered method, live (a method registered later shows)."""
+    """name -> label of every registered method chosen by name (variants, chosen by the
+    problem, are not listed), live (a method registered later shows)."""
 
     def __getitem__(self, name: str) -> str:
+        if REGISTRY[name].replaces is not None:
+            raise KeyError(name)
         return REGISTRY[name].label
 
     def __iter__(self) -> Iterator[str]:
-        return iter(REGISTRY)
+        return iter(_listed())
 
     def __len__(self) -> int:
-        return len(REGISTRY)
+        return len(_listed())
 
     def __repr__(self) -> str:
         return repr(dict(self))

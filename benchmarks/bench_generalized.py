@@ -1,0 +1,143 @@
+"""Landing on X^T B X = I at n = 20,000, p = 10 with sparse A and B (issue 13).
+
+A: the 2-D Dirichlet Laplacian (5-point stencil) on a 200 x 100 grid; B: the mass matrix of
+bilinear finite elements on that grid (the Kronecker product of the 1-D P1 mass matrices,
+9 nonzeros a row). Problem: ``generalized_eigen(n, 10, A=A, B=B)``, min tr(X^T A X) subject to
+X^T B X = I, its optimum from shift-invert Lanczos.
+
+1. Cost of one iteration: ``solvers.iterate`` with the default step rule (Barzilai-Borwein made
+   safe by the B-ball safe step), one iteration per call, interleaved round by round with the
+   products A X and B X alone. Goal: iteration <= 1.5 x (A X + B X) plus the p x p work; the
+   ratio is reported as measured (median over rounds of the ratio within a round), with the
+   time of the field's dense n x p x p work beside it, and the ratio to the products plus the
+   six n x p x p products of the field (its floor).
+2. Time to relative gap 1e-6 (no pass mark): landing from X0 = initial_point(..., B=B) against
+   scipy.sparse.linalg.lobpcg on the same problem and the same X0 (plain, and with the Jacobi
+   preconditioner diag(A)^{-1}), each rerun with just the iterations it needs.
+
+Run: ``OPENBLAS_NUM_THREADS=1 uv run python benchmarks/bench_generalized.py`` (one BLAS thread:
+on this shared 2-core machine numpy's threads contend with the other jobs).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+import numpy as np
+import scipy.sparse
+import scipy.sparse.linalg
+from _common import interleaved, machine, median_ratio
+
+from landing_core import Config, iterate
+from landing_core.generalized import landing_direction_B
+from landing_core.problems import generalized_eigen, initial_point
+
+NX, NY, P = 200, 100, 10
+GAP = 1e-6
+
+
+def grid_matrices(nx: int, ny: int) -> tuple[scipy.sparse.csr_array, scipy.sparse.csr_array]:
+    def lap(m: int) -> scipy.sparse.dia_array:
+        e = np.ones(m)
+        return scipy.sparse.diags_array([-e[:-1], 2 * e, -e[:-1]], offsets=[-1, 0, 1])
+
+    def mass(m: int) -> scipy.sparse.dia_array:
+        e = np.ones(m)
+        return scipy.sparse.diags_array([e[:-1], 4 * e, e[:-1]], offsets=[-1, 0, 1]) / 6.0
+
+    ix, iy = scipy.sparse.identity(nx), scipy.sparse.identity(ny)
+    A = scipy.sparse.kron(lap(nx), iy) + scipy.sparse.kron(ix, lap(ny))
+    return scipy.sparse.csr_array(A), scipy.sparse.csr_array(scipy.sparse.kron(mass(nx), mass(ny)))
+
+
+def per_iteration(problem, X0, rounds: int = 60) -> None:
+    A, B = problem.A, problem.B
+    X = X0.copy()
+    runs = iterate(problem, X0, Config())
+    next(runs)  # X_0 evaluated
+    BX, G = B @ X, 2.0 * (A @ X)
+    K = np.eye(problem.p)
+
+    def floor():
+        """A X, B X and the n x p x p products of the field: (B X)^T [X, B X, G], G M,
+        B X K_1 M and B X (K_beta M + omega H) (``landing_direction_B``), alone."""
+        AX, BX_ = A @ X, B @ X
+        return BX_.T @ X, BX_.T @ BX_, BX_.T @ AX, AX @ K, BX_ @ K, BX_ @ K
+
+    times = interleaved({
+        "iteration": lambda: next(runs),
+        "A X + B X": lambda: (A @ X, B @ X),
+        "products + n p^2 floor": floor,
+        "field's dense work": lambda: landing_direction_B(X, BX, G, 0.5, 1.0),
+    }, rounds)
+    it, prod, dense = times["iteration"], times["A X + B X"], times["field's dense work"]
+    print(f"\n1. One iteration (n = {problem.n}, p = {problem.p}, nnz(A) = {A.nnz}, "
+          f"nnz(B) = {B.nnz}), {rounds} rounds:")
+    for name, t in times.items():
+        print(f"   {name:20s} median {1e3 * statistics.median(t):7.3f} ms   "
+              f"min {1e3 * min(t):7.3f} ms")
+    print(f"   ratio iteration / (A X + B X): median {median_ratio(it, prod):.2f}, "
+          f"of minimums {min(it) / min(prod):.2f}")
+    print(f"   ratio field's dense work / (A X + B X): median {median_ratio(dense, prod):.2f}")
+    fl = times["products + n p^2 floor"]
+    print(f"   ratio iteration / (A X + B X + the field's n x p x p products): median "
+          f"{median_ratio(it, fl):.2f}, of minimums {min(it) / min(fl):.2f}")
+
+
+def landing_time_to_gap(problem, X0, max_iter: int = 20000, seconds: float = 300.0):
+    """(iterations, seconds, ||h_B||) when |f - f*| <= GAP |f*| first holds."""
+    f_star = problem.f_star
+    t0 = time.perf_counter()
+    for rec in iterate(problem, X0, Config()):
+        if abs(rec.cost - f_star) <= GAP * abs(f_star):
+            return rec.k, time.perf_counter() - t0, rec.infeasibility
+        if rec.status == "diverged" or rec.k >= max_iter or time.perf_counter() - t0 > seconds:
+            return None, time.perf_counter() - t0, rec.infeasibility
+    return None, math.nan, math.nan  # pragma: no cover (iterate never ends on its own)
+
+
+def lobpcg_time_to_gap(problem, X0, precondition: bool, max_iter: int = 5000):
+    """(iterations, seconds) for lobpcg to reach the gap: the history tells how many
+    iterations, then a rerun with exactly that many is timed."""
+    A, B = problem.A, problem.B
+    M = scipy.sparse.diags_array(1.0 / A.diagonal()) if precondition else None
+    lam, _, hist = scipy.sparse.linalg.lobpcg(A, X0, B=B, M=M, largest=False, tol=1e-12,
+                                               maxiter=max_iter, retLambdaHistory=True)
+    sums = [float(np.sum(h)) for h in hist]
+    hit = [k for k, s in enumerate(sums) if abs(s - problem.f_star) <= GAP * abs(problem.f_star)]
+    if not hit:
+        return None, math.nan
+    k = hit[0]
+    t0 = time.perf_counter()
+    lam, _ = scipy.sparse.linalg.lobpcg(A, X0, B=B, M=M, largest=False, tol=1e-14, maxiter=k)
+    elapsed = time.perf_counter() - t0
+    return k, elapsed
+
+
+def main() -> None:
+    print(machine())
+    A, B = grid_matrices(NX, NY)
+    n = A.shape[0]
+    t0 = time.perf_counter()
+    problem = generalized_eigen(n, P, A=A, B=B)
+    print(f"\nsetup: generalized_eigen (B check by sparse LU, f* by shift-invert Lanczos) "
+          f"{time.perf_counter() - t0:.2f} s; f* = {problem.f_star:.12g}")
+    X0 = initial_point(n, P, 0.1, seed=0, B=B)
+    per_iteration(problem, X0)
+    print(f"\n2. Time to relative gap {GAP:g} from the same X0 (||h_B(X0)|| = "
+          f"{np.linalg.norm(X0.T @ (B @ X0) - np.eye(P)):.3f}):")
+    k, sec, d = landing_time_to_gap(problem, X0)
+    print("   landing (default: BB + B-ball safe step): "
+          + (f"{k} iterations, {sec:.2f} s, ||h_B|| = {d:.1e}" if k is not None else
+             f"not reached in {sec:.1f} s"))
+    for pre in (False, True):
+        k, sec = lobpcg_time_to_gap(problem, X0, pre)
+        name = "lobpcg, Jacobi preconditioner" if pre else "lobpcg, no preconditioner"
+        print(f"   {name}: " + (f"{k} iterations, {sec:.2f} s" if k is not None else
+                                 "not reached"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""The sidebar's constraint: XᵀX = I, or XᵀBX = I with a preset or an uploaded B (pure).
+
+A problem carrying ``B`` makes the library's landing keep to XᵀBX = I
+(``landing_core.methods.generalized``); this module only chooses B and attaches it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from landing_core.generalized import check_spd
+from landing_core.problems import Problem, qf
+
+from .state import AppConfig
+
+Array = np.ndarray
+
+PRESET_CONDITION = 25.0
+"""The preset B's condition number: eigenvalues log-spaced in [1/5, 5], so the layers of the
+plane view are ellipses five times as long as wide."""
+
+
+def preset_B(n: int) -> Array:
+    """A fixed symmetric positive definite n x n matrix, Q diag(logspace(-log 5, log 5)) Q^T
+    with Q a fixed random rotation (the same for every seed: the constraint is part of the
+    lesson, the seed draws the cost and X0)."""
+    Q = qf(np.random.default_rng(2024).standard_normal((n, n)))
+    root = np.sqrt(PRESET_CONDITION)
+    return (Q * np.logspace(-np.log10(root), np.log10(root), n)) @ Q.T
+
+
+def check_uploaded_B(B: Array, n: int) -> Array:
+    """An uploaded B checked for this n (square n x n, symmetric, positive definite), or a
+    ValueError in words for the sidebar."""
+    return check_spd(B, n)
+
+
+def constraint_matrix(config: AppConfig, uploaded: Array | None) -> Array | None:
+    """B for the configuration: None for XᵀX = I, the preset, or the uploaded B (ValueError
+    when none is uploaded or it does not fit)."""
+    if config.constraint == "identity":
+        return None
+    if config.constraint == "preset":
+        return preset_B(config.n)
+    if uploaded is None:
+        raise ValueError("upload a symmetric positive definite B (n × n) in the sidebar")
+    return check_uploaded_B(uploaded, config.n)
+
+
+def with_constraint(problem: Problem, B: Array | None) -> Problem:
+    """The problem on XᵀBX = I (its optimum over St(n, p) no longer applies: f* unknown)."""
+    if B is None:
+        return problem
+    return replace(problem, B=B, f_star=None, f_star_by_det={},
+                   description=f"{problem.description} on XᵀBX = I")

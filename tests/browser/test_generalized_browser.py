@@ -1,0 +1,57 @@
+"""The constraint XᵀBX = I in the explorer, in headless Chromium: the layers as ellipses in
+the plane (with the field) and as ellipsoid outlines on the 3-D view."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import player, state
+
+pytestmark = pytest.mark.browser
+
+INK_JS = """() => { const c = document.querySelector('canvas');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let ink = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 200) ink++;
+    return ink / (d.length / 4); }"""
+
+
+@pytest.mark.parametrize(("query", "view", "name"), [
+    ("problem=brockett&n=2&p=1&seed=3&distance=0.5", "plane", "plane_B_2x1"),
+    ("problem=brockett&n=3&p=1&seed=1", "sphere", "ellipsoid_B_3x1"),
+])
+def test_the_B_layers_are_drawn_and_the_run_lands_on_them(server, page, shots, query, view,
+                                                          name):
+    page.goto(f"{server}/?{query}&constraint=preset&step=bb&max_iter=600")
+    frame = player(page)
+    s = state(frame)
+    assert s["view"] == view and s["done"]
+    assert frame.evaluate("() => !!landingPlayer.run.view.W")
+    frame.get_by_role("button", name="Run", exact=True).click()
+    frame.wait_for_function("!landingPlayer.playing", timeout=30_000)
+    assert frame.evaluate(INK_JS) > 0.01
+    assert "converged" in state(frame)["status"].lower()
+    page.screenshot(path=shots / f"view_{name}.png")
+    assert page.console_errors == []
+
+
+def test_the_B_presets_open_the_ellipses_and_the_side_by_side_comparison(server, page, shots):
+    from explorer.presets import PRESETS
+
+    from .helpers import CHART, wait_idle
+
+    index = [p.title for p in PRESETS].index("XᵀX = I against XᵀBX = I from the same X₀")
+    page.goto(server)
+    player(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Lecture presets",
+                                                            exact=True).click()
+    wait_idle(page, charts=False)
+    page.get_by_text("XᵀX = I against XᵀBX = I").first.wait_for()
+    page.get_by_role("button", name="Show me").nth(index).click()
+    page.get_by_text("Compare configurations").wait_for(timeout=30_000)
+    wait_idle(page)
+    names = page.evaluate(
+        f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
+    assert sorted(set(names)) == ["on XᵀBX = I", "on XᵀX = I"]
+    page.get_by_text("XᵀBX = I", exact=True).first.wait_for(state="attached")  # the summary
+    page.screenshot(path=shots / "compare_St_vs_B.png")
+    assert page.console_errors == []

@@ -1,0 +1,112 @@
+"""The app's views of the generalized Stiefel constraint X^T B X = I, with AppTest."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = "../app.py"
+
+
+def test_theory_page_checks_the_B_formulas_live():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page("pages/theory.py").run()
+    assert not at.exception
+    assert any("XᵀBX = I" in h.value for h in at.header)
+    for label in ("10", "10⁴"):
+        at.radio(key="theory_b_cond").set_value(label).run()
+        assert not at.exception
+        failing = [e.value for e in at.error]
+        assert failing == []
+        titles = " ".join(s.value for s in at.success)
+        for name in ("every tangent term keeps XᵀBX", "Riemannian gradient of g^{β,B}",
+                     "change of variables", "B-ball safe step"):
+            assert name in titles
+
+
+def _player_data(at: AppTest) -> dict:
+    import json
+
+    return json.loads(at.get("component_instance")[0].proto.json_args)["data"]
+
+
+def test_explorer_runs_on_XtBX_with_the_preset_B_and_draws_ellipses():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(n="2", p="1", constraint="preset", step="bb", max_iter="800")
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == "Landing on XᵀBX = I"
+    data = _player_data(at)
+    plane = data["header"]["views"][0]
+    assert plane["kind"] == "plane"
+    B, W = np.array(plane["B"]), np.array(plane["W"])
+    np.testing.assert_allclose(W.T @ B @ W, np.eye(2), atol=1e-9)  # W maps circle to ellipse
+    assert np.linalg.cond(B) == pytest.approx(25.0, rel=1e-6)
+    x = np.array(data["x"][-1]) if data["done"] else np.array(data["x"][0])
+    assert x.shape == (2,)
+    assert at.query_params["constraint"] == "preset"
+
+
+def test_the_constraint_choice_changes_the_run_and_returns_to_St():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(n="3", p="1")
+    at.run()
+    assert "B" not in _player_data(at)["header"]["views"][0]
+    at.selectbox(key="w_constraint").set_value("preset").run()
+    assert not at.exception
+    sphere = _player_data(at)["header"]["views"][0]
+    assert sphere["kind"] == "sphere" and len(sphere["W"]) == 3
+    at.selectbox(key="w_constraint").set_value("upload").run()  # no B uploaded yet
+    assert not at.exception
+    assert any("upload a symmetric positive definite B" in i.value for i in at.info)
+    assert "B" not in _player_data(at)["header"]["views"][0]
+
+
+def test_compare_runs_St_and_the_B_constraint_side_by_side():
+    from explorer import compare
+    from explorer.constraint import preset_B
+    from explorer.state import AppConfig
+
+    config = AppConfig(problem="brockett", n=5, p=2, seed=1, distance=0.3, max_iter=3000)
+    rows = [compare.row("St", step="bb", constraint="identity"),
+            compare.row("B", step="bb", constraint="B")]
+    runs, f_star = compare.run_rows(config, rows, None)
+    assert f_star is None  # the B run's optimum is not St's
+    (st_run, b_run) = runs
+    assert st_run["status"] == b_run["status"] == "converged"
+    B = preset_B(5)
+    assert not st_run["B"] and b_run["B"]
+    assert b_run["infeasibility"][-1] <= 1e-8 and st_run["infeasibility"][-1] <= 1e-8
+    assert compare.summary(runs, None)[1]["constraint"] == "XᵀBX = I"
+    assert np.linalg.cond(B) == pytest.approx(25.0)
+    alone, f_alone = compare.run_rows(config, rows[:1], None)
+    assert f_alone is not None and abs(alone[0]["cost"][-1] - f_alone) <= 1e-8
+
+
+def test_old_compare_links_without_a_constraint_still_load():
+    from explorer import compare
+
+    old = '[["β = 1","landing","beta",1.0,1.0,"safe",0.1]]'
+    rows, warnings = compare.rows_from_query(old)
+    assert warnings == [] and rows[0]["constraint"] == "sidebar"
+    bad, warnings = compare.rows_from_query('[["x","landing","beta",1,1,"safe",0.1,"oval"]]')
+    assert bad == [] and "unknown constraint 'oval'" in warnings[0]
+
+
+def test_the_sweep_page_runs_on_XtBX_when_the_sidebar_says_so():
+    from explorer import sweeps
+    from explorer.constraint import preset_B
+    from explorer.state import AppConfig
+
+    config = AppConfig(problem="brockett", constraint="preset", n=4, p=2, max_iter=400)
+    spec = sweeps.make_spec(config, plane="beta", step="safe", param_range=(0.3, 3.0),
+                            eta_range=(0.05, 0.2), size=3)
+    assert spec.base.constraint == "preset"
+    outcome = sweeps.run_sweep(spec, None, None, preset_B(4))
+    assert "converged" in set(outcome.result.status)
+    assert np.all(outcome.result.final_infeasibility[outcome.result.status == "converged"]
+                  <= 1e-8)
+    plain = sweeps.run_sweep(spec)  # the same grid on XᵀX = I lands elsewhere
+    assert not np.allclose(plain.result.final_cost, outcome.result.final_cost)

@@ -1,0 +1,215 @@
+"""Landing on X^T B X = I through the library's entry points: the problem generalized_eigen,
+initial_point with B, the method chosen from the problem (no mention of B in solve or sweep),
+and convergence to the optimum of scipy.linalg.eigh(A, B)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+import scipy.sparse
+
+from landing_core import Config, landing, methods, riemannian_gd, solve
+from landing_core.methods.generalized import GeneralizedLanding
+from landing_core.problems import (
+    Problem,
+    as_problem,
+    check_gradient,
+    generalized_eigen,
+    initial_point,
+)
+from landing_core.solvers import METHODS
+from landing_core.steps import Armijo, Safe
+from landing_core.sweep import run_batch
+
+
+def laplacian_and_mass(m: int) -> tuple[scipy.sparse.csr_array, scipy.sparse.csr_array]:
+    """The 2-D Dirichlet Laplacian (5-point) on an m x m grid and the lumped-plus-consistent
+    mass matrix of linear finite elements in 1-D, tensorized (both n x n, n = m^2, SPD)."""
+    e = np.ones(m)
+    T = scipy.sparse.diags_array([-e[:-1], 2 * e, -e[:-1]], offsets=[-1, 0, 1])
+    Mm = scipy.sparse.diags_array([e[:-1], 4 * e, e[:-1]], offsets=[-1, 0, 1]) / 6.0
+    eye = scipy.sparse.identity(m)
+    A = scipy.sparse.kron(T, eye) + scipy.sparse.kron(eye, T)
+    return scipy.sparse.csr_array(A), scipy.sparse.csr_array(scipy.sparse.kron(Mm, Mm))
+
+
+# ----------------------------------------------------------------------------- the problem
+
+
+def test_generalized_eigen_has_A_B_and_the_optimum_of_eigh():
+    P = generalized_eigen(12, 3, seed=5, condition=1e3)
+    assert P.A.shape == P.B.shape == (12, 12)
+    lam = scipy.linalg.eigh(P.A, P.B, eigvals_only=True)
+    assert P.f_star == pytest.approx(lam[:3].sum(), rel=1e-12)
+    assert np.linalg.cond(P.B) == pytest.approx(1e3, rel=1e-6)
+    X = initial_point(12, 3, 0.3, 1, B=P.B)
+    assert check_gradient(P, X).passed
+    _, V = scipy.linalg.eigh(P.A, P.B, subset_by_index=[0, 2])
+    assert P.cost(V) == pytest.approx(P.f_star, rel=1e-12)
+
+
+def test_sparse_problem_matches_the_dense_one():
+    A, B = laplacian_and_mass(6)
+    sparse = generalized_eigen(36, 4, A=A, B=B)
+    dense = generalized_eigen(36, 4, A=A.toarray(), B=B.toarray())
+    assert sparse.f_star == pytest.approx(dense.f_star, rel=1e-10)
+    X = initial_point(36, 4, 0.2, 0, B=B)
+    assert sparse.cost(X) == pytest.approx(dense.cost(X), rel=1e-12)
+    np.testing.assert_allclose(sparse.egrad(X), dense.egrad(X), rtol=1e-12, atol=1e-12)
+    stack = np.stack([X, 2 * X])
+    np.testing.assert_allclose(sparse.cost(stack), dense.cost(stack), rtol=1e-12)
+
+
+def test_initial_point_with_B_is_at_the_prescribed_distance():
+    B = generalized_eigen(10, 3, condition=1e4).B
+    s = np.array([0.5, 1.0, 1.5])
+    X = initial_point(10, 3, seed=2, singular_values=s, B=B)
+    np.testing.assert_allclose(np.linalg.eigvalsh(X.T @ B @ X), s**2, rtol=1e-10)
+    on = initial_point(10, 3, 0.0, 2, B=scipy.sparse.csr_array(B))
+    assert np.linalg.norm(on.T @ B @ on - np.eye(3)) <= 1e-12
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"B": -np.eye(6)}, "positive definite"),
+    ({"B": np.ones((5, 5))}, r"shape \(6, 6\)"),
+    ({"B": np.triu(np.ones((6, 6)))}, "symmetric"),
+    ({"A": np.triu(np.ones((6, 6)))}, "symmetric"),
+    ({"A": np.ones((6, 5))}, "shape"),
+    ({"condition": 0.5}, "condition"),
+])
+def test_bad_input_is_refused_clearly(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        generalized_eigen(6, 2, **kwargs)
+
+
+def test_initial_point_refuses_a_B_that_is_not_spd():
+    with pytest.raises(ValueError, match="positive definite"):
+        initial_point(4, 2, 0.1, 0, B=-np.eye(4))
+    with pytest.raises(ValueError, match="shape"):
+        initial_point(4, 2, 0.1, 0, B=np.eye(3))
+
+
+# ----------------------------------------------------------------------------- the method
+
+
+def test_the_problem_chooses_the_method():
+    P = generalized_eigen(8, 2, condition=10.0)
+    assert isinstance(methods.build("landing", problem=P), GeneralizedLanding)
+    assert type(methods.build("landing")).__name__ == "Landing"
+    assert "landing-B" not in METHODS  # chosen by the problem, not from the menus
+    with pytest.raises(ValueError, match="does not handle this problem's constraint"):
+        riemannian_gd(P, initial_point(8, 2, 0.1, 0, B=P.B))
+    duck = type("Duck", (), {"n": 8, "p": 2, "cost": P.cost, "egrad": P.egrad, "B": P.B})()
+    assert as_problem(duck).B is P.B
+    assert isinstance(methods.build("landing", problem=as_problem(duck)), GeneralizedLanding)
+
+
+@pytest.mark.parametrize("tangent", ["beta", "euclidean", "relative"])
+def test_landing_reaches_the_generalized_optimum(tangent):
+    P = generalized_eigen(10, 3, seed=1, condition=1e2)
+    X0 = initial_point(10, 3, 0.3, 1, B=P.B)
+    res = landing(P, X0, step=0.002 if tangent == "relative" else 0.02, tangent=tangent,
+                  tol=1e-10, max_iter=40000)
+    assert res.status == "converged"
+    assert np.linalg.norm(res.X.T @ P.B @ res.X - np.eye(3)) <= 1e-8
+    assert abs(res.cost[-1] - P.f_star) <= 1e-8 * abs(P.f_star)
+    assert res.infeasibility[-1] == pytest.approx(
+        np.linalg.norm(res.X.T @ P.B @ res.X - np.eye(3)), abs=1e-15)
+
+
+def test_a_duck_typed_problem_with_B_keeps_to_XtBX():
+    """Brockett's cost on X^T B X = I through a plain Problem carrying B."""
+    P = generalized_eigen(8, 2, seed=4, condition=50.0)
+    N = np.array([2.0, 1.0])
+    prob = Problem(n=8, p=2, cost=lambda X: np.einsum("...ij,...ij->...", X, P.A @ X * N),
+                   egrad=lambda X: 2.0 * (P.A @ X) * N, B=P.B)
+    res = solve(prob, initial_point(8, 2, 0.2, 3, B=P.B), Config(step=0.01), max_iter=40000,
+                tol=1e-10)
+    lam = scipy.linalg.eigh(P.A, P.B, eigvals_only=True)[:2]
+    assert res.status == "converged"
+    assert res.cost[-1] == pytest.approx(2 * lam[0] + lam[1], rel=1e-8)
+
+
+def test_sweep_runs_B_runs_like_single_runs():
+    P = generalized_eigen(8, 2, seed=2, condition=20.0)
+    X0 = np.stack([initial_point(8, 2, 0.2, s, B=P.B) for s in (0, 1, 2)])
+    betas = np.array([0.5, 1.0, 2.0])
+    iters, status, cost, infeas, gnorm = run_batch(
+        P, X0, beta=betas, omega=1.0, eta=0.02, step="constant", max_iter=3000, tol=1e-9)
+    for i in range(3):
+        single = solve(P, X0[i], Config(beta=float(betas[i]), step=0.02), max_iter=3000,
+                       tol=1e-9)
+        assert (status[i], iters[i]) == (single.status, single.iterations)
+        assert cost[i] == pytest.approx(single.cost[-1], rel=1e-10)
+    assert set(status) == {"converged"}
+
+
+# ----------------------------------------------------------------------------- step rules
+
+
+@pytest.mark.parametrize(("condition", "tangent"), [(1e2, "beta"), (1e2, "relative"),
+                                                    (1e2, "euclidean"), (1e4, "beta")])
+def test_the_default_step_reaches_the_goals(condition, tangent):
+    """Barzilai-Borwein made safe by the B-ball safe step, no step to tune: ||XᵀBX - I|| and
+    the relative gap both <= 1e-8 (issue 13's goals)."""
+    P = generalized_eigen(20, 4, seed=1, condition=condition)
+    res = landing(P, initial_point(20, 4, 0.3, 2, B=P.B), tangent=tangent, tol=1e-10,
+                  max_iter=20000)
+    assert res.status == "converged"
+    assert np.linalg.norm(res.X.T @ P.B @ res.X - np.eye(4)) <= 1e-8
+    assert abs(res.cost[-1] - P.f_star) <= 1e-8 * abs(P.f_star)
+
+
+@pytest.mark.parametrize("step", [Safe(1.0), Safe(0.05), Armijo(), None])
+def test_no_rule_lets_the_infeasibility_leave_the_B_ball(step):
+    P = generalized_eigen(20, 4, seed=3, condition=1e3)
+    X0 = initial_point(20, 4, 0.3, 4, B=P.B)
+    res = landing(P, X0, step=step, max_iter=300)
+    assert res.status != "diverged"
+    assert np.max(res.infeasibility) <= max(0.5, res.infeasibility[0]) * (1 + 1e-12)
+
+
+def test_safe_step_from_outside_the_ball_never_raises_the_infeasibility_above_eps():
+    """||h_B(X_{k+1})|| <= max(eps, ||h_B(X_k)||) also where ||h_B|| >= 1 (where St(n, p)'s
+    lemma says nothing): outside the ball the infeasibility only falls."""
+    P = generalized_eigen(10, 3, seed=0, condition=1e2)
+    X0 = initial_point(10, 3, seed=1, singular_values=np.array([0.3, 1.2, 1.6]), B=P.B)
+    res = landing(P, X0, step=Safe(1.0), max_iter=200)
+    d = res.infeasibility
+    assert d[0] > 1.0
+    assert np.all(d[1:] <= np.maximum(0.5, d[:-1]) * (1 + 1e-12))
+
+
+def test_armijo_converges_on_B():
+    P = generalized_eigen(20, 4, seed=1, condition=1e2)
+    res = landing(P, initial_point(20, 4, 0.3, 2, B=P.B), step=Armijo(), tol=1e-10,
+                  max_iter=5000)
+    assert res.status == "converged"
+    assert abs(res.cost[-1] - P.f_star) <= 1e-8 * abs(P.f_star)
+
+
+def test_sweep_safe_steps_on_B_equal_single_runs():
+    P = generalized_eigen(8, 2, seed=2, condition=10.0)
+    X0 = np.stack([initial_point(8, 2, 0.4, s, B=P.B) for s in (0, 1)])
+    etas = np.array([0.05, 0.1])
+    iters, status, cost, infeas, _ = run_batch(P, X0, beta=0.5, omega=1.0, eta=etas,
+                                               step="safe", max_iter=2000, tol=1e-9)
+    assert set(status) == {"converged"}
+    for i in range(2):
+        single = solve(P, X0[i], Config(step=Safe(float(etas[i]))), max_iter=2000, tol=1e-9)
+        assert (status[i], iters[i]) == (single.status, single.iterations)
+        assert cost[i] == pytest.approx(single.cost[-1], rel=1e-9)
+
+
+def test_sweep_grid_starts_at_the_distance_from_XtBX():
+    from landing_core.sweep import sweep
+
+    P = generalized_eigen(6, 2, seed=0, condition=10.0)
+    res = sweep(P, beta=(0.5, 2.0), eta=(0.05,), seed=(0, 1), distance=0.3, max_iter=3000,
+                tol=1e-9)
+    assert set(res.status) == {"converged"}
+    np.testing.assert_allclose(res.final_cost, P.f_star, rtol=1e-7)
+    X0 = initial_point(6, 2, 0.3, 0, B=P.B)
+    single = solve(P, X0, Config(beta=0.5, step=Safe(0.05)), max_iter=3000, tol=1e-9)
+    assert res.iterations[0] == single.iterations
