@@ -76,7 +76,7 @@ every page.
   where β acts as the β-metric does for Riemannian GD on St(n, p)); *the ω trade-off* (a
   larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
-  not). Lecture mode hides their explanations; presets open them. Below them, **XᵀBX = I**:
+  not). Lecture mode hides their explanations; presets open them. A third part, **XᵀBX = I**:
   the generalized Stiefel constraint's formulas (tangent terms, a β-family for B, the change
   of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is proved and what
   is not.
