@@ -80,6 +80,7 @@ class Cost:
     what: str
     lower: str
     iterations: int = 0
+    lower_memory: str = ""  # what reduces the memory, when not ``lower``
 
     def refusal(self, budget: Budget) -> str | None:
         """Why the action is refused (a message naming what to lower), or None when it fits."""
@@ -93,7 +94,9 @@ class Cost:
         if over_memory:
             needs.append(f"about {_bytes(self.memory)} of memory (this server allows "
                          f"{_bytes(budget.memory)})")
-        text = f"{self.what} would need {' and '.join(needs)}. Lower {self.lower}"
+        lower = self.lower_memory if over_memory and not over_time and self.lower_memory \
+            else self.lower
+        text = f"{self.what} would need {' and '.join(needs)}. Lower {lower}"
         if over_time and not over_memory and self.iterations > 1:
             fits = int(self.iterations * budget.seconds / self.seconds)
             if fits >= 1:
@@ -106,7 +109,7 @@ def _seconds(s: float) -> str:
 
 
 def _bytes(b: float) -> str:
-    return f"{b / 2**20:.0f} MB" if b < 2**30 else f"{b / 2**30:.1f} GB"
+    return f"{b / 2**20:.0f} MB" if b < 2**30 else f"{b / 2**30:.3g} GB"
 
 
 def problem_units(problem: str, n: int, p: int, m: int = 0) -> float:
@@ -173,7 +176,32 @@ def sweep_cost(problem: str, n: int, p: int, iterations: int, runs: int, m: int 
                      + (RESIDUAL_COPIES * rows * p if problem == "procrustes" else 0))
     return Cost(MARGIN * iterations * per_iteration,
                 BASE_MEMORY + matrix_memory(problem, n, p, m) + runs * per_run, "This sweep",
-                "the grid resolution, max iterations, n or p", iterations)
+                "the grid resolution, max iterations, n or p", iterations,
+                "the grid resolution, n or p" + (", or upload a matrix with fewer rows"
+                                                  if m > n else ""))
+
+
+def stochastic_cost(n: int, p: int, samples: int, batch: int, epochs: int,
+                    methods: Sequence[str]) -> Cost:
+    """The stochastic page's runs over ``epochs`` epochs: per epoch ceil(m / b) updates of a
+    minibatch method (the minibatch's two products, 2 b n p, and the field, 5 n p^2) or one
+    full-gradient update (2 m n p) for full-batch landing, and each epoch's evaluation of the
+    full sum (2 m n p); SAGA's table (m p floats, filled by one pass at X_0); the samples
+    (m n floats) once."""
+    updates = math.ceil(samples / batch)
+    full = 2.0 * samples * n * p + 5.0 * n * p * p
+    seconds = 0.0
+    for method in methods:
+        if method == "landing":
+            per_epoch = ITERATION_OVERHEAD + full * SECONDS_PER_UNIT
+        else:
+            per_epoch = updates * (ITERATION_OVERHEAD + (2.0 * batch * n * p + 5.0 * n * p * p)
+                                   * SECONDS_PER_UNIT)
+        seconds += epochs * (per_epoch + full * SECONDS_PER_UNIT)
+    table = 8.0 * samples * p if "saga" in methods else 0.0
+    history = len(methods) * (epochs + 1) * BYTES_PER_RECORD
+    return Cost(MARGIN * seconds, BASE_MEMORY + 8.0 * samples * n + table + history,
+                "These runs", "the epochs, the samples or n, or raise the batch")
 
 
 def upload_cost(problem: str, shape: tuple[int, int]) -> Cost:

@@ -16,6 +16,8 @@ from dataclasses import replace
 import numpy as np
 
 from landing_core.geometry import TANGENT_TERMS
+from landing_core.methods import methods_for
+from landing_core.problems import Problem
 from landing_core.solvers import METHODS, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
@@ -176,8 +178,8 @@ STEPS_HELP = (
     "1/β. **Armijo** and **Barzilai–Borwein** adapt the step to each row's field. **The safe "
     "step does not**: it only shortens steps that would take ‖XᵀX − I‖ above ε; near the solution "
     "its bound grows without limit and every row takes the same constant min(η, 1/(2ω)), with "
-    "the constant step's bias (brockett 3 × 2: 125, 132, 244 and 1095 iterations for β = 0.1, "
-    "0.5, 1, 5 at its safe step; 32, 25, 29, 42 with BB).")
+    "the constant step's bias (brockett 3 × 2: 125, 128, 244 and 1202 iterations for β = 0.1, "
+    "0.5, 1, 5 at its safe step; 31, 25, 29, 42 with BB).")
 CONSTANT_NOTE = (
     "A constant η favours whichever field happens to be scaled for it. For a fair comparison "
     "choose “each with Armijo” or “each with Barzilai–Borwein” above: only they adapt the "
@@ -196,9 +198,15 @@ ROW_BOUNDS = {"beta": (1e-3, 1e3), "omega": (1e-3, 1e3), "eta": (1e-5, 100.0)}
 """The range of each number a row may hold: the table editor's limits and the URL's."""
 
 
+def row_methods() -> list[str]:
+    """The methods a row may run: those for any problem (the app's problems carry no samples;
+    the stochastic ones have their own page)."""
+    return methods_for(Problem)
+
+
 def check_row(r: dict) -> str | None:
     """Why a row cannot run (a message), or None when it is valid."""
-    for key, names, what in (("method", METHODS, "method"),
+    for key, names, what in (("method", row_methods(), "method"),
                              ("tangent", TANGENT_TERMS, "tangent term"),
                              ("step", STEP_RULES, "step rule"),
                              ("constraint", ROW_CONSTRAINTS, "constraint")):
@@ -243,10 +251,12 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     ``B``: the sidebar's constraint matrix (None for XᵀX = I); a row runs on XᵀX = I, on
     XᵀBX = I (with B, or the preset B when the sidebar has none) or as the sidebar says.
     Returns one dict per row (label, histories, iterates for n <= 3, status, message,
-    iterations) and f* (over X_0's component when p = n; None when a row runs on XᵀBX = I,
-    whose optimum differs). Under a fairness choice each label names the rule that ran, e.g.
-    "β = 0.1 [BB]". ``should_stop`` goes to every row's ``solve`` (rows after a stop are
-    stopped at X_0); ``progress(i, rows, label)`` is called before row i.
+    iterations, ``f_star``: f* over the component of O(n) of the row's final iterate when
+    p = n, since a long step can cross, and ``B``: whether the row ran on XᵀBX = I) and f* over
+    X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose optimum differs).
+    Under a fairness choice each label names the rule that ran, e.g. "β = 0.1 [BB]".
+    ``should_stop`` goes to every row's ``solve`` (rows after a stop are stopped at X_0);
+    ``progress(i, rows, label)`` is called before row i.
     """
     plain = build_problem(config, matrix)
     on = {"identity": plain, "B": with_constraint(plain, preset_B(config.n) if B is None else B)}
@@ -267,7 +277,7 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
                          infeasibility=result.infeasibility, grad_norm=result.grad_norm,
                          time=result.time, X=result.iterates, status=result.status,
                          message=result.message, iterations=result.iterations,
-                         B=problem.B is not None))
+                         f_star=result.f_star, B=problem.B is not None))
     mixed = any(run["B"] for run in runs)
     return runs, None if mixed else plain.optimum_from(X0)
 
@@ -288,7 +298,8 @@ def frame_motion(X: np.ndarray) -> tuple[float, float]:
 
 
 def summary(runs: list[dict], f_star: float | None) -> list[dict]:
-    """The summary table: iterations and time to tolerance, final f - f*, final ||h||, status;
+    """The summary table: iterations and time to tolerance, final f - f* (with the row's own
+    f*, ``run["f_star"]``, where given: its final iterate's component), final ||h||, status;
     where the iterates were kept and p >= 2, the frame's turn within its span and the span's
     motion (``frame_motion``)."""
     table = []
@@ -299,7 +310,8 @@ def summary(runs: list[dict], f_star: float | None) -> list[dict]:
             "status": STATUS_LABELS.get(run["status"], run["status"]),
             "iterations to tol": run["iterations"] if done else None,
             "time to tol (ms)": 1e3 * float(run["time"][-1]) if done else None,
-            "final f − f*": None if f_star is None else float(run["cost"][-1] - f_star),
+            "final f − f*": None if f_star is None else float(
+                run["cost"][-1] - run.get("f_star", f_star)),
             "final ‖XᵀX − I‖": float(run["infeasibility"][-1]),
             "constraint": "XᵀBX = I" if run.get("B") else "XᵀX = I",
         }

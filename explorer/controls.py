@@ -58,6 +58,12 @@ STEP_HELP = (
     "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "
     "by ηω = ½: the cap guards the normal term, not the descent."
 )
+BETA_HELP = (
+    "The β-metric's weight on rotations within span(X): the tangent term's rotation block, "
+    "in which the columns stay orthonormal and turn together within their span, is scaled by "
+    "1/β, so β sets the rate of that turn; the motion out of the span does not depend on β. "
+    "β = 1: the embedded metric; β = ½: the canonical one. For p = 1 there is no such turn."
+)
 OMEGA_HELP = (
     "The normal term's weight: ‖XᵀX − I‖ decays at rate 2ω (about 2ηω per step), and the "
     "safe step caps η at 1/(2ω). Under Barzilai–Borwein ω barely acts: a long BB step lowers "
@@ -262,7 +268,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     beta_idle = tangent != "beta" or p == 1
     beta = sb.select_slider("β (log scale)",
                             _options(LOG_GRID, st.session_state.get("w_beta", config.beta)),
-                            key="w_beta", format_func=fmt, disabled=beta_idle)
+                            key="w_beta", format_func=fmt, disabled=beta_idle, help=BETA_HELP)
     if tangent == "beta" and p == 1:
         sb.caption("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0). "
                    "Set p ≥ 2 to see β act.")

@@ -20,7 +20,7 @@ import streamlit.components.v1 as components
 from landing_core.problems import Problem
 from landing_core.solvers import STOPPED, stopped_message
 
-from . import playback, runner, work
+from . import playback, runner, text, work
 from .budget import Cost
 from .gate import GATE, HEAVY_SECONDS, Gate
 from .state import AppConfig
@@ -42,7 +42,8 @@ class LiveRun:
     - the thread computes only while the page keeps asking for chunks: each request renews a
       lease of LEASE seconds, and the thread ends when it runs out (a closed tab, a stopped
       script); a later request starts a new thread that goes on with the same iterates;
-    - after ``seconds`` of computing (the budget) the run ends with status "stopped";
+    - after ``seconds`` of computing (the budget; the thread's CPU time) the run ends with
+      status "stopped";
     - a heavy run (``heavy``) computes only while it holds a slot of the process-wide gate;
       ``queued`` says it is waiting for one.
     """
@@ -55,7 +56,7 @@ class LiveRun:
         self.lock = threading.Lock()
         self.cancelled = False
         self.queued = False
-        self.spent = 0.0  # seconds of computing so far
+        self.spent = 0.0  # CPU seconds of computing so far
         self._config, self._heavy, self._gate = config, heavy, gate
         self._seconds = seconds or work.BUDGET.seconds
         self._lease = 0.0
@@ -92,14 +93,14 @@ class LiveRun:
 
     def _compute(self) -> None:
         tol, limit = self._config.tol, self._config.max_iter
-        start = time.monotonic()
+        start = time.thread_time()  # computing time: a loaded machine does not shorten runs
         try:
             while self._wanted():
                 record = next(self._records)
                 with self.lock:
                     if self.trace.feed(record, tol, limit):
                         return
-                    if self.spent + time.monotonic() - start > self._seconds:
+                    if self.spent + time.thread_time() - start > self._seconds:
                         self.trace.status = STOPPED
                         self.trace.message = stopped_message(
                             f"the time limit of {self._seconds:g} s of computing was reached "
@@ -110,7 +111,7 @@ class LiveRun:
                 self.trace.status = "diverged"
                 self.trace.message = f"The run stopped at k = {self.trace.k}: {err}"
         finally:
-            self.spent += time.monotonic() - start
+            self.spent += time.thread_time() - start
 
     def wait(self, seconds: float) -> None:
         """Let the worker run for up to ``seconds`` (less if the run ends)."""
@@ -157,6 +158,10 @@ def chosen_view(names: list[str]) -> str:
     elif st.session_state.get("explorer_view") not in names:
         url = st.query_params.get("view")
         st.session_state.explorer_view = url if url in names else names[0]
+        if url is not None and url not in names:
+            st.warning(text.markdown(f"URL parameter view={text.quote(url)} is not a view of "
+                                     f"this size ({', '.join(names)}); showing {names[0]}."),
+                       icon="⚠️")
     return st.session_state.explorer_view
 
 

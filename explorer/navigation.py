@@ -17,6 +17,7 @@ PAGES = (
     ("pages/explorer.py", "Explorer", ":material/flight_land:"),
     ("pages/compare.py", "Compare", ":material/compare_arrows:"),
     ("pages/sweep.py", "Sweep", ":material/grid_on:"),
+    ("pages/stochastic.py", "Stochastic", ":material/shuffle:"),
     ("pages/theory.py", "Theory", ":material/functions:"),
     ("pages/presets.py", "Lecture presets", ":material/school:"),
     ("pages/guide.py", "Guide", ":material/menu_book:"),

@@ -47,7 +47,8 @@ def _rows(values: list[Array], start: int, width: int) -> list[list[float]]:
 def chunk(trace: Trace, start: int = 0) -> dict:
     """Iterations start … trace.k: the scalar histories, and per iterate the rows the views
     draw (X_k row-major for n <= 3, the singular values, (m11, m22, m12) of the Gram matrix for
-    p = 2), with the same rows of the exact normal flow at the iterate's time (``_flow``)."""
+    p = 2), with the same rows of the exact normal flow at the iterate's time (``_flow``),
+    and for p = n each iterate's f* (its component's, ``Trace.f_star``)."""
     if not 0 <= start <= trace.k + 1:
         raise ValueError(f"start = {start} outside 0 … {trace.k + 1}")
     n, p = trace.n, trace.p
@@ -66,6 +67,7 @@ def chunk(trace: Trace, start: int = 0) -> dict:
         "gram": _rows(gram, 0, 3) if p == 2 else None,
         "flow_sigma": flow_sigma,
         "flow_gram": flow_gram,
+        "fstar": _floats(trace.f_star[start:]) if trace.optima else None,
     }
 
 

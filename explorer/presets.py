@@ -71,7 +71,7 @@ PRESETS: list[Preset] = [
         "ω: pull harder, step shorter",
         "‖XᵀX − I‖ decays at rate 2ω, but the safe step caps η at 1/(2ω). ω = 0.3 lands "
         "slowly (151 iterations), ω = 30 crawls along f under its cap η ≤ 1/60 (801), ω = 3 "
-        "does best (72). The penalty at ω = 3 stops off the sphere, at ‖h‖ = 2|λ_min|/ω = 0.63 "
+        "does best (72). The penalty at ω = 3 stops off the sphere, at ‖h‖ = 2|λₘᵢₙ|/ω = 0.63 "
         "(the summary's final ‖XᵀX − I‖); landing has no such bias for any ω.",
         "compare",
         AppConfig(problem="brockett", n=3, p=1, seed=0, distance=0.5, step="safe", eta=0.2,
@@ -94,7 +94,8 @@ PRESETS: list[Preset] = [
         "Only Barzilai–Borwein and Armijo adapt the step to each β, and the stopping rule "
         "measures every β alike. On St(5, 3) β still changes the rate: it weighs the rotation "
         "block against the out-of-span block. On O(3) (p = n) β only rescales the tangent term "
-        "and BB takes the same number of iterations for every β.",
+        "and BB takes the same number of iterations for every β (Armijo nearly: its "
+        "halvings from a fixed first trial are not scale-free).",
         "theory",
         AppConfig(problem="brockett", n=5, p=3, seed=0, distance=0.4),
         demo="rates",

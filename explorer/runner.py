@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,13 +89,17 @@ def solver_config(config: AppConfig) -> Config:
 class Trace:
     """A run's history as it grows: scalar histories, and per iterate what the views need
     (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2); ``omega`` is the
-    run's normal weight, which sets the time of the exact normal flow the views overlay. With
-    the constraint's matrix ``B``, the Gram matrix is XᵀBX and the singular values are those of
+    run's normal weight, which sets the time of the exact normal flow the views overlay.
+    ``optima``: f* by the sign of det X (p = n), so that each iterate's gap is measured against
+    the optimum of its own component of O(n) (``f_star``; a long step can cross). With the
+    constraint's matrix ``B``, the Gram matrix is XᵀBX and the singular values are those of
     B^{1/2} X (square roots of its eigenvalues): what tends to I and to 1."""
 
     n: int
     p: int
     omega: float = 1.0  # the run's normal weight: the time scale of the normal flow
+    optima: Mapping[int, float] | None = None
+    f_star: list[float] = field(default_factory=list)
     B: Array | None = None
     cost: list[float] = field(default_factory=list)
     infeasibility: list[float] = field(default_factory=list)
@@ -131,6 +135,8 @@ class Trace:
             self.X.append(rec.X)
         if self.p == 2:
             self.gram.append(M)
+        if self.optima:
+            self.f_star.append(self.optima[1 if np.linalg.det(rec.X) > 0 else -1])
 
     def feed(self, rec: Record, tol: float, max_iter: int) -> bool:
         """Take one record; True (with status and message set) when the run ends there."""
@@ -156,14 +162,16 @@ def initial(config: AppConfig, problem: Problem) -> Array:
 
 
 def optimum(config: AppConfig, problem: Problem) -> float | None:
-    """f* reachable from X_0 (over X_0's component of O(n) when p = n), when known."""
+    """f* over X_0's component of O(n) when p = n (else f*), when known; the player
+    measures each iterate's gap against its own component's (``Trace.f_star``)."""
     return problem.optimum_from(initial(config, problem))
 
 
 def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
     """A fresh trace holding X_0, and the generator of the following iterates."""
     records = iterate(problem, initial(config, problem), solver_config(config))
-    trace = Trace(problem.n, problem.p, config.omega, problem.B)
+    trace = Trace(problem.n, problem.p, config.omega, B=problem.B,
+                  optima=problem.f_star_by_det if problem.n == problem.p else None)
     trace.feed(next(records), config.tol, config.max_iter)
     return trace, records
 

@@ -56,8 +56,9 @@ N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
 # ~2.5 MB) and in time (the memory returns after a class).
 CACHE_LIMITS = dict(max_entries=32, ttl=3600)
 # URL parameters a page owns: the explorer's geometry view; the compare table, its step choice
-# and its x axis. The shared configuration ignores them; other pages drop them.
-PAGE_PARAMS = ("view", "rows", "steps", "against")
+# and its x axis; the stochastic page's settings. The shared configuration ignores them;
+# other pages drop them.
+PAGE_PARAMS = ("view", "rows", "steps", "against", "stoch")
 # fields that change how a run is shown, never the run: the animation speed, lecture mode
 PRESENTATION = ("speed", "lecture")
 FLAGS = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}

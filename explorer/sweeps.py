@@ -86,9 +86,12 @@ class SweepOutcome:
 
     @property
     def gap(self) -> Array:
-        """f - f* per run (f itself when f* is unknown)."""
-        cost = self.result.final_cost
-        return cost if self.f_star is None else cost - self.f_star
+        """f - f* per run (f itself when f* is unknown), each run's f* from its final
+        iterate's component of O(n) when p = n (``SweepResult.final_gap``)."""
+        gap = self.result.final_gap
+        if self.f_star is None or gap is None:
+            return self.result.final_cost
+        return gap
 
 
 def _log_axis(low: float, high: float, count: int) -> Array:

@@ -6,9 +6,11 @@ reach four kinds of sink, each with its own escaping:
 - ``markdown``: every Streamlit element that renders Markdown (``st.markdown``, captions,
   alerts, expander and widget labels). CommonMark lets a backslash escape any ASCII
   punctuation character and then shows the character alone, so escaping all of them disables
-  links, images, emphasis, headings, raw HTML, ``$…$`` maths (KaTeX), Streamlit's
-  ``:red[…]`` directives and GFM autolinks (``https://…`` needs its ``:`` and ``/``), while the
-  reader sees the text exactly as typed, without backslashes.
+  links, images, emphasis, headings, raw HTML, ``$…$`` maths (KaTeX) and Streamlit's
+  ``:red[…]`` directives, while the reader sees the text exactly as typed, without
+  backslashes. GFM's literal autolinks (``https://…``, ``www.…``, ``a@b.c``) are found later,
+  in the text with its escapes already resolved: an invisible word joiner inside each ``://``
+  and ``www.`` and after each ``@`` breaks them.
 - ``html``: plotly trace names and hover text, where plotly renders a subset of HTML
   (``<a href>``, ``<span style>``, ``<br>``): ``&``, ``<`` and ``>`` as entities.
 - ``csv_cell``: a cell of a CSV that a spreadsheet may open: a leading ``=``, ``+``, ``-``,
@@ -33,8 +35,10 @@ LABEL_MAX = 80  # characters of a compare row's label
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # Unicode format characters that reorder or hide text (bidi overrides and isolates, zero-width
 # marks): a label could otherwise display differently from what it holds
-_HIDDEN = {cp: None for cp in (*range(0x200B, 0x2010), *range(0x202A, 0x202F),
+_HIDDEN = {cp: None for cp in (*range(0x200B, 0x2010), *range(0x202A, 0x202F), 0x2060,
                                *range(0x2066, 0x206A), 0xFEFF)}
+_JOINER = "\u2060"  # WORD JOINER: zero width, no break opportunity
+_AUTOLINK_START = re.compile(r"(?<=:)(?=//)|(?<=@)|(?<=www)(?=\.)", re.IGNORECASE)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -58,16 +62,16 @@ def plain(value: object, limit: int = QUOTE_MAX) -> str:
 
 
 def quote(value: object, limit: int = QUOTE_MAX) -> str:
-    """A visitor's value for a message, as ``repr`` shows it ('abc', 3, ['x']), bounded: a
-    string is cut before it is quoted, anything else after."""
+    """A visitor's value for a message, bounded: a string in single quotes as typed ('abc';
+    no backslashes doubled, as repr would), anything else as ``repr`` shows it (3, ['x'])."""
     if isinstance(value, str):
-        return repr(plain(value, limit))
+        return f"'{plain(value, limit)}'"
     return plain(_shown(value, repr), limit)
 
 
 def markdown(text: str) -> str:
     """``text`` for a Markdown-rendering element: shown literally (see the module's note)."""
-    return _PUNCTUATION.sub(r"\\\1", text)
+    return _PUNCTUATION.sub(r"\\\1", _AUTOLINK_START.sub(_JOINER, text))
 
 
 def html(text: str) -> str:
@@ -88,4 +92,4 @@ def label(value: object, limit: int = LABEL_MAX) -> str:
 
 def unescape(markdown_text: str) -> str:
     """What a reader sees of ``markdown(text)``: ``text`` (how tests read the app's alerts)."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown_text)
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown_text).replace(_JOINER, "")

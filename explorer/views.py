@@ -16,7 +16,8 @@ VIEWS = {  # name -> (short label, title, caption)
     "sigma": ("Singular values", "Singular values of Xₖ",
               "On St(n, p) every singular value is 1: the normal term pulls them there. Dotted: "
               "the exact normal flow σᵢ² = 1/(1 + (σᵢ₀⁻² − 1)·exp(−2ωt)) at t = Σ ηⱼωⱼ/ω, the "
-              "same for every cost and β; the iterates follow it to O(η)."),
+              "same for every cost and β; the iterates follow it to O(η), closely for small "
+              "steps (a BB or safe step of ηω = ½ departs from it visibly)."),
     "cone": ("Gram matrix", "The Gram matrix XₖᵀXₖ in the cone SPD(2)",
              "Each point is (m₁₁, m₂₂, m₁₂); the flow ends at I = (1, 1, 0) whatever the cost. "
              "Dotted: the exact flow Ṁ = −2ωM(M − I) from X₀ᵀX₀, which no cost or β changes. "

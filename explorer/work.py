@@ -26,6 +26,7 @@ from .gate import GATE, HEAVY_SECONDS, Gate
 
 BUDGET = Budget.from_env()  # read once per server process: the deployment's environment
 TICK = 0.2  # seconds between redraws of a running action's progress element
+WALL_FACTOR = 4  # a request's wall-clock limit, in units of its computing-time limit
 
 
 def admit(cost: Cost, budget: Budget | None = None) -> None:
@@ -39,13 +40,18 @@ def admit(cost: Cost, budget: Budget | None = None) -> None:
 
 class Watch:
     """A progress bar that is also the library's ``should_stop``: the time limit of
-    ``seconds`` (the budget's), and a redraw every TICK seconds (Streamlit's cancellation
-    point). ``at(fraction, text)`` sets what the next redraw shows."""
+    ``seconds`` (the budget's) of this thread's CPU time, WALL_FACTOR times as many seconds
+    of wall clock (a request on an overloaded server ends too), and a redraw every TICK
+    seconds (Streamlit's cancellation point). ``at(fraction, text)`` sets what the next
+    redraw shows."""
 
     def __init__(self, text: str, seconds: float | None = None) -> None:
         self.bar = st.progress(0.0, text=text)
         self.fraction, self.text = 0.0, text
-        self._late = deadline(seconds or BUDGET.seconds)
+        seconds = seconds or BUDGET.seconds
+        cpu = deadline(seconds, clock=time.thread_time, what="computing-time limit")
+        wall = deadline(WALL_FACTOR * seconds, what="waiting-time limit")
+        self._late = lambda: cpu() or wall()
         self._next = time.monotonic() + TICK
 
     def at(self, fraction: float, text: str | None = None) -> None:

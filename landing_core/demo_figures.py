@@ -81,7 +81,7 @@ def omega_sweep_figure(sweep: OmegaSweep, *, height: int = 460) -> go.Figure:
                              marker=dict(size=14, color=PALETTE[1], symbol="diamond")),
                   row=1, col=2)
     fig.add_trace(go.Scatter(x=w, y=sweep.predicted, mode="lines",
-                             name="its bias ‖X*ᵀ∇f(X*)‖/ω (= 2|λ_min|/ω for p = 1)",
+                             name="its bias ‖X*ᵀ∇f(X*)‖/ω (= 2|λₘᵢₙ|/ω for p = 1)",
                              line=dict(color=PALETTE[1], width=2, dash="dot")), row=1, col=2)
     floor = np.maximum(sweep.landing_h, 1e-16)  # exactly 0 cannot show on a log axis
     fig.add_trace(go.Scatter(x=w, y=floor, mode="markers",

@@ -28,6 +28,7 @@ __all__ = [
     "plane_figure",
     "singular_values_figure",
     "sphere_figure",
+    "stochastic_figure",
     "sweep_heatmap",
     "sweep_hover_text",
     "trajectories_figure",
@@ -409,7 +410,9 @@ def comparison_figure(
     iteration k or the wall time; one colour per run, one legend; ``height`` in pixels.
 
     Each run is a dict with "label", "cost", "infeasibility", "grad_norm" and "time" arrays,
-    and optionally "status": a diverged run's last iterate gets a cross in each panel.
+    and optionally "status" (a diverged run's last iterate gets a cross in each panel) and
+    "f_star", the run's own f* (for p = n the optimum of its final iterate's component), used
+    instead of ``f_star`` for its gap.
     """
     if against not in ("iteration", "time"):
         raise ValueError("against must be 'iteration' or 'time'")
@@ -421,7 +424,8 @@ def comparison_figure(
         colour = PALETTE[i % len(PALETTE)]
         x = np.asarray(run["time"]) if against == "time" else np.arange(len(run["cost"]))
         cost = np.asarray(run["cost"], dtype=float)
-        series = (_positive(cost - f_star) if f_star is not None else cost,
+        own = run.get("f_star", f_star)
+        series = (_positive(cost - own) if f_star is not None and own is not None else cost,
                   _positive(run["infeasibility"]), _positive(run["grad_norm"]))
         for col, y in enumerate(series, start=1):
             fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=run["label"],
@@ -437,6 +441,49 @@ def comparison_figure(
         if col > 1 or f_star is not None:
             fig.update_yaxes(**LOG_AXIS, row=1, col=col)
     fig.update_xaxes(title_text="iteration k" if against == "iteration" else "wall time (s)")
+    fig.update_layout(**LAYOUT, height=height)
+    fig.update_layout(legend=dict(y=-0.2 * 440 / height))
+    _decade_ticks(fig)
+    return fig
+
+
+def stochastic_figure(
+    runs: list[dict],
+    *,
+    f_star: float,
+    epochs: int | None = None,
+    height: int = 440,
+) -> go.Figure:
+    """Stochastic runs over epochs (passes over the data): the relative gap |f - f*| / |f*| of
+    the full sum, ||X^T X - I||_F and the stationarity ||grad f|| of the full gradient, on log
+    axes, one point per epoch (lines and markers, so that SGD's noise shows).
+
+    Each run is a dict with "label", "epoch", "cost", "infeasibility", "grad_norm", and
+    optionally "colour" and "status" (a diverged run's last point gets a cross). ``epochs``
+    fixes the x range, so that curves arriving live grow into a fixed frame.
+    """
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
+                        subplot_titles=("|f − f*| / |f*| (full sum)", "‖XᵀX − I‖<sub>F</sub>",
+                                        "‖grad f‖ (full gradient)"))
+    scale = max(abs(f_star), 1e-300)
+    for i, run in enumerate(runs):
+        colour = run.get("colour", PALETTE[i % len(PALETTE)])
+        x = np.asarray(run["epoch"])
+        series = (_positive(np.abs(np.asarray(run["cost"], dtype=float) - f_star) / scale),
+                  _positive(run["infeasibility"]), _positive(run["grad_norm"]))
+        for col, y in enumerate(series, start=1):
+            fig.add_trace(go.Scatter(x=x, y=y, mode="lines+markers", name=run["label"],
+                                     legendgroup=run["label"], showlegend=col == 1,
+                                     line=dict(color=colour, width=2),
+                                     marker=dict(color=colour, size=4)), 1, col)
+            if run.get("status") == "diverged" and len(x):
+                fig.add_trace(go.Scatter(
+                    x=x[-1:], y=y[-1:], mode="markers", name=f"{run['label']}: diverged",
+                    legendgroup=run["label"], showlegend=False,
+                    marker=dict(symbol="x", size=16, color=colour)), 1, col)
+    fig.update_yaxes(**LOG_AXIS)
+    fig.update_xaxes(title_text="epoch (passes over the data)",
+                     range=None if epochs is None else [0, epochs])
     fig.update_layout(**LAYOUT, height=height)
     fig.update_layout(legend=dict(y=-0.2 * 440 / height))
     _decade_ticks(fig)

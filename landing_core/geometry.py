@@ -414,8 +414,7 @@ def landing_direction(
     H = M - _identity(X.shape[-1])
     blocks = _grad_blocks(X, G, M)
     GM, K = blocks.GM, blocks.K(beta)
-    T1 = X @ (-0.5 * (blocks.S + blocks.At))
-    T1 += GM  # grad_1 f(X)
+    T1 = GM - 0.5 * (X @ (blocks.S + blocks.At))  # grad_1 f(X) = G M + X K_1
     wH = per_run(omega) * H
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed

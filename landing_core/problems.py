@@ -7,8 +7,11 @@ see :class:`ProblemLike`; ``value_and_grad(X)``, ``name`` and ``f_star`` are opt
 
 Every built-in ``cost`` and ``egrad`` takes ``X`` of shape ``(n, p)`` or a stack ``(..., n, p)``.
 Where a closed form exists, the optimal value is computed with scipy. For p = n the orthogonal
-group has two components (det = +1 and det = -1) and landing never crosses between them, so
-square problems also report the optimum of each component (:meth:`Problem.optimum_from`).
+group has two components (det = +1 and det = -1), so square problems also report the optimum of
+each component (:meth:`Problem.optimum_from`). The landing flow never changes the sign of det X
+(X stays full rank), but a discrete step can jump across det X = 0 (a long constant step does
+on linear(2, 2), seed 14, eta = 0.6): gaps are therefore measured against the optimum of the
+component of the iterate they are measured at.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ __all__ = [
     "GRADIENT_TOL",
     "PROBLEMS",
     "MATRIX_KEYWORDS",
+    "FiniteSum",
     "GradientCheck",
     "Problem",
     "ProblemLike",
@@ -45,6 +49,7 @@ __all__ = [
     "linear",
     "make_problem",
     "nearest_stiefel",
+    "online_pca",
     "pca",
     "procrustes",
     "qf",
@@ -113,10 +118,12 @@ class Problem:
             return self.cost_and_egrad(X)
         return self.cost(X), self.egrad(X)
 
-    def optimum_from(self, X0: Array) -> float | None:
-        """The optimal value reachable from X0: over X0's component of O(n) when p = n."""
+    def optimum_from(self, X: Array) -> float | None:
+        """The optimal value over X's component of O(n) when p = n (the sign of det X), else
+        f*. Pass the iterate the gap f(X) - f* is measured at (a run's final iterate): a long
+        step can cross from one component to the other."""
         if self.p == self.n and self.f_star_by_det:
-            sign = 1 if np.linalg.det(np.reshape(X0, (self.n, self.p))) > 0 else -1
+            sign = 1 if np.linalg.det(np.reshape(X, (self.n, self.p))) > 0 else -1
             return self.f_star_by_det[sign]
         return self.f_star
 
@@ -576,6 +583,85 @@ def generalized_eigen(n: int, p: int, seed: int = 0, *, A: Any = None, B: Any = 
         f_star_by_det={1: f_star, -1: f_star} if p == n else {},
         cost_and_egrad=cost_and_egrad, A=A, B=B,
         description="tr(XᵀAX) on XᵀBX = I: the p smallest eigenvectors of the pencil (A, B)")
+
+
+# ----------------------------------------------------------------------------- finite sums
+
+
+@dataclass(frozen=True, kw_only=True)
+class FiniteSum(Problem):
+    """f(X) = 1/m sum_i f_i(X) over m samples, for the stochastic methods (Ablin, Vary, Gao &
+    Absil 2024, Section 4). ``cost`` / ``egrad`` / ``value_and_grad`` are the full sum.
+
+    Each sample's gradient is written through an *entry* e_i(X) of ``entry_floats`` numbers and
+    a map linear in the entries: sum_{i in idx} grad f_i(X) = ``entry_sum``(E, idx) for E the
+    stacked e_i(X). A generic problem takes e_i = grad f_i (n p floats); a linear model needs
+    far fewer (online PCA: e_i = X^T a_i, p floats), which is what SAGA's table stores
+    (Defazio, Bach & Lacoste-Julien 2014, Section 4).
+
+    - ``sample_terms(X, idx)`` -> (f_i(X) (..., b), E (..., b, *entry shape)) for the b sample
+      indices ``idx``; X of shape (n, p) or a stack (..., n, p);
+    - ``entry_sum(E, idx)`` -> sum_i grad f_i as an (..., n, p) array;
+    - ``lipschitz``: max_i L_i, a Lipschitz constant of every grad f_i near St(n, p) (sets the
+      default step of ``solvers.stochastic_landing``);
+    - ``samples``: the data (one row per sample), where the problem has it.
+    """
+
+    n_samples: int
+    sample_terms: Callable[[Array, Array], tuple[Array, Array]]
+    entry_sum: Callable[[Array, Array], Array]
+    entry_floats: int
+    lipschitz: float
+    samples: Array | None = None
+
+    def minibatch(self, X: Array, idx: Array) -> tuple[Array, Array]:
+        """(1/b sum_{i in idx} f_i(X), 1/b sum_{i in idx} grad f_i(X)): an unbiased estimate of
+        (f(X), grad f(X)) for idx drawn uniformly."""
+        values, E = self.sample_terms(X, idx)
+        return values.sum(axis=-1) / len(idx), self.entry_sum(E, idx) / len(idx)
+
+
+def online_pca(n: int, p: int, samples: int = 1000, seed: int = 0) -> FiniteSum:
+    """Online PCA as a finite sum: f(X) = 1/m sum_i f_i(X), f_i(X) = -1/2 ||X^T a_i||^2, the m
+    samples a_i ~ N(0, diag(s)^2), s = linspace(2, 1/2, n) (attribute ``samples``, m x n).
+
+    f = -1/2 tr(X^T C X) with C = A^T A / m, so f* = -1/2 (sum of the p largest eigenvalues of
+    C) (scipy.linalg.eigh). grad f_i(X) = -a_i (a_i^T X): entry e_i = X^T a_i (p floats),
+    entry_sum(E, idx) = -A_idx^T E. The full cost and gradient go through the samples (one pass
+    over A, as an epoch does): the comparison with the stochastic methods is per data pass.
+    L_i = ||a_i||^2.
+    """
+    _check_sizes(n, p)
+    if int(samples) != samples or samples < 1:
+        raise ValueError(f"samples must be an integer >= 1, got {samples!r}")
+    m = int(samples)
+    A = np.random.default_rng(seed).standard_normal((m, n)) * np.linspace(2.0, 0.5, n)
+    A.setflags(write=False)
+    lam = scipy.linalg.eigh(A.T @ A / m, eigvals_only=True, subset_by_index=[n - p, n - 1])
+    f_star = float(-0.5 * lam.sum())
+
+    def cost_and_egrad(X: Array) -> tuple[Array, Array]:
+        Y = A @ X
+        return -0.5 / m * np.einsum("...ij,...ij->...", Y, Y), (_t(A) @ Y) / -m
+
+    def sample_terms(X: Array, idx: Array) -> tuple[Array, Array]:
+        Y = A[idx] @ X
+        return -0.5 * np.einsum("...ij,...ij->...i", Y, Y), Y
+
+    def entry_sum(E: Array, idx: Array) -> Array:
+        return -(_t(A[idx]) @ E)
+
+    return FiniteSum(
+        name="online pca", n=n, p=p, cost=lambda X: cost_and_egrad(X)[0],
+        egrad=lambda X: cost_and_egrad(X)[1], cost_and_egrad=cost_and_egrad, f_star=f_star,
+        f_star_by_det={1: f_star, -1: f_star} if p == n else {},
+        description="−½ mean ‖Xᵀaᵢ‖² over m samples: PCA as a finite sum",
+        n_samples=m, sample_terms=sample_terms, entry_sum=entry_sum, entry_floats=p, samples=A,
+        lipschitz=float(np.max(np.einsum("ij,ij->i", A, A))))
+
+
+def _t(A: Array) -> Array:
+    return np.swapaxes(A, -1, -2)
 
 
 PROBLEMS: dict[str, Callable[..., Problem]] = {

@@ -40,6 +40,7 @@ __all__ = [
     "STATUSES",
     "STOPPED",
     "Config",
+    "EpochRecord",
     "Record",
     "Result",
     "StopCheck",
@@ -51,7 +52,9 @@ __all__ = [
     "riemannian_gd",
     "run_status",
     "solve",
+    "stochastic_landing",
     "stop_reason",
+    "StochasticResult",
 ]
 
 BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
@@ -66,13 +69,17 @@ StopCheck = Callable[[], object]
 """``should_stop()``: falsy to go on, else why to stop (a string names it in the message)."""
 
 
-def deadline(seconds: float, clock: Callable[[], float] = time.monotonic) -> StopCheck:
-    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason once ``seconds`` of
-    wall clock have passed since this call, None before. One clock read per check."""
+def deadline(seconds: float, clock: Callable[[], float] = time.monotonic,
+             what: str = "time limit") -> StopCheck:
+    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason ("the time limit
+    of 30 s was reached") once ``seconds`` of ``clock`` have passed since this call, None
+    before. One clock read per check. ``clock``: the wall clock by default;
+    ``time.thread_time`` counts the calling thread's CPU seconds only (a loaded machine then
+    does not cut the work short)."""
     if not seconds > 0:
         raise ValueError(f"a deadline needs seconds > 0, got {seconds!r}")
     end = clock() + seconds
-    reason = f"the time limit of {seconds:g} s was reached"
+    reason = f"the {what} of {seconds:g} s was reached"
     return lambda: reason if clock() >= end else None
 
 
@@ -178,7 +185,9 @@ class Result:
 
     Histories hold iterations + 1 entries, X_0's first (``step`` and ``normal_step``, the steps
     that produced X_k, are NaN there). ``iterates`` holds X_k for the indices in
-    ``iterate_index`` when asked for (decimated to a bounded count), else is None.
+    ``iterate_index`` when asked for (decimated to a bounded count), else is None. ``f_star``:
+    the optimal value when known, for p = n over the component of O(n) of the final X (where
+    the final gap cost[-1] - f_star is measured; a long step can leave X_0's component).
     """
 
     X: Array
@@ -388,7 +397,7 @@ def solve(
         status=status,
         message=message,
         **{key: np.array(values) for key, values in hist.items()},
-        f_star=problem.optimum_from(X0),
+        f_star=problem.optimum_from(last.X),
         iterates=np.array(frames) if keep_iterates else None,
         iterate_index=np.array(index) if keep_iterates else None,
         config=config,
@@ -495,3 +504,7 @@ def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | 
         return "diverged", (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
                             "NaN, infinite or beyond the divergence bound.")
     return None
+
+
+# the epoch-by-epoch driver builds on iterate above (it imports this module)
+from .stochastic import EpochRecord, StochasticResult, stochastic_landing  # noqa: E402

@@ -22,6 +22,7 @@ __all__ = [
     "Armijo",
     "BarzilaiBorwein",
     "Constant",
+    "Decreasing",
     "Safe",
     "Step",
     "StepContext",
@@ -256,6 +257,23 @@ class Constant:
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
         return self.eta
+
+
+@dataclass(frozen=True)
+class Decreasing:
+    """eta_k = eta half_life / (half_life + k): halves after ``half_life`` updates, then
+    decays like 1/k (sum eta_k infinite, sum eta_k^2 finite: Robbins & Monro), the step that
+    lets stochastic gradients converge despite their noise."""
+
+    eta: float = 0.1
+    half_life: float = 100.0
+
+    def __post_init__(self) -> None:
+        _check_positive("step eta", self.eta)
+        _check_positive("half_life", self.half_life)
+
+    def __call__(self, ctx: StepContext, state: dict) -> float:
+        return self.eta * self.half_life / (self.half_life + ctx.k)
 
 
 @dataclass(frozen=True)

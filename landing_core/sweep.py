@@ -62,7 +62,7 @@ class SweepResult:
     @property
     def final_gap(self) -> Array | None:
         """f(X_final) - f*, when the problem knows f* (per run: for p = n, the optimum over
-        the component of O(n) the run starts in, which landing never leaves)."""
+        the component of O(n) of X_final, which a long step may have reached from the other)."""
         return None if self.f_star is None else self.final_cost - self.f_star
 
 
@@ -120,7 +120,8 @@ def run_batch(
 ) -> tuple[Array, ...]:
     """Run B iterations of ``method`` side by side; X0 has shape (B, n, p), parameters (B,).
 
-    Returns (iterations, status, final cost, final ||h||_F, final ||grad||), each of shape (B,).
+    Returns (iterations, status, final cost, final ||h||_F, final ||grad||), each of shape (B,),
+    and the final iterates (B, n, p) (a diverged run's last valid one).
     ``progress(k, max_iter)`` is called every 10 iterations; ``should_stop()`` (e.g.
     ``solvers.deadline``) after each, and a reason from it ends every run still going with
     status "stopped" and its values at its last iterate. ``options``: the method's own
@@ -150,6 +151,7 @@ def run_batch(
     cost = np.full(B, np.nan)
     infeas = np.full(B, np.nan)
     gnorm = np.full(B, np.nan)
+    final = X.copy()
     active = np.arange(B)
     for k in range(max_iter + 1):
         if active.size == 0:
@@ -177,6 +179,7 @@ def run_batch(
         blown = code == DIVERGED
         ok = active[~blown]  # diverged runs keep their last valid values
         cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]
+        final[ok] = Xa[~blown]
         done = code == CONVERGED
         status[active[done]], iterations[active[done]] = STATUSES[CONVERGED], k
         status[active[blown]], iterations[active[blown]] = STATUSES[DIVERGED], max(k - 1, 0)
@@ -198,7 +201,7 @@ def run_batch(
         X[active] = runs.move(Xa, fld, step_size)
     if progress is not None:
         progress(max_iter, max_iter)
-    return iterations, status, cost, infeas, gnorm
+    return iterations, status, cost, infeas, gnorm, final
 
 
 def sweep(
@@ -232,11 +235,11 @@ def sweep(
     seeds = [int(s) for s in np.asarray(seed).reshape(-1)]
     starts = {s: initial_point(problem.n, problem.p, distance, s, B=problem.B) for s in seeds}
     X0 = np.stack([starts[int(s)] for s in params["seed"]])
-    iterations, status, cost, infeas, gnorm = run_batch(
+    iterations, status, cost, infeas, gnorm, final = run_batch(
         problem, X0, beta=params["beta"], omega=params["omega"], eta=params["eta"],
         tangent=tangent, step=step, eps=eps, tol=tol, max_iter=max_iter, progress=progress,
         method=method, options=options, should_stop=should_stop,
     )
     f_star = None if problem.f_star is None else np.array(
-        [problem.optimum_from(starts[int(s)]) for s in params["seed"]])
+        [problem.optimum_from(X) for X in final])
     return SweepResult(params, shape, iterations, status, cost, infeas, gnorm, f_star)

@@ -6,7 +6,6 @@ import streamlit as st
 from explorer import budget, compare, controls, text, work
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
-from landing_core.solvers import METHODS
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")
@@ -31,10 +30,15 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
     st.session_state.compare_rows = url_rows or compare.default_rows(config)
     st.session_state.compare_version = 0
     by_code = {code: label for label, code in STEPS_CODE.items()}
-    if st.query_params.get("steps") in by_code:
-        st.session_state.compare_fairness = by_code[st.query_params["steps"]]
-    if st.query_params.get("against") in ("iteration", "time"):
-        st.session_state.compare_against = st.query_params["against"]
+    for name, key, choices in (("steps", "compare_fairness", by_code),
+                               ("against", "compare_against", {a: a for a in ("iteration",
+                                                                              "time")})):
+        raw = st.query_params.get(name)
+        if raw in choices:
+            st.session_state[key] = choices[raw]
+        elif raw is not None:
+            st.warning(text.markdown(f"URL parameter {name}={text.quote(raw)} is not one of "
+                                     f"{', '.join(choices)}; ignored."), icon="⚠️")
 
 
 def _number(label: str, name: str) -> st.column_config.NumberColumn:
@@ -54,7 +58,7 @@ edited = table_box.data_editor(
     column_config={
         "label": st.column_config.TextColumn(
             "label", help="Follows the row's settings when you edit them; type your own after."),
-        "method": st.column_config.SelectboxColumn("method", options=list(METHODS),
+        "method": st.column_config.SelectboxColumn("method", options=compare.row_methods(),
                                                    required=True),
         "tangent": st.column_config.SelectboxColumn("tangent term", options=list(TANGENT_LABELS),
                                                     required=True),

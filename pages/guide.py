@@ -65,10 +65,13 @@ every page.
   Armijo" or "each with Barzilai–Borwein", the two rules that adapt the step to each field.
   "Each at its safe step" is not fair: near the solution the safe bound grows without limit, so
   the step is the constant $\min(\eta, 1/(2\omega))$ and keeps the constant step's bias
-  (brockett 3 × 2, cap 0.1: 125, 132, 244 and 1095 iterations for β = 0.1, 0.5, 1, 5; with BB
-  32, 25, 29 and 42).
+  (brockett 3 × 2, cap 0.1: 125, 128, 244 and 1202 iterations for β = 0.1, 0.5, 1, 5; with BB
+  31, 25, 29 and 42).
 - *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
   diverged cells are grey with ×; pick a cell to open it in the explorer.
+- *Stochastic*: landing on a finite sum (online PCA over m samples) with minibatch gradients:
+  SGD, whose noise leaves it on a plateau at a constant step, against SAGA, whose
+  variance-reduced estimate converges, and full-batch landing, over epochs of the data.
 - *Theory*: the paper's statements beside their residuals, computed live at a random $X$; and
   **demonstrations**, runs that show what the formulas imply: *the normal flow* (three costs,
   one path of the singular values: $X^\top X$ flows by $\dot M = -2\omega M(M - I)$ whatever
@@ -76,16 +79,21 @@ every page.
   where β acts as the β-metric does for Riemannian GD on St(n, p)); *the ω trade-off* (a
   larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
-  not). Lecture mode hides their explanations; presets open them. A third part, **XᵀBX = I**:
-  the generalized Stiefel constraint's formulas (tangent terms, a β-family for B, the change
-  of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is proved and what
-  is not.
+  not); *fair rates* (local rates against β under the two rules that adapt the step, on the
+  one stationarity measure; for $p = n$, β only rescales the tangent term and BB's iterations
+  do not change). Lecture mode hides their explanations; presets open them. A third part,
+  **XᵀBX = I**: the generalized Stiefel constraint's formulas (tangent terms, a β-family for
+  B, the change of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is
+  proved and what is not.
 - *Constraint* (sidebar): XᵀX = I, or XᵀBX = I with a preset ill-conditioned B or your own;
   the plane and 3-D views then draw the layers $x^\top Bx = c$ as ellipses and ellipsoids, and
   the compare page can run a row on each constraint from the same $X_0$.
 
 **The views.**
-- *Convergence*: $|f(X_k) - f^*|$, the infeasibility $\|X_k^\top X_k - I\|_F$, the stationarity
+- *Convergence*: $|f(X_k) - f^*|$ (for $p = n$, $f^*$ is the optimum over the component of
+  $O(n)$, $\det X = \pm 1$, that $X_k$ lies in: the landing flow never changes the sign of
+  $\det X$, but a long discrete step can jump across $\det X = 0$ into the other component),
+  the infeasibility $\|X_k^\top X_k - I\|_F$, the stationarity
   $\|\operatorname{grad}_1 f(X_k)\|_F$ (the β = 1 gradient, on the manifold the embedded Riemannian
   gradient: one measure for every method, tangent term and β; a run stops when it plus the
   infeasibility is below the tolerance), the step $\eta_k$ and the normal term's step
@@ -101,5 +109,5 @@ every page.
   through the cone of positive definite $2\times 2$ matrices to $I$. Both views overlay, dotted,
   the exact normal flow from $X_0$ at the iterates' time $t_k = \sum_{j<k} \eta_j\omega_j/\omega$
   ($k\eta$ for a constant step): no cost and no β changes it, and the iterates follow it to
-  $O(\eta)$.
+  $O(\eta)$, closely for small steps.
 """)

@@ -115,8 +115,10 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
         "from the closed form, since $GM - X M^{-1} X^\\top G M = (I_n - XX^\\top)G$ and "
         "$-\\tfrac{1}{2\\beta} X G^\\top X + \\tfrac{1}{2\\beta} X X^\\top G = "
         "\\tfrac{1}{\\beta} X \\operatorname{skew}(X^\\top G)$. "
-        "**β scales the rotation of the frame within its span by 1/β and leaves the motion "
-        "out of the span alone.** The blocks are Frobenius-orthogonal ($X^\\top N = 0$), so "
+        "**β scales the rate at which the frame turns within its span by 1/β (a tangent "
+        "motion: the columns keep their lengths and angles, XᵀX, and turn together) and leaves "
+        "the motion out of the span alone.** The blocks are Frobenius-orthogonal "
+        "($X^\\top N = 0$), so "
         r"$\|\operatorname{grad}_\beta f\|^2 = \|R\|^2/\beta^2 + \|N\|^2$.",
         ["grad_blocks", "grad_stiefel"], checks)
     if problem.p == 1:

@@ -5,6 +5,7 @@ with AppTest."""
 from __future__ import annotations
 
 import io
+import re
 import time
 import tracemalloc
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import budget, text
+from explorer import budget
 from landing_core import sweep as batch
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
@@ -44,25 +45,38 @@ def test_the_sweep_memory_model_covers_the_measured_peak(problem, n, p, runs, m)
     rng = np.random.default_rng(0)
     matrices = {"A": rng.standard_normal((m, n))} if m else {}
     peak = _sweep_peak(problem, n, p, runs, **matrices)
-    model = budget.sweep_cost(problem, n, p, 3, runs, m).memory - budget.BASE_MEMORY
-    assert peak <= model <= 4 * peak + 1e6
+    model = budget.sweep_cost(problem, n, p, 3, runs, m).memory
+    assert peak <= model and model - budget.BASE_MEMORY <= 4 * peak + 1e6
 
 
-def test_the_time_model_is_within_a_small_factor_of_measured_runs():
-    """Loose bounds: the machine may be loaded, the model must not be off by orders."""
-    n, p, iters = 120, 30, 60
+def _best_time(n: int, p: int, method: str, step: str, iters: int) -> tuple[float, int]:
+    """The fastest of three timed runs (seconds) and its iteration count."""
     P = make_problem("brockett", n, p, 0)
     X0 = initial_point(n, p, 0.4, 0)
-    for method, step in (("landing", "safe"), ("rgd-cayley", "armijo")):
-        cfg = Config(method=method, step=make_step_rule(step, 0.1))
-        times = []
-        for _ in range(3):  # the least of three: what the machine can do, not its load
-            t = time.perf_counter()
-            r = solve(P, X0, cfg, tol=1e-300, max_iter=iters)
-            times.append(time.perf_counter() - t)
-        measured = min(times)
-        model = budget.run_seconds("brockett", n, p, r.iterations, method, step)
-        assert measured / 8 < model < 8 * measured, (method, step, measured, model)
+    cfg = Config(method=method, step=make_step_rule(step, 0.1))
+    best, count = float("inf"), 0
+    for _ in range(3):
+        t = time.perf_counter()
+        r = solve(P, X0, cfg, tol=1e-300, max_iter=iters)
+        best, count = min(best, time.perf_counter() - t), r.iterations
+    return best, count
+
+
+def test_the_time_model_follows_measured_runs():
+    """A loaded machine only slows the measured runs (and oversubscribed BLAS threads slow
+    the larger products most): the model must not exceed them grossly (it would refuse what
+    fits), and must put Cayley-RGD with Armijo well above landing, as measured."""
+    times = {}
+    for n, p, method, step, iters in ((3, 2, "landing", "safe", 300),
+                                      (120, 30, "landing", "safe", 60),
+                                      (120, 30, "rgd-cayley", "armijo", 60)):
+        measured, k = _best_time(n, p, method, step, iters)
+        model = budget.run_seconds("brockett", n, p, k, method, step)
+        assert model < 8 * measured, (n, p, method, step, measured, model)
+        times[method] = (measured, model)
+    measured_ratio = times["rgd-cayley"][0] / times["landing"][0]
+    model_ratio = times["rgd-cayley"][1] / times["landing"][1]
+    assert measured_ratio > 2 and model_ratio > 2 and model_ratio < 3 * measured_ratio
 
 
 def test_the_issues_costly_requests_are_refused_and_say_what_to_lower():
@@ -73,7 +87,9 @@ def test_the_issues_costly_requests_are_refused_and_say_what_to_lower():
     assert text.startswith("This sweep would need about") and "grid resolution" in text
     # a 160000 x 1 Procrustes matrix in the default 30 x 30 sweep: gigabytes of residuals
     upload = budget.sweep_cost("procrustes", 1, 1, 500, 900, m=160000)
-    assert upload.memory > 2 * 2**30 and "GB of memory" in upload.refusal(DEFAULT)
+    text = upload.refusal(DEFAULT)
+    assert upload.memory > 2 * 2**30 and "GB of memory" in text and "fewer rows" in text
+    assert "max iterations" not in text  # they do not lower the memory
     # six Cayley-RGD rows with Armijo at St(200, 50), 5000 iterations (~74 s measured)
     six = budget.compare_cost("brockett", 200, 50, 5000, [("rgd-cayley", "armijo")] * 6)
     assert 40 < six.seconds < 200
@@ -182,9 +198,9 @@ def test_a_comparison_over_its_time_limit_keeps_its_rows_and_says_so(underestima
     at.session_state["compare_version"] = 0
     at.switch_page("pages/compare.py").run()
     assert not at.exception and not at.error
-    stopped = [text.unescape(w.value) for w in at.warning]
-    stopped = [w for w in stopped if "Stopped after" in w]
-    assert len(stopped) == 3 and all("time limit of 0.5 s" in w for w in stopped)
+    stopped = [w.value.replace("\\", "") for w in at.warning if "Stopped after" in w.value]
+    # the computing-time limit, or on a loaded machine the wall clock's (4 times as long)
+    assert len(stopped) == 3 and all(re.search(r"time limit of (0\.5|2) s", w) for w in stopped)
     assert at.get("plotly_chart")  # what was computed is drawn
 
 

@@ -350,3 +350,20 @@ def test_a_diverged_run_is_marked_where_it_ends():
     assert all(list(t.x) == [k] for t in crosses)
     assert crosses[1].y[0] == pytest.approx(runs[0]["infeasibility"][-1])
     assert fig.layout.yaxis2.dtick >= 1  # decades only over the blow-up's many decades
+
+
+def test_each_row_gap_is_taken_in_its_final_component():
+    """linear(2, 2), seed 14: the constant step 0.6 crosses det X = 0, the safe step does not;
+    the table's final f − f* and the figure's gap use each row's own component (X_0's optimum
+    would give −2.12 for the first row)."""
+    config = AppConfig(problem="linear", n=2, p=2, seed=14, distance=0.4, beta=1.0, omega=1.0,
+                       max_iter=2000)
+    rows = [compare.row("long", beta=1.0, step="constant", eta=0.6),
+            compare.row("safe", beta=1.0, step="safe")]
+    runs, f_star = compare.run_rows(config, rows, None)
+    assert runs[0]["f_star"] != runs[1]["f_star"] and f_star == runs[1]["f_star"]
+    for entry in compare.summary(runs, f_star):
+        assert abs(entry["final f − f*"]) <= 1e-8, entry
+    fig = figures.comparison_figure(runs, f_star=f_star)
+    gap = fig.data[0].y  # the first row's |f − f*| panel
+    assert np.nanmin(gap[-5:]) <= 1e-8

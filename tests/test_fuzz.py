@@ -49,9 +49,10 @@ VALID = {"problem": "pca", "constraint": "preset", "n": "7", "p": "3", "seed": "
          "step": "armijo", "eta": "0.05", "tol": "1e-06", "max_iter": "123", "speed": "slow",
          "lecture": "1"}
 LIVE = [  # what would render as markup: a link, an image, HTML, maths, a directive, a heading
-    re.compile(p) for p in (r"\]\(", r"!\[", r"<[A-Za-z/!?]", r"\$", r"://", r"www\.",
-                            r"@evil", r":[a-z-]+(/[a-z_]+:|\[)", r"\*\*", r"(^|\n)\s*#",
-                            r"(^|\n)\s*>", r"&[#a-z0-9]+;")]
+    re.compile(p) for p in (r"\]\(", r"!\[", r"<[A-Za-z/!?]", r"\$", r":[a-z-]+(/[a-z_]+:|\[)",
+                            r"\*\*", r"(^|\n)\s*#", r"(^|\n)\s*>", r"&[#a-z0-9]+;")]
+# GFM's literal autolinks, found in the text after its escapes are resolved
+AUTOLINK = re.compile(r"(?i)https?://|www\.|[-.\w+]@[-\w]+\.[-\w]")
 
 
 def _walk(node):
@@ -77,9 +78,12 @@ def _strings(message, skip=("spec", "json_args", "data", "arrow_data")):
                 yield from _strings(v, skip)
 
 
+ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
 def _unescaped(markdown: str) -> str:
     """The text with its backslash escapes removed: what is left can still be markup."""
-    return re.sub(r"\\[!-/:-@\[-`{-~]", "", markdown)
+    return ESCAPE.sub("", markdown)
 
 
 def check_page(at: AppTest) -> None:
@@ -97,6 +101,7 @@ def check_page(at: AppTest) -> None:
                 bare = _unescaped(s)
                 for pattern in LIVE:
                     assert not pattern.search(bare), (node.type, pattern.pattern, s[:300])
+                assert not AUTOLINK.search(ESCAPE.sub(r"\1", s)), (node.type, s[:300])
     for chart in at.get("plotly_chart"):
         for trace in json.loads(chart.proto.spec)["data"]:
             name = trace.get("name") or ""
@@ -149,7 +154,7 @@ def test_hostile_url_values_in_every_parameter(round_):
     for name in NAMES:
         if getattr(config, name) == getattr(AppConfig(), name) and name != keep:
             assert f"{name}=" in warned or "p = " in warned, name  # says what it ignored
-    assert "Unknown URL parameter" in warned
+    assert "Unknown URL parameter" in warned and "URL parameter view=" in warned
 
 
 def test_a_400_digit_beta_and_a_100k_value_in_the_url():
@@ -199,7 +204,9 @@ def test_hostile_compare_rows_from_a_link(column):
     assert len(labels) == 2  # the good rows are kept ...
     assert labels[1].startswith("'=HYPERLINK")  # ... with a CSV-safe label
     assert all(len(x) <= text.LABEL_MAX + 1 for x in labels)
-    assert "dropped" in _warnings(at)  # ... and the bad ones are named as dropped
+    warned = _warnings(at)
+    assert "dropped" in warned  # ... and the bad ones are named as dropped
+    assert "URL parameter steps=" in warned and "URL parameter against=" in warned
     editor = at.dataframe[0].value
     assert not any(str(v).startswith(text.FORMULA_START) for v in editor["label"])
 

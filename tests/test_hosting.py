@@ -106,7 +106,7 @@ def test_a_run_whose_session_state_was_emptied_stops_by_itself():
     first = at.session_state.live_run
     assert not first.trace.finished
     del at.session_state["live_run"]  # what the message's SessionState.clear() loses
-    at.run()
+    at.run()  # the page starts the run again, as it must
     assert not at.exception
     second = at.session_state.live_run
     assert second is not first

@@ -116,3 +116,16 @@ def test_the_header_carries_the_speed_the_optimum_and_the_view():
     json.dumps(head, allow_nan=False)
     with pytest.raises(ValueError, match="not among"):
         playback.header(names, "plane", trace, problem, config, None)
+
+
+def test_each_iterate_gap_is_taken_in_its_own_component():
+    """linear(2, 2), seed 14, constant eta = 0.6: the run crosses det X = 0; the chunk's f* per
+    iterate follows the sign of det X_k, so the last gap is >= 0 (X_0's f* would give -2.12)."""
+    trace, problem, _ = _trace(problem="linear", n=2, p=2, seed=14, distance=0.4, beta=1.0,
+                               omega=1.0, step="constant", eta=0.6, max_iter=2000)
+    data = playback.chunk(trace, 0)
+    signs = [1 if np.linalg.det(X) > 0 else -1 for X in trace.X]
+    assert signs[0] != signs[-1]
+    assert data["fstar"] == [problem.f_star_by_det[s] for s in signs]
+    assert abs(data["cost"][-1] - data["fstar"][-1]) <= 1e-8
+    assert playback.chunk(_trace(n=3, p=2, max_iter=5)[0], 0)["fstar"] is None  # p < n

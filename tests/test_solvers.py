@@ -10,7 +10,7 @@ import scipy.linalg
 from landing_core import initial_point, iterate, landing, make_problem, penalty, riemannian_gd
 from landing_core.problems import Problem, nearest_stiefel
 from landing_core.solvers import RETRACTIONS, Config, solve
-from landing_core.steps import Constant
+from landing_core.steps import Armijo, Constant
 
 BETAS = [0.25, 0.5, 1.0, 4.0]
 TANGENTS = ["beta", "euclidean", "relative"]
@@ -488,3 +488,34 @@ def test_iterations_to_tol_compare_like_with_like_across_beta_and_methods():
             G, M = problem.egrad(X), X.T @ X
             grad_1 = G @ M - 0.5 * X @ G.T @ X - 0.5 * X @ np.linalg.solve(M, X.T @ G @ M)
             assert res.grad_norm[k] == pytest.approx(np.linalg.norm(grad_1), rel=1e-10), config
+
+
+# ----------------------------------------------------------------------------- components of O(n)
+
+# linear(2, 2), seed 14, from distance 0.4, beta = omega = 1: the constant step 0.6 jumps
+# across det X = 0 and converges in the other component of O(2)
+CROSSING = dict(seed=14, distance=0.4, eta=0.6)
+
+
+def test_a_long_step_crosses_and_the_gap_is_taken_in_the_final_component():
+    problem = make_problem("linear", 2, 2, seed=CROSSING["seed"])
+    X0 = initial_point(2, 2, CROSSING["distance"], seed=CROSSING["seed"])
+    res = landing(problem, X0, beta=1.0, omega=1.0, step=CROSSING["eta"], tol=1e-8,
+                  max_iter=2000)
+    assert res.status == "converged"
+    final = 1 if np.linalg.det(res.X) > 0 else -1
+    assert final != np.sign(np.linalg.det(X0))  # it crossed
+    assert res.f_star == problem.f_star_by_det[final]
+    assert abs(res.cost[-1] - res.f_star) <= 1e-8  # X_0's optimum would give -2.12
+
+
+def test_the_issue_case_reports_a_gap_of_its_final_component():
+    """linear(2, 2), seed 15, distance 0.4, beta = omega = 1, Armijo eta0 = 0.1: the former
+    Armijo crossed and reported f - f* = -1.31; the gap is taken in the final component
+    (whether or not the run crosses)."""
+    problem = make_problem("linear", 2, 2, seed=15)
+    X0 = initial_point(2, 2, 0.4, seed=15)
+    res = landing(problem, X0, beta=1.0, omega=1.0, step=Armijo(eta0=0.1), tol=1e-8)
+    assert res.status == "converged"
+    assert res.f_star == problem.optimum_from(res.X)
+    assert abs(res.cost[-1] - res.f_star) <= 1e-8  # -1.31 with X_0's optimum

@@ -78,6 +78,8 @@ def test_a_deadline_ends_a_long_run_on_time():
                 should_stop=deadline(0.2))
     took = time.perf_counter() - start
     assert res.status == STOPPED and "time limit of 0.2 s" in res.message
+    cpu = deadline(5.0, clock=time.thread_time, what="computing-time limit")
+    assert cpu() is None
     assert 0.2 <= took < 1.0 and res.iterations > 10
     assert len(res.cost) == res.iterations + 1 and np.all(np.isfinite(res.cost))
 

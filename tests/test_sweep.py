@@ -193,3 +193,14 @@ def test_runs_with_non_finite_iterates_stop_as_diverged_and_the_rest_go_on(brock
     assert list(res.status.reshape(3, 2)[:, 0]) == ["converged", "diverged", "diverged"]
     _assert_cells_match_single_runs(brockett_5_2, res, "constant")
     assert np.all(res.iterations.reshape(3, 2)[2] == 0)
+
+
+def test_a_run_that_crosses_to_the_other_component_gets_that_component_optimum():
+    """linear(2, 2), seed 14: eta = 0.6 jumps across det X = 0, eta = 0.1 does not; each run's
+    gap is taken in its final iterate's component (X_0's would give -2.12 for the first)."""
+    problem = make_problem("linear", 2, 2, seed=14)
+    res = sweep(problem, beta=(1.0,), omega=(1.0,), eta=(0.6, 0.1), seed=(14,), distance=0.4,
+                max_iter=2000)
+    assert np.all(res.status == "converged")
+    assert res.f_star[0] != res.f_star[1]  # different components
+    assert np.all(np.abs(res.final_gap) <= 1e-8)

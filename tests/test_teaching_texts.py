@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,7 +17,6 @@ from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
 from landing_core.steps import SAFE_EPS, BarzilaiBorwein, Safe
 
-ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 60
 
 
@@ -100,6 +99,7 @@ def test_the_turn_within_the_span_is_described_as_a_rotation_rate(guide):
         assert "β scales it by 1/β" not in text
     assert "turn together" in compare.TURN_HELP and "rate" in compare.TURN_HELP
     assert "turn together" in texts[1] and "turn together" in guide
+    assert "turn together" in controls.BETA_HELP and "rate" in controls.BETA_HELP
     assert "rate scaled by" in guide
 
 
@@ -141,6 +141,13 @@ def test_pca_is_beta_invariant_on_the_manifold_only():
                / np.linalg.norm(geo.grad_beta(Y, GY, 10.0)))
     assert f"{round(100 * spread5)} % at X₀ (88 % on PCA 3 × 2)" in text
     assert "on the manifold XᵀG is symmetric" not in text
+    # "the early cost curves part (by about 0.02, against 10⁻⁴ from the manifold)"
+    pca = _preset("PCA")
+    spread = {}
+    for distance in (0.0, 0.4):
+        runs, _ = compare.run_rows(replace(pca.config, distance=distance), pca.rows, None)
+        spread[distance] = np.abs(runs[0]["cost"][:30] - runs[2]["cost"][:30]).max()
+    assert spread[0.0] < 2e-4 and 0.01 < spread[0.4] < 0.04
     assert "symmetric at every X" in text and "XᵀX = I only" in text
     assert state.PROBLEM_LABELS["pca"].endswith("(β-invariant on St(n, p))")
 

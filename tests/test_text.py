@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import html as std_html
 import io
+import re
 
 import pandas as pd
 from hypothesis import given
@@ -15,13 +16,19 @@ from markdown_it.common.utils import escapeHtml
 
 from explorer import text
 
-RENDER = MarkdownIt("commonmark", {"html": True})
+# CommonMark with raw HTML and linkify-it's autolinks of URLs with a scheme and e-mail
+# addresses (its bare domains and schema-less //… are its own, not GFM's: off here)
+RENDER = MarkdownIt("commonmark", {"html": True, "linkify": True}).enable("linkify")
+RENDER.linkify.set({"fuzzy_link": False}).add("//", None)
+# GFM's literal autolinks as remark-gfm finds them, in text whose escapes are resolved
+GFM_AUTOLINK = re.compile(r"(?i)https?://|www\.|[-.\w+]@[-\w]+\.[-\w]")
 HOSTILE = [
     "[Session expired, log in](https://evil.example) ![](https://evil.example/p.png)",
     "<a href='https://evil.example'>x</a> <img src=x onerror=alert(1)> <span style='font-size:"
     "90px;color:red'>BIG</span>",
     r"$\Huge\color{red} x$ $$\href{https://evil.example}{y}$$",
     ":red[huge] :material/warning: **bold** _it_ `code` ~~s~~",
+    "https://evil.example/x www.evil.example WWW.Evil.example me@evil.example mailto:a@b.co",
     "# heading", "> quote", "1. list", "- item", "| a | b |", "<https://evil.example>",
     "&lt;b&gt; &amp; &#60;", "\\[not escaped\\]", "line\nbreak\r\n# second",
 ]
@@ -30,7 +37,11 @@ LINES = st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, ma
 
 
 def _rendered(markdown: str) -> str:
-    return RENDER.render(markdown)
+    """The HTML of ``markdown``, without the invisible word joiners that break autolinks
+    (where none of GFM's may start)."""
+    html = RENDER.render(markdown)
+    assert not GFM_AUTOLINK.search(html.replace("&amp;", "&")), html
+    return html.replace("\u2060", "")
 
 
 def _paragraph(shown: str) -> str:
@@ -53,6 +64,14 @@ def test_any_line_renders_as_itself(s):
     assert rendered == (_paragraph(line) if line else "")
     for tag in ("<a", "<img", "<em", "<strong", "<code", "<h1", "<span"):
         assert tag not in rendered
+
+
+def test_the_oracle_sees_autolinks_and_markup():
+    """Unescaped, the hostile strings do render as links, images and HTML."""
+    assert "<a href=" in RENDER.render(HOSTILE[0]) and "<img" in RENDER.render(HOSTILE[0])
+    assert RENDER.render(HOSTILE[4]).count("<a href=") == 2  # https://, mailto:
+    assert len(GFM_AUTOLINK.findall(HOSTILE[4])) == 5  # https://, www. twice, two e-mails
+    assert "<span style" in RENDER.render(HOSTILE[1])
 
 
 def test_normal_labels_need_no_visible_escaping():
@@ -81,6 +100,7 @@ def test_quote_shows_types_as_repr_and_bounds_them():
     assert text.quote("newton") == "'newton'"
     assert text.quote(["landing"]) == "['landing']"
     assert text.quote("y" * 500) == repr("y" * 39 + "…")
+    assert text.quote("$\\Huge x$") == "'$\\Huge x$'"  # as typed: one backslash
     big = int("1" * 400)
     assert text.quote(big) == "1" * 39 + "…"
     huge = 10 ** 5000  # beyond Python's digit limit for str(): no ValueError

@@ -914,7 +914,7 @@
         const P = h.palette;
         this.run = {
           id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter,
-          cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [],
+          cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [], fstar: [],
           flowSigma: [], flowGram: [],
           done: false, status: "running", message: "", view: null, hasNormal: false, xmax: h.max_iter,
         };
@@ -941,9 +941,9 @@
       const take = (dst, src) => { if (src) for (let i = skip; i < src.length; i++) dst.push(src[i]); };
       take(run.cost, args.cost); take(run.h, args.h); take(run.grad, args.grad);
       take(run.step, args.step); take(run.nstep, args.nstep);
-      take(run.x, args.x); take(run.sigma, args.sigma); take(run.gram, args.gram);
+      take(run.x, args.x); take(run.sigma, args.sigma); take(run.gram, args.gram); take(run.fstar, args.fstar);
       take(run.flowSigma, args.flow_sigma); take(run.flowGram, args.flow_gram);
-      for (let i = run.gap.length; i < run.cost.length; i++) run.gap.push(run.fStar === null ? null : Math.abs(run.cost[i] - run.fStar));
+      for (let i = run.gap.length; i < run.cost.length; i++) run.gap.push(run.fStar === null ? null : Math.abs(run.cost[i] - this.fStarAt(i)));
       run.hasNormal = run.nstep.some((v) => v !== null && isFinite(v) && v > 0);
       if (run.sigma.length && run.p > 1) {
         run.sigmaCols = [];
@@ -1183,7 +1183,7 @@
       const cell = (label, value) => { const s = el("span"); s.innerHTML = `${label} <b>${value}</b>`; this.nums.appendChild(s); };
       cell("iteration k", String(k));
       cell("f(X<sub>k</sub>)", num(run.cost[k], 10));
-      if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - run.fStar));
+      if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - this.fStarAt(k)));
       cell(run.B ? "‖X<sub>k</sub><sup>T</sup>BX<sub>k</sub> − I‖<sub>F</sub>" : "‖X<sub>k</sub><sup>T</sup>X<sub>k</sub> − I‖<sub>F</sub>", sci(run.h[k]));
       cell("‖grad‖", sci(run.grad[k]));
       if (k > 0) cell("η<sub>k−1</sub>", sci(run.step[k]));
@@ -1368,7 +1368,14 @@
         header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, palette: this.P0.palette, colorscale: this.headerScale, views: r.views, view: r.view.kind },
         cost: r.cost, h: r.h, grad: r.grad, step: r.step, nstep: r.nstep, x: r.x, sigma: r.sigma, gram: r.gram,
         flow_sigma: r.flowSigma, flow_gram: r.flowGram,
+        fstar: r.fstar.length ? r.fstar : null,
       };
+    }
+
+    fStarAt(k) {
+      // f* of iterate k's component of O(n) (p = n: a long step can cross), else the run's f*
+      const r = this.run;
+      return r.fstar.length > k ? r.fstar[k] : r.fStar;
     }
 
     async sources() {

@@ -7,11 +7,21 @@ the app then run it by name (``Config(method=name, options={...})``).
 """
 
 # isort: off
-from . import landing, rgd, penalty, momentum  # registered in this order: the menus' order
+# registered in this order: the menus' order
+from . import landing, rgd, penalty, momentum, sgd, saga
 from . import generalized  # the variant of landing for problems with a matrix B
 # isort: on
 from .base import Field, LandingTerms, Method, State, take_state
-from .registry import COMMON, LABELS, REGISTRY, MethodEntry, build, register, unregister
+from .registry import (
+    COMMON,
+    LABELS,
+    REGISTRY,
+    MethodEntry,
+    build,
+    methods_for,
+    register,
+    unregister,
+)
 
 __all__ = [
     "COMMON",
@@ -25,10 +35,13 @@ __all__ = [
     "build",
     "generalized",
     "landing",
+    "methods_for",
     "momentum",
     "penalty",
     "register",
     "rgd",
+    "saga",
+    "sgd",
     "take_state",
     "unregister",
 ]

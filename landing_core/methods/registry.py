@@ -13,6 +13,10 @@ holds, so that the problem decides (a problem carrying a constraint matrix ``B``
 "landing" on X^T B X = I). Such a variant is not listed in ``LABELS`` (the menus), and a method
 without a variant for a problem that some variant's test claims gets a ValueError: it would
 run on the wrong constraint.
+
+A method that runs on a kind of problem only (the stochastic methods on a
+``problems.FiniteSum``) registers it as ``needs``; menus over arbitrary problems list
+``methods_for(Problem)``.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from dataclasses import dataclass
 
 from .base import Method
 
-__all__ = ["COMMON", "LABELS", "REGISTRY", "MethodEntry", "build", "register", "unregister"]
+__all__ = ["COMMON", "LABELS", "REGISTRY", "MethodEntry", "build", "methods_for", "register",
+           "unregister"]
 
 COMMON = ("beta", "omega", "tangent", "problem")  # what every run has
 
@@ -35,6 +40,7 @@ class MethodEntry:
     factory: Callable[..., Method]
     replaces: str | None = None
     when: Callable[[object], bool] | None = None
+    needs: type | None = None  # the class of problem the method runs on (None: any)
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -47,22 +53,29 @@ REGISTRY: dict[str, MethodEntry] = {}
 
 
 def register(name: str, label: str, *, replaces: str | None = None,
-             when: Callable[[object], bool] | None = None,
+             when: Callable[[object], bool] | None = None, needs: type | None = None,
              ) -> Callable[[Callable[..., Method]], Callable[..., Method]]:
     """Decorator: register ``factory`` under ``name`` (a new name; labels are for people).
 
     ``replaces`` and ``when``: the factory builds the method ``replaces`` for the problems on
-    which ``when(problem)`` is true (given together)."""
+    which ``when(problem)`` is true (given together). ``needs``: the class of problem it runs
+    on, when not every problem."""
     if (replaces is None) != (when is None):
         raise ValueError("a variant needs both replaces= and when=")
 
     def decorate(factory: Callable[..., Method]) -> Callable[..., Method]:
         if name in REGISTRY:
             raise ValueError(f"a method named {name!r} is already registered")
-        REGISTRY[name] = MethodEntry(name, label, factory, replaces, when)
+        REGISTRY[name] = MethodEntry(name, label, factory, replaces, when, needs)
         return factory
 
     return decorate
+
+
+def methods_for(kind: type) -> list[str]:
+    """The names of the methods that run on every problem of class ``kind``."""
+    return [name for name in _listed()
+            if REGISTRY[name].needs is None or issubclass(kind, REGISTRY[name].needs)]
 
 
 def unregister(name: str) -> None:

@@ -232,3 +232,27 @@ def test_the_gif_export_has_200_frames_made_in_under_15_s(server, page, tmp_path
         assert gif.n_frames == 200 and gif.size == (880, 400)
         assert gif.info["duration"] == 50 and gif.info.get("loop") == 0
     assert frame.get_by_text(re.compile(r"Saved landing-run.gif: 200 frames")).count() == 1
+
+
+CROSSING = ("problem=linear&n=2&p=2&seed=14&distance=0.4&beta=1&omega=1&step=constant&eta=0.6"
+            "&max_iter=2000")
+
+
+def test_the_gap_is_taken_in_the_component_of_each_iterate(server, page, shots):
+    """linear(2, 2), seed 14, constant eta = 0.6 jumps across det X = 0: the player's f − f*
+    at the last iterate is the final component's (about 0; X_0's optimum would show −2.12),
+    and its |f − f*| curve ends at rounding level."""
+    page.goto(f"{server}/?{CROSSING}")
+    frame = player(page)
+    frame.wait_for_function("landingPlayer.run.done", timeout=30_000)
+    _click(frame, "Run")
+    frame.wait_for_function("landingPlayer.status.textContent.startsWith('Converged')",
+                            timeout=30_000)
+    run = frame.evaluate("""() => { const r = landingPlayer.run, k = r.cost.length - 1;
+        return {gap: r.cost[k] - landingPlayer.fStarAt(k), first: r.fstar[0], last: r.fstar[k],
+                curve: r.gap[k], cell: landingPlayer.nums.textContent}; }""")
+    assert run["first"] != run["last"]  # the iterates changed component
+    assert abs(run["gap"]) <= 1e-8 and run["curve"] <= 1e-8
+    assert "f − f*" in run["cell"] and "−2.1" not in run["cell"] and "-2.1" not in run["cell"]
+    page.screenshot(path=shots / "explorer_component_crossing.png")
+    assert page.console_errors == []

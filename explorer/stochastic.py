@@ -1,0 +1,274 @@
+"""The Stochastic page's model: its settings (mirrored in the URL's ``stoch``), and the runs,
+computed by a worker thread one epoch of each method in turn while the page draws what has
+arrived.
+
+Every method runs on the same finite sum (online PCA from the sidebar's seed) from the same
+X_0 (the sidebar's distance), with the same tangent term, β, ω, batch size and step: the
+curves differ in the gradient estimate only. No streamlit here.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import asdict, dataclass, fields, replace
+
+import numpy as np
+
+from landing_core.problems import FiniteSum, initial_point, online_pca
+from landing_core.steps import Decreasing
+from landing_core.stochastic import EpochRecord, default_step, epochs, stochastic_config
+
+from .gate import GATE, Gate
+from .state import AppConfig
+from .text import quote
+
+METHOD_LABELS = {"sgd": "SGD", "saga": "SAGA", "landing": "full-batch landing"}
+METHOD_COLOURS = {"sgd": "#D55E00", "saga": "#0072B2", "landing": "#009E73"}
+SAMPLES = (200, 1000, 5000)
+LEASE = 1.5  # seconds the worker computes on after the page's last redraw
+WARNINGS_SHOWN = 3  # invalid parts of a ``stoch`` URL value named one by one
+
+# name -> (type, low, high) of the numbers; checked for the URL and the widgets alike
+LIMITS = {"n": (int, 2, 100), "p": (int, 1, 10), "samples": (int, 200, 5000),
+          "batch": (int, 1, 1000), "eta": (float, 0.0, 1.0), "epochs": (int, 1, 500)}
+
+
+@dataclass(frozen=True)
+class StochasticSpec:
+    """The page's settings. ``eta`` 0: the default step (``stochastic.default_step``);
+    ``decreasing``: SGD's step decreases (eta_k = eta / (1 + k / (one epoch's updates x 10)))."""
+
+    n: int = 20
+    p: int = 3
+    samples: int = 1000
+    batch: int = 10
+    eta: float = 0.0
+    epochs: int = 100
+    methods: tuple[str, ...] = ("sgd", "saga", "landing")
+    decreasing: bool = False
+
+    def to_query(self) -> str:
+        """One URL value, e.g. ``n=20,p=3,samples=1000,...,methods=sgd+saga``."""
+        parts = []
+        for key, value in asdict(self).items():
+            if key == "methods":
+                value = "+".join(value)
+            elif isinstance(value, bool):
+                value = int(value)
+            parts.append(f"{key}={value}")
+        return ",".join(parts)
+
+
+def from_query(raw: str | None) -> tuple[StochasticSpec, list[str]]:
+    """The spec of a ``stoch`` URL value: invalid parts give a warning and their default."""
+    spec, warnings = StochasticSpec(), []
+    if not raw:
+        return spec, warnings
+    known = {f.name for f in fields(StochasticSpec)}
+    values: dict[str, object] = {}
+    for part in str(raw).split(","):
+        key, _, text = part.partition("=")
+        try:
+            if key not in known:
+                raise ValueError(f"unknown setting {quote(key)}")
+            values[key] = _parse(key, text)
+        except ValueError as err:
+            warnings.append(f"URL parameter stoch: {err}; using the default.")
+    if len(warnings) > WARNINGS_SHOWN:  # a long hostile link: name a few, count the rest
+        rest = len(warnings) - WARNINGS_SHOWN
+        warnings = [*warnings[:WARNINGS_SHOWN], f"URL parameter stoch: {rest} more invalid "
+                    f"setting{'s' if rest > 1 else ''} ignored."]
+    spec, messages = validate(replace(spec, **values))
+    return spec, warnings + messages
+
+
+def _parse(key: str, text: str) -> object:
+    if key == "methods":
+        names = tuple(name for name in text.split("+") if name)
+        bad = [name for name in names if name not in METHOD_LABELS]
+        if bad or not names:
+            raise ValueError(f"methods={quote(text)}: choose among "
+                             f"{', '.join(METHOD_LABELS)}")
+        return names
+    if key == "decreasing":
+        if text not in ("0", "1"):
+            raise ValueError(f"decreasing={quote(text)} is not 0 or 1")
+        return text == "1"
+    kind, low, high = LIMITS[key]
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{key}={quote(text)} is not a number") from None
+    if not (math.isfinite(value) and low <= value <= high) or (kind is int and value % 1):
+        what = "an integer" if kind is int else "a number"
+        raise ValueError(f"{key}={quote(text)} is not {what} "
+                         f"in [{low:g}, {high:g}]")
+    return kind(value)
+
+
+def validate(spec: StochasticSpec) -> tuple[StochasticSpec, list[str]]:
+    """Cross-field limits (p <= n, batch <= samples): the fixed spec and what was changed."""
+    messages = []
+    if spec.p > spec.n:
+        messages.append(f"p = {spec.p} > n = {spec.n}: using p = {spec.n}.")
+        spec = replace(spec, p=spec.n)
+    if spec.batch > spec.samples:
+        messages.append(f"The batch ({spec.batch}) cannot exceed the samples ({spec.samples}): "
+                        f"using {spec.samples}.")
+        spec = replace(spec, batch=spec.samples)
+    return spec, messages
+
+
+def problem_of(spec: StochasticSpec, config: AppConfig) -> tuple[FiniteSum, np.ndarray]:
+    """The finite sum and X_0 every method starts from (the sidebar's seed and distance)."""
+    problem = online_pca(spec.n, spec.p, samples=spec.samples, seed=config.seed)
+    return problem, initial_point(spec.n, spec.p, config.distance, seed=config.seed)
+
+
+def step_of(spec: StochasticSpec, problem: FiniteSum, method: str) -> float | Decreasing:
+    """The step of ``method``: the spec's eta (0: the default), decreasing for SGD when
+    asked."""
+    eta = spec.eta or default_step(problem, spec.batch)
+    if method == "sgd" and spec.decreasing:
+        return Decreasing(eta, half_life=10 * math.ceil(spec.samples / spec.batch))
+    return eta
+
+
+class LiveStochastic:
+    """The page's runs, computed by a worker thread: one epoch of each method in turn, so the
+    curves grow together. ``runs`` (read under ``lock``) holds, per method, the histories so
+    far; ``finished`` once every method has ended. The work is bounded and tied to demand, as
+    the explorer's (``live.LiveRun``): the page renews a lease of LEASE seconds at each redraw
+    and the worker stops when it runs out (a closed tab), a later redraw going on with the
+    same iterates; after ``seconds`` of computing the runs end "stopped"; a ``heavy`` run
+    computes only while it holds a slot of the process-wide gate (``queued`` meanwhile)."""
+
+    def __init__(self, key: tuple, spec: StochasticSpec, config: AppConfig, *,
+                 heavy: bool = False, seconds: float = 30.0, gate: Gate = GATE) -> None:
+        self.key = key
+        self.spec = spec
+        self.problem, self.X0 = problem_of(spec, config)
+        self.f_star = float(self.problem.f_star)
+        self.lock = threading.Lock()
+        self.cancelled = False
+        self.finished = False
+        self.queued = False
+        self.error = ""
+        self.spent = 0.0  # seconds of computing so far
+        self.runs = {m: dict(label=METHOD_LABELS[m], colour=METHOD_COLOURS[m], epoch=[],
+                             cost=[], infeasibility=[], grad_norm=[], samples=[],
+                             status="running", message="") for m in spec.methods}
+        self._streams = {
+            m: epochs(self.problem, self.X0, stochastic_config(
+                m, batch_size=spec.batch, step=step_of(spec, self.problem, m),
+                beta=config.beta, omega=config.omega, seed=config.seed,
+                tangent=config.tangent, problem=self.problem), spec.epochs)
+            for m in spec.methods}
+        self._heavy, self._seconds, self._gate = heavy, seconds, gate
+        self._lease = 0.0
+        self._thread: threading.Thread | None = None
+        self.renew()
+
+    def renew(self) -> None:
+        """The page drew the runs: extend the lease, and compute again if the worker ended
+        for want of redraws."""
+        self._lease = time.monotonic() + LEASE
+        with self.lock:
+            idle = self._thread is None or not self._thread.is_alive()
+            if idle and not self.finished and not self.cancelled:
+                self._thread = threading.Thread(target=self._work, daemon=True,
+                                                name="stochastic")
+                self._thread.start()
+
+    def _wanted(self) -> bool:
+        return not self.cancelled and time.monotonic() < self._lease
+
+    def _work(self) -> None:
+        if self._heavy:
+            self.queued = True
+            while not self._gate.acquire(timeout=0.1):
+                if not self._wanted():
+                    self.queued = False
+                    return
+            self.queued = False
+        try:
+            self._compute()
+        finally:
+            if self._heavy:
+                self._gate.release()
+
+    def _compute(self) -> None:
+        start = time.monotonic()
+        try:
+            while self._streams and self._wanted():
+                if self.spent + time.monotonic() - start > self._seconds:
+                    self._stop(f"Stopped: the time limit of {self._seconds:g} s of computing "
+                               "was reached (this server's budget per request).")
+                    return
+                for m, stream in list(self._streams.items()):
+                    rec = next(stream, None)
+                    with self.lock:
+                        self._add(m, rec)
+            with self.lock:
+                self.finished = self.finished or not self._streams
+        except Exception as err:  # noqa: BLE001 - the page must hear of it, not a dead thread
+            with self.lock:
+                self.error = f"The runs stopped: {err}"
+                self.finished = True
+        finally:
+            self.spent += time.monotonic() - start
+
+    def _add(self, method: str, rec: EpochRecord | None) -> None:
+        """One epoch's record (None: the method ran all its epochs), under the lock."""
+        run = self.runs[method]
+        if rec is None or rec.status == "diverged":
+            run["status"] = "done" if rec is None else "diverged"
+            run["message"] = "" if rec is None else rec.message
+            del self._streams[method]
+            return
+        for key, value in (("epoch", rec.epoch), ("cost", rec.cost),
+                           ("infeasibility", rec.infeasibility),
+                           ("grad_norm", rec.stationarity), ("samples", rec.sample_gradients)):
+            run[key].append(value)
+
+    def _stop(self, message: str) -> None:
+        with self.lock:
+            for m in self._streams:
+                self.runs[m]["status"], self.runs[m]["message"] = "stopped", message
+            self._streams.clear()
+            self.finished = True
+
+    def wait(self, seconds: float) -> None:
+        """Let the worker run for up to ``seconds`` (less if it ends)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(seconds)
+
+    def snapshot(self) -> tuple[list[dict], bool, str]:
+        """(copies of the runs so far, finished, error), consistent with one another."""
+        with self.lock:
+            runs = [dict(run, **{k: list(run[k]) for k in ("epoch", "cost", "infeasibility",
+                                                           "grad_norm", "samples")})
+                    for run in self.runs.values()]
+            return runs, self.finished, self.error
+
+
+def summary(runs: list[dict], f_star: float) -> list[dict]:
+    """One row per method: epochs run, sample gradients used, final relative gap, ||h|| and
+    stationarity."""
+    rows = []
+    for run in runs:
+        if not run["epoch"]:
+            continue
+        rows.append({
+            "method": run["label"],
+            "epochs": run["epoch"][-1],
+            "sample gradients": run["samples"][-1],
+            "|f − f*| / |f*|": abs(run["cost"][-1] - f_star) / abs(f_star),
+            "‖XᵀX − I‖": run["infeasibility"][-1],
+            "‖grad f‖": run["grad_norm"][-1],
+            "status": run["status"],
+        })
+    return rows

@@ -1,0 +1,72 @@
+"""The Stochastic page in headless Chromium: reached from the navigation, the curves grow while
+the runs compute (no reload), SAGA ends far below SGD, and lecture mode keeps the curves."""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+
+import pytest
+
+from .helpers import CHART, IDLE
+
+pytestmark = pytest.mark.browser
+
+POINTS = f"document.querySelector({CHART!r})?._fullData?.[0]?.x?.length ?? 0"
+
+
+def _last_y(trace: int) -> str:
+    return (f"(() => {{ const y = document.querySelector({CHART!r})._fullData[{trace}].y;"
+            " return y[y.length - 1]; })()")
+
+
+def test_the_curves_grow_live_and_saga_beats_sgd(server, page, shots):
+    page.goto(server)
+    page.get_by_role("heading", name="Landing on St(n, p)").wait_for()
+    page.get_by_role("link", name="Stochastic").click()
+    page.get_by_role("heading", name="Stochastic landing").wait_for()
+    page.get_by_text("Done: 100 epochs.").wait_for(timeout=60_000)
+    page.wait_for_selector(IDLE)
+    assert page.evaluate(POINTS) == 101
+    # traces: SGD's three panels, then SAGA's, then full-batch landing's; panel 1 is the gap
+    sgd, saga = page.evaluate(_last_y(0)), page.evaluate(_last_y(3))
+    assert saga < 1e-3 * sgd, (sgd, saga)
+    page.screenshot(path=shots / "stochastic_default.png")
+
+    # batch 1 and 20 epochs: 20,000 updates per stochastic method, seconds of work
+    epochs = page.get_by_label("epochs", exact=True)
+    epochs.fill("20")
+    epochs.press("Enter")
+    page.get_by_text("Done: 20 epochs.").wait_for(timeout=60_000)
+    batch = page.get_by_label("batch b", exact=True)
+    batch.fill("1")
+    batch.press("Enter")
+    page.get_by_text(re.compile(r"Computing: epoch \d+ of 20")).wait_for(timeout=30_000)
+    page.wait_for_function(f"{POINTS} > 1", timeout=30_000)
+    seen = page.evaluate(POINTS)
+    page.wait_for_function(f"{POINTS} > {seen}", timeout=30_000)  # more arrived, no reload
+    page.screenshot(path=shots / "stochastic_live.png")
+    assert seen < 21
+    page.get_by_text("Done: 20 epochs.").wait_for(timeout=120_000)
+    assert page.evaluate(POINTS) == 21
+    url = urllib.parse.unquote(page.url)
+    assert "batch=1," in url and "epochs=20," in url
+    assert not [e for e in page.console_errors if "favicon" not in e]
+
+
+def test_lecture_mode_keeps_the_curves(server, page, shots):
+    page.goto(server)
+    page.get_by_role("heading", name="Landing on St(n, p)").wait_for()
+    page.get_by_role("link", name="Stochastic").click()
+    page.get_by_role("heading", name="Stochastic landing").wait_for()
+    page.get_by_text("Lecture mode").click()
+    page.get_by_text("Done: 100 epochs.").wait_for(timeout=60_000)
+    page.wait_for_selector(IDLE)
+    assert page.get_by_text("Online PCA as a finite sum").count() == 0
+    assert page.evaluate(f"document.querySelector({CHART!r})._fullLayout.height") == 520
+    assert "lecture=1" in page.url
+    page.get_by_text("Settings").click()  # folded in a lecture, with the values kept
+    assert page.get_by_label("batch b", exact=True).input_value() == "10"
+    page.get_by_text("Settings").click()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.screenshot(path=shots / "stochastic_lecture_1280x720.png")

@@ -1,0 +1,194 @@
+"""The Stochastic page under AppTest: the live runs reach the chart, the URL restores the
+settings, bad settings warn, lecture mode hides the words."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import stochastic as model
+from explorer import text
+from explorer.gate import Gate
+from explorer.state import AppConfig
+from tests.test_fuzz import HOSTILE, check_page
+
+APP = "../app.py"
+TIMEOUT = 60
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.switch_page("pages/stochastic.py").run()  # a link to the page: its URL first
+    assert not at.exception
+    return at
+
+
+def _finish(at: AppTest) -> None:
+    """Let the worker end, renewing its lease, then rerun (what the fragment's ticks do in a
+    browser)."""
+    run = at.session_state.stoch_run
+    for _ in range(240):
+        if run.finished:
+            break
+        run.renew()
+        run.wait(0.25)
+    assert run.finished
+    at.run()
+    assert not at.exception
+
+
+def _curves(at: AppTest) -> dict[str, list[np.ndarray]]:
+    """label -> the y values of its three panels (relative gap, ||h||, ||grad||)."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    out: dict[str, list[np.ndarray]] = {}
+    for trace in spec["data"]:
+        y = trace["y"]
+        if isinstance(y, dict):  # plotly.py sends numeric arrays base64-encoded
+            y = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+        out.setdefault(trace["name"], []).append(np.asarray(y, dtype=float))
+    return out
+
+
+def test_the_default_page_shows_sgd_against_saga_and_full_batch():
+    at = _page()
+    assert at.title[0].value == "Stochastic landing"
+    assert any("Online PCA as a finite sum" in m.value for m in at.markdown)
+    _finish(at)
+    curves = _curves(at)
+    assert set(curves) == {"SGD", "SAGA", "full-batch landing"}
+    spec = model.StochasticSpec()
+    for panels in curves.values():
+        assert len(panels) == 3 and all(len(y) == spec.epochs + 1 for y in panels)
+    sgd_gap, saga_gap = curves["SGD"][0][-1], curves["SAGA"][0][-1]
+    assert saga_gap < 1e-3 * sgd_gap  # SAGA far below SGD's noise floor
+    assert any("Done: 100 epochs." in c.value for c in at.caption)
+    table = at.dataframe[0].value
+    assert list(table["method"]) == ["SGD", "SAGA", "full-batch landing"]
+    assert table["sample gradients"].tolist() == [100_000, 101_000, 100_000]
+    assert at.query_params["stoch"] == spec.to_query()
+
+
+def test_the_url_restores_the_settings_and_a_widget_restarts_the_runs():
+    query = "n=8,p=2,samples=200,batch=20,eta=0.002,epochs=30,methods=saga,decreasing=0"
+    at = _page({"stoch": query})
+    assert at.number_input(key="so_batch").value == 20
+    assert at.multiselect(key="so_methods").value == ["saga"]
+    _finish(at)
+    assert set(_curves(at)) == {"SAGA"}
+    first = at.session_state.stoch_run
+    at.number_input(key="so_batch").set_value(40).run()
+    assert at.session_state.stoch_run is not first and first.cancelled
+    assert "batch=40" in at.query_params["stoch"]
+    _finish(at)
+    assert len(_curves(at)["SAGA"][0]) == 31
+    second = at.session_state.stoch_run
+    at.selectbox(key="w_tangent").set_value("relative").run()  # the sidebar's apply
+    assert at.session_state.stoch_run is not second
+    _finish(at)
+    assert at.session_state.stoch_run.runs["saga"]["status"] == "done"
+
+
+def test_bad_settings_warn_and_fall_back():
+    at = _page({"stoch": "n=8,p=9,samples=200,batch=500,epochs=abc,bogus=1"})
+    warnings = " ".join(text.unescape(w.value) for w in at.warning)
+    assert "epochs='abc' is not a number" in warnings and "unknown setting 'bogus'" in warnings
+    assert "p = 9 > n = 8" in warnings and "cannot exceed the samples (200)" in warnings
+    spec = at.session_state.stoch_spec
+    assert (spec.p, spec.batch, spec.epochs) == (8, 200, 100)
+    at.multiselect(key="so_methods").set_value([]).run()
+    assert not at.exception and any("at least one method" in i.value for i in at.info)
+
+
+def test_runs_over_the_budget_are_refused_with_what_to_lower():
+    at = _page({"stoch": "n=100,p=10,samples=5000,batch=1,epochs=500"})
+    errors = " ".join(e.value for e in at.error)
+    assert "These runs would need about" in errors and "raise the batch" in errors
+    assert "stoch_run" not in at.session_state
+
+
+@pytest.mark.parametrize("payload", [HOSTILE[0], HOSTILE[3], HOSTILE[7][:5000],
+                                     ",".join(["bogus=1"] * 500)])
+def test_hostile_links_are_shown_as_text(payload):
+    at = _page({"stoch": f"n={payload},epochs=7,{payload}=3,methods={payload}"})
+    check_page(at)
+    assert at.session_state.stoch_spec.epochs == 7  # the valid rest is kept
+    assert len(at.warning) <= 5
+
+
+def test_lecture_mode_shows_the_curves_without_the_words():
+    at = _page({"lecture": "1", "stoch": "samples=200,batch=20,epochs=20"})
+    _finish(at)
+    assert [e.label for e in at.expander] == ["Settings", "Your own matrix"]  # no "updates"
+    assert not any("Online PCA" in m.value for m in at.markdown)
+    assert not at.dataframe  # the summary table is for the desk, not the projector
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["height"] == 520
+
+
+def test_the_settings_survive_a_visit_to_another_page():
+    at = _page({"stoch": "samples=200,batch=20,epochs=20"})
+    at.number_input(key="so_epochs").set_value(30).run()
+    at.switch_page("pages/guide.py").run()
+    at.switch_page("pages/stochastic.py").run()
+    assert not at.exception
+    assert at.number_input(key="so_epochs").value == 30
+    assert at.session_state.stoch_spec.epochs == 30
+
+
+def test_spec_round_trips_through_the_url():
+    spec = model.StochasticSpec(n=7, p=2, samples=5000, batch=33, eta=0.0125, epochs=12,
+                                methods=("sgd", "landing"), decreasing=True)
+    assert model.from_query(spec.to_query()) == (spec, [])
+
+
+def test_a_diverging_step_is_reported_on_the_page():
+    at = _page({"stoch": "samples=200,batch=10,eta=0.5,epochs=5,methods=sgd+saga"})
+    _finish(at)
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("SGD: Diverged at iteration") for w in warnings)
+    assert any(w.startswith("SAGA: Diverged at iteration") for w in warnings)
+    assert list(at.dataframe[0].value["status"]) == ["diverged", "diverged"]
+
+
+# ----------------------------------------------------------------------------- the worker
+
+
+def _worker(**kwargs) -> model.LiveStochastic:
+    spec = model.StochasticSpec(samples=1000, batch=1, epochs=200, methods=("sgd",))
+    return model.LiveStochastic(("test",), spec, AppConfig(), **kwargs)
+
+
+def test_the_worker_computes_only_while_the_page_renews_its_lease():
+    run = _worker()
+    run.wait(model.LEASE + 1.0)  # no redraw: the lease runs out, the thread ends
+    assert not run._thread.is_alive() and not run.finished
+    done = len(run.runs["sgd"]["epoch"])
+    assert 0 < done < 201
+    run.renew()  # the page is back: the same iterates go on
+    run.wait(0.5)
+    assert len(run.runs["sgd"]["epoch"]) > done
+    run.cancelled = True
+
+
+def test_the_worker_stops_at_the_time_limit_and_waits_for_the_gate():
+    run = _worker(seconds=0.3)
+    for _ in range(40):
+        run.renew()
+        run.wait(0.1)
+    assert run.finished and run.runs["sgd"]["status"] == "stopped"
+    assert "time limit of 0.3 s" in run.runs["sgd"]["message"]
+    gate = Gate(1)
+    assert gate.acquire(timeout=0)  # someone else holds the only slot
+    run = _worker(heavy=True, gate=gate)
+    run.wait(0.3)
+    assert run.queued and not run.runs["sgd"]["epoch"]
+    gate.release()
+    run.wait(0.3)
+    assert not run.queued and run.runs["sgd"]["epoch"]
+    run.cancelled = True
