@@ -84,6 +84,15 @@ def default_rows(config: AppConfig) -> list[dict]:
             for b in (0.1, 0.5, 1.0, 5.0)]
 
 
+def constraint_of(r: dict) -> object:
+    """A row's constraint: "sidebar" where the row has none (a row written before rows had a
+    constraint, or a blank cell)."""
+    value = r.get("constraint")
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "sidebar"
+    return value
+
+
 def row(label: str, *, method: str = "landing", tangent: str = "beta", beta: float = 0.5,
         omega: float = 1.0, step: str = "safe", eta: float = 0.1,
         constraint: str = "sidebar") -> dict:
@@ -107,7 +116,7 @@ def auto_label(r: dict) -> str:
     tangent = _TANGENT_TEXT[r["tangent"]].format(beta=float(r["beta"]))
     head = {"landing": tangent, "penalty": "penalty"}.get(
         r["method"], f"{METHODS[r['method']]} ({tangent})")
-    on = {"identity": ", on XᵀX = I", "B": ", on XᵀBX = I"}.get(r.get("constraint"), "")
+    on = {"identity": ", on XᵀX = I", "B": ", on XᵀBX = I"}.get(constraint_of(r), "")
     return f"{head}, ω = {float(r['omega']):g}, {step}{on}"
 
 
@@ -225,8 +234,9 @@ def check_row(r: dict) -> str | None:
                              ("tangent", TANGENT_TERMS, "tangent term"),
                              ("step", STEP_RULES, "step rule"),
                              ("constraint", ROW_CONSTRAINTS, "constraint")):
-        if not (isinstance(r.get(key), str) and r[key] in names):  # a URL may hold a list
-            return f"unknown {what} {text.quote(r.get(key))}"
+        value = constraint_of(r) if key == "constraint" else r.get(key)
+        if not (isinstance(value, str) and value in names):  # a URL may hold a list
+            return f"unknown {what} {text.quote(value)}"
     for name, (low, high) in ROW_BOUNDS.items():
         value = r.get(name)
         try:
@@ -282,7 +292,7 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     for i, r in enumerate(rows):
         if progress is not None:
             progress(i, len(rows), str(r["label"]))
-        problem = on[r.get("constraint", "sidebar")]
+        problem = on[constraint_of(r)]
         result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
                        max_iter=config.max_iter, keep_iterates=keep, should_stop=should_stop)
         label = text.label(r["label"])
