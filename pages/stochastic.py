@@ -124,7 +124,7 @@ def curves() -> None:
         if not config.lecture:
             st.dataframe(pd.DataFrame(model.summary(runs, run.f_star)), hide_index=True,
                          column_config={k: st.column_config.NumberColumn(format="%.2e") for k
-                                        in ("|f − f*| / |f*|", "‖XᵀX − I‖", "‖grad f‖")})
+                                        in ("|f − f*| / |f*|", "‖XᵀX − I‖", "‖grad₁ f‖")})
         for r in runs:
             if r["status"] == "diverged":
                 st.warning(f"{r['label']}: {text.plain(r['message'])}", icon="⚠️")
