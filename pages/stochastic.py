@@ -23,6 +23,12 @@ WIDGETS = {"so_n": "n", "so_p": "p", "so_samples": "samples", "so_batch": "batch
 
 config = controls.sidebar(owns=("stoch",))
 
+preset = st.session_state.pop("stoch_preset", None)
+if preset is not None:  # a lecture preset: its settings replace the page's
+    st.session_state.stoch_spec = preset
+    for key, name in WIDGETS.items():
+        value = getattr(preset, name)
+        st.session_state[key] = list(value) if name == "methods" else value
 if "stoch_spec" not in st.session_state:  # first visit: from the link, else the defaults
     spec, warnings = model.from_query(st.query_params.get("stoch"))
     st.session_state.stoch_spec = spec
