@@ -84,6 +84,15 @@ def default_rows(config: AppConfig) -> list[dict]:
             for b in (0.1, 0.5, 1.0, 5.0)]
 
 
+def constraint_of(r: dict) -> object:
+    """A row's constraint: "sidebar" where the row has none (a row written before rows had a
+    constraint, or a blank cell)."""
+    value = r.get("constraint")
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "sidebar"
+    return value
+
+
 def row(label: str, *, method: str = "landing", tangent: str = "beta", beta: float = 0.5,
         omega: float = 1.0, step: str = "safe", eta: float = 0.1,
         constraint: str = "sidebar") -> dict:
@@ -107,7 +116,7 @@ def auto_label(r: dict) -> str:
     tangent = _TANGENT_TEXT[r["tangent"]].format(beta=float(r["beta"]))
     head = {"landing": tangent, "penalty": "penalty"}.get(
         r["method"], f"{METHODS[r['method']]} ({tangent})")
-    on = {"identity": ", on XᵀX = I", "B": ", on XᵀBX = I"}.get(r.get("constraint"), "")
+    on = {"identity": ", on XᵀX = I", "B": ", on XᵀBX = I"}.get(constraint_of(r), "")
     return f"{head}, ω = {float(r['omega']):g}, {step}{on}"
 
 
@@ -116,19 +125,34 @@ def _blank(label: object) -> bool:
         label).strip()
 
 
+def _cell(column: str, value: object) -> object:
+    """A table cell as the editor can hold it again: a number column's value as a float (None
+    where it is none: a bool, text, a number beyond float), a text column's as text (a crafted
+    client may send a list)."""
+    if column in ROW_BOUNDS:
+        if isinstance(value, bool):
+            return None
+        try:
+            return float(value)
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return value if value is None or isinstance(value, str | float) else text.plain(value)
+
+
 def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     """The edited rows, where a valid row gets ``auto_label`` when its label is blank or when
     its settings changed but its label did not (a label must not name what the row no longer
     runs); a label typed by the user is kept as ``text.label`` stores it (one line, bounded,
-    safe in the table's CSV download).
+    safe in the table's CSV download), and every cell gets a type the table can show.
 
     Each edit in the table is one action (a cell, an added row, deleted rows); rows are matched
     by position only when the count is unchanged, i.e. when a cell was edited.
     """
     matched = old if len(old) == len(new) else [None] * len(new)
     out = []
-    for before, after in zip(matched, new, strict=True):
-        label = after.get("label")
+    for before, row_ in zip(matched, new, strict=True):
+        after = {c: _cell(c, row_.get(c)) for c in COLUMNS}
+        label = after["label"]
         if not _blank(label):
             after = {**after, "label": text.label(label)}
         if check_row(after) is None:
@@ -210,8 +234,9 @@ def check_row(r: dict) -> str | None:
                              ("tangent", TANGENT_TERMS, "tangent term"),
                              ("step", STEP_RULES, "step rule"),
                              ("constraint", ROW_CONSTRAINTS, "constraint")):
-        if not (isinstance(r.get(key), str) and r[key] in names):  # a URL may hold a list
-            return f"unknown {what} {text.quote(r.get(key))}"
+        value = constraint_of(r) if key == "constraint" else r.get(key)
+        if not (isinstance(value, str) and value in names):  # a URL may hold a list
+            return f"unknown {what} {text.quote(value)}"
     for name, (low, high) in ROW_BOUNDS.items():
         value = r.get(name)
         try:
@@ -267,7 +292,7 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     for i, r in enumerate(rows):
         if progress is not None:
             progress(i, len(rows), str(r["label"]))
-        problem = on[r.get("constraint", "sidebar")]
+        problem = on[constraint_of(r)]
         result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
                        max_iter=config.max_iter, keep_iterates=keep, should_stop=should_stop)
         label = text.label(r["label"])

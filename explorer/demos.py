@@ -147,7 +147,8 @@ def omega_demo(config: AppConfig) -> None:
 
 
 PARTS = {"statements": "The paper's statements, checked live",
-         "demonstrations": "Demonstrations: what they imply, in runs"}
+         "demonstrations": "Demonstrations: what they imply, in runs",
+         "generalized": "Beyond XᵀX = I: XᵀBX = I"}
 
 
 def part() -> str:

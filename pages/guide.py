@@ -81,7 +81,7 @@ every page.
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
   not); *fair rates* (local rates against β under the two rules that adapt the step, on the
   one stationarity measure; for $p = n$, β only rescales the tangent term and BB's iterations
-  do not change). Lecture mode hides their explanations; presets open them. Below them,
+  do not change). Lecture mode hides their explanations; presets open them. A third part,
   **XᵀBX = I**: the generalized Stiefel constraint's formulas (tangent terms, a β-family for
   B, the change of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is
   proved and what is not.

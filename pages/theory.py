@@ -324,8 +324,10 @@ def generalized_section(config: AppConfig) -> None:
         "of C's eigenvalues (those of B on span(X)), not on a constant as for B = I.")
 
 
-if demos.part() == "statements":
+part = demos.part()
+if part == "statements":
     statements(problem, X, rng, what)
+elif part == "generalized":
     generalized_section(config)
 else:
     demos.section(config, X)

@@ -14,6 +14,9 @@ def test_theory_page_checks_the_B_formulas_live():
     at.run()
     at.switch_page("pages/theory.py").run()
     assert not at.exception
+    assert not any("XᵀBX = I" in h.value for h in at.header)  # a part of its own
+    at.radio(key="theory_part").set_value("generalized").run()
+    assert not at.exception
     assert any("XᵀBX = I" in h.value for h in at.header)
     for label in ("10", "10⁴"):
         at.radio(key="theory_b_cond").set_value(label).run()
