@@ -105,14 +105,14 @@ def serve(log: Path | None = None, env: dict[str, str] | None = None
 def costliest_compare_query(seed: int = 0) -> str:
     """The compare page's query for six Cayley-RGD rows with Armijo on St(200, 50), with the
     largest iteration limit the default budget admits (the costliest comparison)."""
-    from explorer import budget
+    from explorer import budget, compare
 
     rows = [("rgd-cayley", "armijo")] * 6
     limit = budget.Budget.from_env()
     fits = max(k for k in range(100, 5001, 50)
                if budget.compare_cost("brockett", 200, 50, k, rows).refusal(limit) is None)
-    row = '["c{i}","rgd-cayley","beta",0.5,1,"armijo",0.1]'
-    table = "[" + ",".join(row.format(i=i) for i in range(6)) + "]"
+    table = compare.rows_query([compare.row(f"c{i}", method=method, step=step)
+                                for i, (method, step) in enumerate(rows)])
     return (f"n=200&p=50&tol=1e-14&max_iter={fits}&seed={seed}&steps=rows&rows="
             + urllib.request.quote(table))
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 SECONDS_PER_UNIT = 1.0e-10  # one landing iteration at n = 200, p = 50: ~2.6e6 units, ~0.26 ms
@@ -218,3 +218,11 @@ def matrix_rows(problem: str, shape: tuple[int, ...] | None) -> int:
     """m, the rows of an uploaded matrix that enter every iteration (Procrustes' A, m x n);
     0 when there is none (PCA's data is reduced to its n x n covariance once)."""
     return int(shape[0]) if problem == "procrustes" and shape else 0
+
+
+def largest_fitting(cost_of: Callable[[int], Cost], values: Iterable[int],
+                    budget: Budget) -> int | None:
+    """The largest of ``values`` whose ``cost_of(value)`` fits ``budget`` (None if none does):
+    a setting to suggest in a refusal (e.g. the sweep's grid resolution)."""
+    fits = [v for v in values if cost_of(v).refusal(budget) is None]
+    return max(fits) if fits else None

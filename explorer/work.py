@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import streamlit as st
@@ -29,12 +29,16 @@ TICK = 0.2  # seconds between redraws of a running action's progress element
 WALL_FACTOR = 4  # a request's wall-clock limit, in units of its computing-time limit
 
 
-def admit(cost: Cost, budget: Budget | None = None) -> None:
-    """Go on when ``cost`` fits ``budget`` (the deployment's); else say why and what to lower,
-    and stop the page."""
-    refusal = cost.refusal(budget or BUDGET)
+def admit(cost: Cost, budget: Budget | None = None,
+          hint: Callable[[Budget], str] | None = None) -> None:
+    """Go on when ``cost`` fits ``budget`` (the deployment's); else say why and what to lower
+    (and ``hint(budget)``, a setting that fits), and stop the page."""
+    budget = budget or BUDGET
+    refusal = cost.refusal(budget)
     if refusal is not None:
-        st.error(refusal, icon=":material/hourglass_disabled:")
+        extra = hint(budget) if hint is not None else ""
+        st.error(refusal + (f" {extra}" if extra else ""),
+                 icon=":material/hourglass_disabled:")
         st.stop()
 
 

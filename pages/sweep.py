@@ -96,10 +96,18 @@ def _compute(spec: SweepSpec) -> SweepOutcome | None:
     """The cached sweep with the session's matrix (as the explorer uses it); None, with a clear
     message, when the batch fails."""
     problem, matrix = controls.session_problem(spec.base)
-    cost = budget.sweep_cost(spec.base.problem, problem.n, problem.p, spec.base.max_iter,
-                             spec.size**2,
-                             budget.matrix_rows(spec.base.problem, getattr(matrix, "shape", None)))
-    work.admit(cost)
+    rows = budget.matrix_rows(spec.base.problem, getattr(matrix, "shape", None))
+
+    def cost_of(size: int) -> budget.Cost:
+        return budget.sweep_cost(spec.base.problem, problem.n, problem.p, spec.base.max_iter,
+                                 size**2, rows)
+
+    def hint(limit: budget.Budget) -> str:
+        size = budget.largest_fitting(cost_of, range(SIZES[0], spec.size), limit)
+        return "" if size is None else f"A grid of {size} × {size} fits."
+
+    cost = cost_of(spec.size)
+    work.admit(cost, hint=hint)
     try:
         return cached_sweep(spec, matrix, problem.B, cost)
     except np.linalg.LinAlgError as err:  # the batch runner marks singular runs as diverged;

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import budget
+from explorer import budget, compare
 from landing_core import sweep as batch
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
@@ -126,6 +126,16 @@ def test_a_bad_budget_setting_is_a_clear_error(raw):
     assert budget.Budget.from_env({"LANDING_BUDGET_MB": " "}) == DEFAULT
 
 
+def test_the_largest_fitting_setting_fits_and_the_next_does_not():
+    def cost_of(size: int) -> budget.Cost:
+        return budget.sweep_cost("brockett", 100, 20, 2000, size**2)
+
+    size = budget.largest_fitting(cost_of, range(5, 41), DEFAULT)
+    assert 5 <= size < 40
+    assert cost_of(size).refusal(DEFAULT) is None and cost_of(size + 1).refusal(DEFAULT)
+    assert budget.largest_fitting(cost_of, range(5, 41), budget.Budget(seconds=1e-6)) is None
+
+
 def test_only_procrustes_matrices_enter_every_iteration():
     assert budget.matrix_rows("procrustes", (160000, 1)) == 160000
     assert budget.matrix_rows("pca", (800, 200)) == 0
@@ -152,14 +162,26 @@ def test_the_sweep_page_refuses_the_largest_sweep_before_computing():
     assert not at.exception
     assert any("This sweep would need" in e.value for e in at.error)
     assert not at.get("plotly_chart")
+    # St(200, 50) at 5000 iterations: not even the smallest grid fits, so none is offered
+    assert not any("fits." in e.value for e in at.error)
+
+
+def test_the_sweep_page_offers_a_grid_that_fits():
+    at = _app({"n": "100", "p": "20", "max_iter": "2000", "tol": "1e-14"})
+    at.run()
+    at.switch_page("pages/sweep.py").run()
+    assert not at.exception
+    text = next(e.value for e in at.error if "This sweep would need" in e.value)
+    size = int(re.search(r"A grid of (\d+) × \1 fits\.", text.replace("\\", ""))[1])
+    assert size == budget.largest_fitting(
+        lambda s: budget.sweep_cost("brockett", 100, 20, 2000, s**2), range(5, 30), DEFAULT)
 
 
 def test_the_compare_page_refuses_six_cayley_rows():
     at = _app(LARGEST)
     at.run()
     at.session_state["compare_rows"] = [
-        dict(label=f"c{i}", method="rgd-cayley", tangent="beta", beta=0.5, omega=1.0,
-             step="armijo", eta=0.1) for i in range(6)]
+        compare.row(f"c{i}", method="rgd-cayley", step="armijo") for i in range(6)]
     at.session_state["compare_version"] = 0
     at.switch_page("pages/compare.py").run()
     assert not at.exception
@@ -193,8 +215,7 @@ def test_a_comparison_over_its_time_limit_keeps_its_rows_and_says_so(underestima
     at = _app(LARGEST | {"max_iter": "3000"})
     at.run()
     at.session_state["compare_rows"] = [
-        dict(label=f"c{i}", method="rgd-cayley", tangent="beta", beta=0.5, omega=1.0,
-             step="armijo", eta=0.1) for i in range(3)]
+        compare.row(f"c{i}", method="rgd-cayley", step="armijo") for i in range(3)]
     at.session_state["compare_version"] = 0
     at.switch_page("pages/compare.py").run()
     assert not at.exception and not at.error
