@@ -213,3 +213,28 @@ def test_sweep_grid_starts_at_the_distance_from_XtBX():
     X0 = initial_point(6, 2, 0.3, 0, B=P.B)
     single = solve(P, X0, Config(beta=0.5, step=Safe(0.05)), max_iter=3000, tol=1e-9)
     assert res.iterations[0] == single.iterations
+
+
+def test_a_variant_registered_elsewhere_is_chosen_by_its_problem():
+    """The registry's variant hook is generic: any module may register a method that stands
+    for another on the problems its test claims; solve then runs it with no special case."""
+    from landing_core.methods.landing import Landing
+
+    class Flagged(Landing):
+        pass
+
+    methods.register("landing-flagged-test", "flagged (test)", replaces="landing",
+                     when=lambda problem: getattr(problem, "name", "") == "flagged")(
+        lambda *, beta, omega, tangent: Flagged(beta, omega, tangent))
+    try:
+        P = generalized_eigen(5, 2, seed=0)
+        plain = Problem(n=5, p=2, cost=P.cost, egrad=P.egrad, name="flagged")
+        assert isinstance(methods.build("landing", problem=plain), Flagged)
+        assert isinstance(methods.build("landing", problem=P), GeneralizedLanding)
+        with pytest.raises(ValueError, match="does not handle"):
+            methods.build("penalty", problem=plain)
+        with pytest.raises(ValueError, match="both replaces= and when="):
+            methods.register("x-test", "x", replaces="landing")
+    finally:
+        methods.unregister("landing-flagged-test")
+    assert isinstance(methods.build("penalty", problem=plain), methods.penalty.Penalty)
