@@ -113,3 +113,14 @@ def test_the_sweep_page_runs_on_XtBX_when_the_sidebar_says_so():
                   <= 1e-8)
     plain = sweeps.run_sweep(spec)  # the same grid on XᵀX = I lands elsewhere
     assert not np.allclose(plain.result.final_cost, outcome.result.final_cost)
+
+
+def test_the_comparison_figure_names_each_constraint():
+    from landing_core import figures
+
+    run = dict(label="a", cost=np.ones(3), infeasibility=np.ones(3), grad_norm=np.ones(3),
+               time=np.arange(3.0))
+    titles = [[a.text for a in figures.comparison_figure(runs).layout.annotations][1]
+              for runs in ([run], [run | {"B": True}], [run, run | {"B": True}])]
+    assert titles == ["‖XₖᵀXₖ − I‖<sub>F</sub>", "‖XₖᵀBXₖ − I‖<sub>F</sub>",
+                      "‖XₖᵀXₖ − I‖ or ‖XₖᵀBXₖ − I‖"]
