@@ -124,3 +124,19 @@ def test_the_comparison_figure_names_each_constraint():
               for runs in ([run], [run | {"B": True}], [run, run | {"B": True}])]
     assert titles == ["‖XₖᵀXₖ − I‖<sub>F</sub>", "‖XₖᵀBXₖ − I‖<sub>F</sub>",
                       "‖XₖᵀXₖ − I‖ or ‖XₖᵀBXₖ − I‖"]
+
+
+def test_an_uploaded_B_is_checked_and_used():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(n="2", p="1", constraint="upload")
+    at.run()
+    assert "B" not in _player_data(at)["header"]["views"][0]  # none yet: XᵀX = I
+    at.file_uploader(key="w_upload_B").set_value(("B.csv", b"1,2\n2,1\n", "b1")).run()
+    assert not at.exception
+    assert any("B rejected" in w.value and "positive definite" in w.value for w in at.warning)
+    assert "B" not in _player_data(at)["header"]["views"][0]
+    at.file_uploader(key="w_upload_B").set_value(("B.csv", b"4,1\n1,1\n", "b2")).run()
+    assert not at.exception
+    plane = _player_data(at)["header"]["views"][0]
+    np.testing.assert_allclose(plane["B"], [[4.0, 1.0], [1.0, 1.0]])
+    assert at.title[0].value == "Landing on XᵀBX = I"
