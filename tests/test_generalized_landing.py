@@ -238,3 +238,12 @@ def test_a_variant_registered_elsewhere_is_chosen_by_its_problem():
     finally:
         methods.unregister("landing-flagged-test")
     assert isinstance(methods.build("penalty", problem=plain), methods.penalty.Penalty)
+
+
+def test_a_problem_with_a_bad_B_is_refused_before_any_iteration():
+    P = generalized_eigen(5, 2, seed=0)
+    X0 = initial_point(5, 2, 0.1, 0)
+    for B, match in ((-np.eye(5), "positive definite"), (np.eye(4), r"shape \(5, 5\)"),
+                     (np.triu(np.ones((5, 5))), "symmetric")):
+        with pytest.raises(ValueError, match=match):
+            landing(Problem(n=5, p=2, cost=P.cost, egrad=P.egrad, B=B), X0)

@@ -166,4 +166,5 @@ class BRegion:
 @register("landing-B", "Landing on XᵀBX = I (Vary et al.)", replaces="landing", when=carries_B)
 def _generalized(*, beta: float | Array, omega: float | Array, tangent: str,
                  problem: object) -> GeneralizedLanding:
-    return GeneralizedLanding(problem.B, beta, omega, tangent)  # type: ignore[attr-defined]
+    B = check_spd(problem.B, problem.n)  # type: ignore[attr-defined]
+    return GeneralizedLanding(B, beta, omega, tangent, lambda_max(B))
