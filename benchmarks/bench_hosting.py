@@ -246,27 +246,36 @@ def soak(browser, runs: int, minutes: float) -> None:
 
 BLAS_RUN = """
 import time
-from explorer.runner import build_problem, run_to_end, start
+from explorer.runner import build_problem, start
 from explorer.state import AppConfig
-c = AppConfig(n=200, p=50, tol=1e-14, max_iter=1500, step="constant", eta=1e-4)
-t = time.perf_counter(); trace, records = start(c, build_problem(c))
-run_to_end(trace, records, c)
+c = AppConfig(n=200, p=50, tol=1e-14, max_iter=5000, step="constant", eta=1e-4)
+trace, records = start(c, build_problem(c))
+t = time.perf_counter()
+while time.perf_counter() - t < 4.0:  # four seconds of the stream, as the worker computes it
+    trace.feed(next(records), c.tol, c.max_iter)
 print(trace.k / (time.perf_counter() - t))
 """
 
 
-def blas() -> None:
-    for threads in (None, "1"):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS", "OMP_"))}
-        if threads:
-            env |= {"OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
-        for together in (1, 2):
-            procs = [subprocess.Popen([sys.executable, "-c", BLAS_RUN], cwd=ROOT, env=env,
-                                      stdout=subprocess.PIPE, text=True)
-                     for _ in range(together)]
-            rates = [float(p.communicate()[0]) for p in procs]
-            print(f"blas: threads {threads or 'default'}, {together} at once: "
-                  + ", ".join(f"{r:.0f}" for r in rates) + f" iterations/s ({load()})")
+def blas(rounds: int = 2) -> None:
+    """Interleaved: each round runs every (threads, processes at once) variant once."""
+    counts = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    rates: dict[tuple[str, int], list[float]] = {}
+    for _ in range(rounds):
+        for threads in ("default", "1"):
+            env = {k: v for k, v in os.environ.items() if k not in counts}
+            if threads != "default":
+                env |= dict.fromkeys(counts, threads)
+            for together in (1, 2):
+                procs = [subprocess.Popen([sys.executable, "-c", BLAS_RUN], cwd=ROOT,
+                                          env=env, stdout=subprocess.PIPE, text=True)
+                         for _ in range(together)]
+                rates.setdefault((threads, together), []).extend(
+                    float(p.communicate()[0]) for p in procs)
+    for (threads, together), values in rates.items():
+        print(f"blas: threads {threads}, {together} at once: median "
+              f"{statistics.median(values):.0f} iterations/s per run (all: "
+              + ", ".join(f"{r:.0f}" for r in values) + f"; {load()})")
 
 
 def main(argv: list[str]) -> None:

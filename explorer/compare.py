@@ -125,19 +125,34 @@ def _blank(label: object) -> bool:
         label).strip()
 
 
+def _cell(column: str, value: object) -> object:
+    """A table cell as the editor can hold it again: a number column's value as a float (None
+    where it is none: a bool, text, a number beyond float), a text column's as text (a crafted
+    client may send a list)."""
+    if column in ROW_BOUNDS:
+        if isinstance(value, bool):
+            return None
+        try:
+            return float(value)
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return value if value is None or isinstance(value, str | float) else text.plain(value)
+
+
 def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     """The edited rows, where a valid row gets ``auto_label`` when its label is blank or when
     its settings changed but its label did not (a label must not name what the row no longer
     runs); a label typed by the user is kept as ``text.label`` stores it (one line, bounded,
-    safe in the table's CSV download).
+    safe in the table's CSV download), and every cell gets a type the table can show.
 
     Each edit in the table is one action (a cell, an added row, deleted rows); rows are matched
     by position only when the count is unchanged, i.e. when a cell was edited.
     """
     matched = old if len(old) == len(new) else [None] * len(new)
     out = []
-    for before, after in zip(matched, new, strict=True):
-        label = after.get("label")
+    for before, row_ in zip(matched, new, strict=True):
+        after = {c: _cell(c, row_.get(c)) for c in COLUMNS}
+        label = after["label"]
         if not _blank(label):
             after = {**after, "label": text.label(label)}
         if check_row(after) is None:

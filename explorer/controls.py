@@ -211,7 +211,9 @@ def _B_upload(config: AppConfig) -> None:
                 parse_matrix(upload.name, upload.getvalue()), config.n)
             st.session_state.B_id = upload.file_id
         except ValueError as err:
-            st.warning(f"B rejected: {err}")
+            kept = " The B already uploaded is kept." if st.session_state.get(
+                "B_matrix") is not None else ""
+            st.warning(text.markdown(f"B rejected: {str(err).rstrip('.')}.{kept}"))
 
 
 def session_B(config: AppConfig) -> np.ndarray | None:

@@ -268,7 +268,7 @@ def summary(runs: list[dict], f_star: float) -> list[dict]:
             "sample gradients": run["samples"][-1],
             "|f − f*| / |f*|": abs(run["cost"][-1] - f_star) / abs(f_star),
             "‖XᵀX − I‖": run["infeasibility"][-1],
-            "‖grad f‖": run["grad_norm"][-1],
+            "‖grad₁ f‖": run["grad_norm"][-1],
             "status": run["status"],
         })
     return rows

@@ -57,8 +57,10 @@ def _shown(value: object, show=str) -> str:
 
 def plain(value: object, limit: int = QUOTE_MAX) -> str:
     """``str(value)`` on one line and at most ``limit`` characters (cut with "…")."""
-    text = _one_line(_shown(value))
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    raw = _shown(value)
+    text = _one_line(raw[:2 * limit + 64])  # the rest is cut anyway: not scanned
+    return text if len(text) <= limit and len(raw) <= 2 * limit + 64 else (
+        text[:limit - 1] + "…")
 
 
 def quote(value: object, limit: int = QUOTE_MAX) -> str:
@@ -87,7 +89,7 @@ def csv_cell(text: str) -> str:
 def label(value: object, limit: int = LABEL_MAX) -> str:
     """A visitor's label as the app stores it: one line, no outer spaces, at most ``limit``
     characters, CSV-safe (it reaches the tables' CSV downloads)."""
-    return csv_cell(plain(_one_line(_shown(value)).strip(), limit))
+    return csv_cell(plain(plain(value, 2 * limit + 64).strip(), limit))
 
 
 def unescape(markdown_text: str) -> str:

@@ -458,7 +458,7 @@ def stochastic_figure(
     height: int = 440,
 ) -> go.Figure:
     """Stochastic runs over epochs (passes over the data): the relative gap |f - f*| / |f*| of
-    the full sum, ||X^T X - I||_F and the stationarity ||grad f|| of the full gradient, on log
+    the full sum, ||X^T X - I||_F and the stationarity ||grad_1 f|| of the full gradient, on log
     axes, one point per epoch (lines and markers, so that SGD's noise shows).
 
     Each run is a dict with "label", "epoch", "cost", "infeasibility", "grad_norm", and
@@ -467,7 +467,7 @@ def stochastic_figure(
     """
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
                         subplot_titles=("|f − f*| / |f*| (full sum)", "‖XᵀX − I‖<sub>F</sub>",
-                                        "‖grad f‖ (full gradient)"))
+                                        "stationarity ‖grad₁ f‖ (full sum)"))
     scale = max(abs(f_star), 1e-300)
     for i, run in enumerate(runs):
         colour = run.get("colour", PALETTE[i % len(PALETTE)])

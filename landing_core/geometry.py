@@ -238,30 +238,20 @@ def grad_beta(X: Array, G: Array, beta: float | Array) -> Array:
     return _grad_beta(X, G, gram(X), beta)
 
 
-class _GradBlocks(NamedTuple):
-    """The blocks of grad_beta f(X) = G M + X K_beta, K_beta = (c - 1) S - c A^T, c = 1/(2 beta),
-    with A = X^T G and S = M^{-1} A M (M = X^T X): every beta's gradient from one set."""
-
-    GM: Array
-    S: Array
-    At: Array
-
-    def K(self, beta: float | Array) -> Array:
-        c = 0.5 / per_run(beta)
-        return (c - 1.0) * self.S - c * self.At
-
-
-def _grad_blocks(X: Array, G: Array, M: Array) -> _GradBlocks:
-    """The blocks of grad_beta f(X) with M = X^T X already computed: three n x p x p products
-    (X^T G, G M) and one p x p solve."""
+def _grad_blocks(X: Array, G: Array, M: Array) -> tuple[Array, Array, Array]:
+    """(G M, S, A^T) with A = X^T G and S = M^{-1} A M (M = X^T X already computed): every
+    beta's gradient is grad_beta f(X) = G M + X K_beta, K_beta = (c - 1) S - c A^T with
+    c = 1/(2 beta). Two n x p x p products (X^T G, G M) and one p x p solve; a plain tuple,
+    since this is on the hot path of small live runs."""
     A = _t(X) @ G
-    return _GradBlocks(G @ M, _gram_solve(M, A @ M), _t(A))
+    return G @ M, _gram_solve(M, A @ M), _t(A)
 
 
 def _grad_beta(X: Array, G: Array, M: Array, beta: float | Array) -> Array:
     """grad_beta with the Gram matrix M = X^T X already computed."""
-    blocks = _grad_blocks(X, G, M)
-    return blocks.GM + X @ blocks.K(beta)
+    GM, S, At = _grad_blocks(X, G, M)
+    c = 0.5 / per_run(beta)
+    return GM + X @ ((c - 1.0) * S - c * At)
 
 
 def stationarity(X: Array, G: Array) -> float | Array:
@@ -412,9 +402,10 @@ def landing_direction(
         return LandingDirection(np.sqrt(_frob_inner(T, T)), V, H, stationarity(X, G))
     M = gram(X)
     H = M - _identity(X.shape[-1])
-    blocks = _grad_blocks(X, G, M)
-    GM, K = blocks.GM, blocks.K(beta)
-    T1 = GM - 0.5 * (X @ (blocks.S + blocks.At))  # grad_1 f(X) = G M + X K_1
+    GM, S, At = _grad_blocks(X, G, M)
+    c = 0.5 / per_run(beta)
+    K = (c - 1.0) * S - c * At
+    T1 = GM - 0.5 * (X @ (S + At))  # grad_1 f(X) = G M + X K_1, K_1 = -(S + A^T)/2
     wH = per_run(omega) * H
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed

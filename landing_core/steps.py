@@ -328,7 +328,9 @@ class Armijo:
         phi_k(Y) <= phi_k(X_k) - c Dphi_k(X_k)[X_k - Y]     (sufficient decrease), and,
         for a landing field, ||h(Y)||_F <= max(eps, ||h(X_k)||_F),
 
-    the second as the safe step promises: ||h(X_k)|| never rises above max(eps, ||h(X_0)||).
+    the second as the safe step promises: ||h(X_k)|| does not rise above max(eps, ||h(X_0)||)
+    (the steps below, taken untested, are the exceptions: near a solution, ||h|| is then at
+    rounding level).
     On a landing field a trial eta > 1/(2 omega c) is taken as Barzilai-Borwein's long step,
     with the normal weight lowered to 1/(2 eta c) (a :class:`Step`; c = ``ctx.region.scale``,
     1 on St(n, p)), so that the normal term moves by X h / 2 and never overshoots; the

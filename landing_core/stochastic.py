@@ -4,8 +4,9 @@
 registered methods, ``methods.sgd`` and ``methods.saga``, whose gradient is a minibatch
 estimate) and yields one :class:`EpochRecord` per epoch: ceil(m / b) updates, one pass over
 the data. At each epoch's end it evaluates the full sum once for the record: f(X), ||h(X)||
-and the stationarity measure ||grad_beta f(X)|| of the full gradient (this monitoring is not
-counted among the sample gradients used). A method without a batch (full-batch landing) makes
+and the stationarity measure of the full gradient (``Method.stationarity``, the one every
+stopping rule reads: ||grad_1 f(X)||_F on St(n, p)); this monitoring is not counted among
+the sample gradients used. A method without a batch (full-batch landing) makes
 one update per epoch, m sample gradients each. ``stochastic_landing`` folds the records into
 a :class:`StochasticResult`.
 """
@@ -35,11 +36,11 @@ __all__ = ["EpochRecord", "StochasticResult", "default_step", "epochs", "stochas
 class EpochRecord:
     """The iterate at the end of ``epoch`` (0: X_0) with the full sum's numbers there.
 
-    cost: f(X); infeasibility: ||h(X)||_F; stationarity: ||grad_beta f(X)||_F from the full
-    gradient; step: the last step taken; updates: minibatch updates so far; sample_gradients:
-    sample gradients evaluated so far (SAGA's table at X_0 included); time: seconds of the
-    run so far; status "running", or "diverged" (with the message) on a final record that
-    repeats the last epoch's numbers."""
+    cost: f(X); infeasibility: ||h(X)||_F; stationarity: the stopping rule's measure
+    (``Method.stationarity``) of the full gradient; step: the last step taken; updates:
+    minibatch updates so far; sample_gradients: sample gradients evaluated so far (SAGA's
+    table at X_0 included); time: seconds of the run so far; status "running", or
+    "diverged" (with the message) on a final record that repeats the last epoch's numbers."""
 
     epoch: int
     X: Array
@@ -121,9 +122,9 @@ def epochs(problem: FiniteSum, X0: Array, config: Config, n_epochs: int) -> Iter
         if rec.k % per_epoch:
             continue
         cost, G = problem.value_and_grad(rec.X)
-        fld, _ = monitor.field(rec.X, G, {})
         last = EpochRecord(rec.k // per_epoch, rec.X, float(cost), rec.infeasibility,
-                           float(fld.grad_norm), rec.step, rec.k, used(rec.k), rec.time)
+                           float(monitor.stationarity(rec.X, G)), rec.step, rec.k,
+                           used(rec.k), rec.time)
         yield last
         if last.epoch >= n_epochs:
             return

@@ -117,11 +117,13 @@ def run_batch(
     method: str = "landing",
     options: Mapping[str, object] | None = None,
     should_stop: StopCheck | None = None,
+    final_iterates: bool = False,
 ) -> tuple[Array, ...]:
     """Run B iterations of ``method`` side by side; X0 has shape (B, n, p), parameters (B,).
 
     Returns (iterations, status, final cost, final ||h||_F, final ||grad||), each of shape (B,),
-    and the final iterates (B, n, p) (a diverged run's last valid one).
+    and with ``final_iterates`` the final iterates (B, n, p) as well (a diverged run's last
+    valid one: for p = n its component of O(n) gives its f*).
     ``progress(k, max_iter)`` is called every 10 iterations; ``should_stop()`` (e.g.
     ``solvers.deadline``) after each, and a reason from it ends every run still going with
     status "stopped" and its values at its last iterate. ``options``: the method's own
@@ -201,7 +203,9 @@ def run_batch(
         X[active] = runs.move(Xa, fld, step_size)
     if progress is not None:
         progress(max_iter, max_iter)
-    return iterations, status, cost, infeas, gnorm, final
+    if final_iterates:
+        return iterations, status, cost, infeas, gnorm, final
+    return iterations, status, cost, infeas, gnorm
 
 
 def sweep(
@@ -238,7 +242,7 @@ def sweep(
     iterations, status, cost, infeas, gnorm, final = run_batch(
         problem, X0, beta=params["beta"], omega=params["omega"], eta=params["eta"],
         tangent=tangent, step=step, eps=eps, tol=tol, max_iter=max_iter, progress=progress,
-        method=method, options=options, should_stop=should_stop,
+        method=method, options=options, should_stop=should_stop, final_iterates=True,
     )
     f_star = None if problem.f_star is None else np.array(
         [problem.optimum_from(X) for X in final])

@@ -28,6 +28,8 @@ for i, preset in enumerate(PRESETS):
                 st.session_state.compare_fairness = preset.fairness
             if preset.view is not None:
                 st.session_state.explorer_view = preset.view
+            if preset.stochastic is not None:
+                st.session_state.stoch_preset = preset.stochastic
             if preset.demo is not None:
                 st.session_state.theory_part = "demonstrations"
                 st.session_state.theory_demo = preset.demo

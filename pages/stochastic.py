@@ -23,6 +23,12 @@ WIDGETS = {"so_n": "n", "so_p": "p", "so_samples": "samples", "so_batch": "batch
 
 config = controls.sidebar(owns=("stoch",))
 
+preset = st.session_state.pop("stoch_preset", None)
+if preset is not None:  # a lecture preset: its settings replace the page's
+    st.session_state.stoch_spec = preset
+    for key, name in WIDGETS.items():
+        value = getattr(preset, name)
+        st.session_state[key] = list(value) if name == "methods" else value
 if "stoch_spec" not in st.session_state:  # first visit: from the link, else the defaults
     spec, warnings = model.from_query(st.query_params.get("stoch"))
     st.session_state.stoch_spec = spec
@@ -124,7 +130,7 @@ def curves() -> None:
         if not config.lecture:
             st.dataframe(pd.DataFrame(model.summary(runs, run.f_star)), hide_index=True,
                          column_config={k: st.column_config.NumberColumn(format="%.2e") for k
-                                        in ("|f − f*| / |f*|", "‖XᵀX − I‖", "‖grad f‖")})
+                                        in ("|f − f*| / |f*|", "‖XᵀX − I‖", "‖grad₁ f‖")})
         for r in runs:
             if r["status"] == "diverged":
                 st.warning(f"{r['label']}: {text.plain(r['message'])}", icon="⚠️")

@@ -143,6 +143,11 @@ def test_every_preset_loads_and_shows(index):
         assert at.radio(key="theory_demo").value == preset.demo
         assert charts and "Why" not in [e.label for e in at.expander]  # lecture mode: no words
         assert at.session_state.config.lecture
+    elif preset.page == "stochastic":  # its settings in the widgets, the curves computed
+        assert at.title[0].value == "Stochastic landing"
+        assert at.session_state.stoch_spec == preset.stochastic
+        assert at.number_input(key="so_epochs").value == preset.stochastic.epochs
+        assert charts and at.session_state.config.lecture
     else:
         on_B = preset.config.constraint != "identity"
         assert at.title[0].value.startswith("Landing on XᵀBX = I" if on_B

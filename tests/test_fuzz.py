@@ -165,6 +165,19 @@ def test_a_400_digit_beta_and_a_100k_value_in_the_url():
     assert "beta='111" in warned and "n='999" in warned and len(warned) < 600
 
 
+@pytest.mark.parametrize("payload", [HOSTILE[0], HOSTILE[1], HOSTILE[7][:2000]])
+def test_hostile_stochastic_settings_in_the_link(payload):
+    raw = (f"n={payload},p=2,methods={payload}+sgd,decreasing={payload},epochs=3,"
+           f"{payload}=1")
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    at.query_params["stoch"] = raw
+    at.switch_page("pages/stochastic.py").run()
+    check_page(at)
+    warned = _warnings(at)
+    assert "URL parameter stoch: n=" in warned  # (a payload's commas split it in more parts)
+    assert at.session_state.stoch_spec.epochs == 3  # the valid part is kept
+
+
 # --------------------------------------------------------------------------- compare fields
 
 BAD_FIELDS = {  # column -> values a URL's JSON (or a crafted client) may hold
@@ -298,6 +311,21 @@ def test_hostile_uploads_keep_the_matrix_in_use():
         assert at.session_state.matrix_name == "A.npy"
         assert json.loads(at.get("component_instance")[0].proto.json_args)["data"][
             "run_id"] == expected  # the same run: nothing recomputed, nothing lost
+
+
+def test_hostile_uploads_of_B_keep_the_B_in_use():
+    at = _explorer({"constraint": "upload", "n": "3", "p": "2"})
+    B = np.diag([1.0, 2.0, 3.0])
+    uploader = at.file_uploader(key="w_upload_B")
+    uploader.set_value(("B.npy", _npy(B), "application/octet-stream")).run()
+    check_page(at)
+    np.testing.assert_array_equal(at.session_state.B_matrix, B)
+    for name, data in [*HOSTILE_FILES, ("indefinite.csv", b"1,0,0\n0,-1,0\n0,0,1\n")]:
+        at.file_uploader(key="w_upload_B").set_value((name, data, "x")).run()
+        check_page(at)
+        warned = _warnings(at)
+        assert "B rejected" in warned and "The B already uploaded is kept" in warned, name
+        np.testing.assert_array_equal(at.session_state.B_matrix, B)
 
 
 def test_an_upload_that_stops_fitting_says_the_built_in_matrix_runs():

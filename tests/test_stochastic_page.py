@@ -192,3 +192,23 @@ def test_the_worker_stops_at_the_time_limit_and_waits_for_the_gate():
     run.wait(0.3)
     assert not run.queued and run.runs["sgd"]["epoch"]
     run.cancelled = True
+
+
+def test_the_lecture_presets_claims_hold():
+    """What the preset tells the audience: SAGA below 1e-8 within about 100 epochs, SGD near
+    1e-2 in gap and in ‖XᵀX − I‖, full-batch landing hardly moved."""
+    from explorer.presets import PRESETS
+    from landing_core.solvers import stochastic_landing
+
+    preset = next(p for p in PRESETS if p.page == "stochastic")
+    spec = preset.stochastic
+    problem, X0 = model.problem_of(spec, preset.config)
+    gaps, feas = {}, {}
+    for m in spec.methods:
+        res = stochastic_landing(problem, X0, method=m, batch_size=spec.batch,
+                                 epochs=spec.epochs, tol=0.0)
+        gaps[m] = np.abs(res.cost - problem.f_star) / abs(problem.f_star)
+        feas[m] = res.infeasibility
+    assert np.argmax(gaps["saga"] <= 1e-8) <= 110
+    assert 3e-3 < gaps["sgd"][-1] < 3e-2 and 3e-3 < feas["sgd"][-1] < 3e-2
+    assert gaps["landing"][-1] > 0.1

@@ -24,7 +24,8 @@ def test_a_page_link_opened_first_goes_through_the_app_navigation(fresh_server, 
     wait_idle(page)
     page.screenshot(path=shots / "navigation_first_visit_compare.png")
     labels = [text.split("\n")[-1] for text in page.locator(NAV).all_inner_texts()]
-    assert labels == ["Explorer", "Compare", "Sweep", "Theory", "Lecture presets", "Guide"]
+    assert labels == ["Explorer", "Compare", "Sweep", "Stochastic", "Theory", "Lecture presets",
+                      "Guide"]
     assert page.locator("h1").first.inner_text() == "Compare configurations"
     assert "n=20" in page.url and "p=4" in page.url  # the link's settings were kept
     # the wide layout of app.py's set_page_config: the main block spans most of the window
