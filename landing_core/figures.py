@@ -410,16 +410,19 @@ def comparison_figure(
     iteration k or the wall time; one colour per run, one legend; ``height`` in pixels.
 
     Each run is a dict with "label", "cost", "infeasibility", "grad_norm" and "time" arrays,
-    and optionally "status" (a diverged run's last iterate gets a cross in each panel) and
+    and optionally "status" (a diverged run's last iterate gets a cross in each panel),
     "f_star", the run's own f* (for p = n the optimum of its final iterate's component), used
-    instead of ``f_star`` for its gap.
+    instead of ``f_star`` for its gap, and "B" (True: the run keeps to XᵀBX = I, whose
+    infeasibility ‖XᵀBX − I‖ the middle panel then names).
     """
     if against not in ("iteration", "time"):
         raise ValueError("against must be 'iteration' or 'time'")
     gap_title = "|f(Xₖ) − f*|" if f_star is not None else "f(Xₖ)"
+    on_B = [bool(run.get("B")) for run in runs]
+    h_title = ("‖XₖᵀXₖ − I‖<sub>F</sub>" if not any(on_B) else
+               "‖XₖᵀBXₖ − I‖<sub>F</sub>" if all(on_B) else "‖XₖᵀXₖ − I‖ or ‖XₖᵀBXₖ − I‖")
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
-                        subplot_titles=(gap_title, "‖XₖᵀXₖ − I‖<sub>F</sub>",
-                                        "stationarity ‖grad₁ f‖"))
+                        subplot_titles=(gap_title, h_title, "stationarity ‖grad₁ f‖"))
     for i, run in enumerate(runs):
         colour = PALETTE[i % len(PALETTE)]
         x = np.asarray(run["time"]) if against == "time" else np.arange(len(run["cost"]))

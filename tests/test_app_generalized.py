@@ -113,3 +113,30 @@ def test_the_sweep_page_runs_on_XtBX_when_the_sidebar_says_so():
                   <= 1e-8)
     plain = sweeps.run_sweep(spec)  # the same grid on XᵀX = I lands elsewhere
     assert not np.allclose(plain.result.final_cost, outcome.result.final_cost)
+
+
+def test_the_comparison_figure_names_each_constraint():
+    from landing_core import figures
+
+    run = dict(label="a", cost=np.ones(3), infeasibility=np.ones(3), grad_norm=np.ones(3),
+               time=np.arange(3.0))
+    titles = [[a.text for a in figures.comparison_figure(runs).layout.annotations][1]
+              for runs in ([run], [run | {"B": True}], [run, run | {"B": True}])]
+    assert titles == ["‖XₖᵀXₖ − I‖<sub>F</sub>", "‖XₖᵀBXₖ − I‖<sub>F</sub>",
+                      "‖XₖᵀXₖ − I‖ or ‖XₖᵀBXₖ − I‖"]
+
+
+def test_an_uploaded_B_is_checked_and_used():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(n="2", p="1", constraint="upload")
+    at.run()
+    assert "B" not in _player_data(at)["header"]["views"][0]  # none yet: XᵀX = I
+    at.file_uploader(key="w_upload_B").set_value(("B.csv", b"1,2\n2,1\n", "b1")).run()
+    assert not at.exception
+    assert any("B rejected" in w.value and "positive definite" in w.value for w in at.warning)
+    assert "B" not in _player_data(at)["header"]["views"][0]
+    at.file_uploader(key="w_upload_B").set_value(("B.csv", b"4,1\n1,1\n", "b2")).run()
+    assert not at.exception
+    plane = _player_data(at)["header"]["views"][0]
+    np.testing.assert_allclose(plane["B"], [[4.0, 1.0], [1.0, 1.0]])
+    assert at.title[0].value == "Landing on XᵀBX = I"

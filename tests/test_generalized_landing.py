@@ -135,7 +135,7 @@ def test_sweep_runs_B_runs_like_single_runs():
     P = generalized_eigen(8, 2, seed=2, condition=20.0)
     X0 = np.stack([initial_point(8, 2, 0.2, s, B=P.B) for s in (0, 1, 2)])
     betas = np.array([0.5, 1.0, 2.0])
-    iters, status, cost, infeas, gnorm, _ = run_batch(
+    iters, status, cost, infeas, gnorm = run_batch(
         P, X0, beta=betas, omega=1.0, eta=0.02, step="constant", max_iter=3000, tol=1e-9)
     for i in range(3):
         single = solve(P, X0[i], Config(beta=float(betas[i]), step=0.02), max_iter=3000,
@@ -193,7 +193,7 @@ def test_sweep_safe_steps_on_B_equal_single_runs():
     P = generalized_eigen(8, 2, seed=2, condition=10.0)
     X0 = np.stack([initial_point(8, 2, 0.4, s, B=P.B) for s in (0, 1)])
     etas = np.array([0.05, 0.1])
-    iters, status, cost, infeas, _, _ = run_batch(P, X0, beta=0.5, omega=1.0, eta=etas,
+    iters, status, cost, infeas, _ = run_batch(P, X0, beta=0.5, omega=1.0, eta=etas,
                                                step="safe", max_iter=2000, tol=1e-9)
     assert set(status) == {"converged"}
     for i in range(2):
@@ -213,3 +213,37 @@ def test_sweep_grid_starts_at_the_distance_from_XtBX():
     X0 = initial_point(6, 2, 0.3, 0, B=P.B)
     single = solve(P, X0, Config(beta=0.5, step=Safe(0.05)), max_iter=3000, tol=1e-9)
     assert res.iterations[0] == single.iterations
+
+
+def test_a_variant_registered_elsewhere_is_chosen_by_its_problem():
+    """The registry's variant hook is generic: any module may register a method that stands
+    for another on the problems its test claims; solve then runs it with no special case."""
+    from landing_core.methods.landing import Landing
+
+    class Flagged(Landing):
+        pass
+
+    methods.register("landing-flagged-test", "flagged (test)", replaces="landing",
+                     when=lambda problem: getattr(problem, "name", "") == "flagged")(
+        lambda *, beta, omega, tangent: Flagged(beta, omega, tangent))
+    try:
+        P = generalized_eigen(5, 2, seed=0)
+        plain = Problem(n=5, p=2, cost=P.cost, egrad=P.egrad, name="flagged")
+        assert isinstance(methods.build("landing", problem=plain), Flagged)
+        assert isinstance(methods.build("landing", problem=P), GeneralizedLanding)
+        with pytest.raises(ValueError, match="does not handle"):
+            methods.build("penalty", problem=plain)
+        with pytest.raises(ValueError, match="both replaces= and when="):
+            methods.register("x-test", "x", replaces="landing")
+    finally:
+        methods.unregister("landing-flagged-test")
+    assert isinstance(methods.build("penalty", problem=plain), methods.penalty.Penalty)
+
+
+def test_a_problem_with_a_bad_B_is_refused_before_any_iteration():
+    P = generalized_eigen(5, 2, seed=0)
+    X0 = initial_point(5, 2, 0.1, 0)
+    for B, match in ((-np.eye(5), "positive definite"), (np.eye(4), r"shape \(5, 5\)"),
+                     (np.triu(np.ones((5, 5))), "symmetric")):
+        with pytest.raises(ValueError, match=match):
+            landing(Problem(n=5, p=2, cost=P.cost, egrad=P.egrad, B=B), X0)

@@ -47,7 +47,8 @@ class GeneralizedLanding(Method):
     """Landing on X^T B X = I_p: B symmetric positive definite (dense or scipy.sparse),
     tangent term ``tangent``, beta > 0 (the beta-family's parameter), omega > 0.
 
-    ``lam``: an upper bound on lambda_max(B) for the safe step (computed once when not given).
+    ``lam``: an upper bound on lambda_max(B) for the safe step (computed once, with the check
+    of B, when not given).
     The last product B X is kept (``_memo``) so that a step with a lowered normal weight, the
     safe step and the constraint's merit reuse it instead of multiplying by B again.
     """
@@ -65,8 +66,8 @@ class GeneralizedLanding(Method):
         object.__setattr__(self, "beta", positive("beta", self.beta))
         object.__setattr__(self, "omega", positive("omega", self.omega))
         tangent_name(self.tangent)
-        object.__setattr__(self, "B", check_spd(self.B))
-        if self.lam is None:
+        if self.lam is None:  # a new method (``take`` copies a checked one, with its lam)
+            object.__setattr__(self, "B", check_spd(self.B))
             object.__setattr__(self, "lam", lambda_max(self.B))
 
     @property
@@ -165,4 +166,5 @@ class BRegion:
 @register("landing-B", "Landing on XᵀBX = I (Vary et al.)", replaces="landing", when=carries_B)
 def _generalized(*, beta: float | Array, omega: float | Array, tangent: str,
                  problem: object) -> GeneralizedLanding:
-    return GeneralizedLanding(problem.B, beta, omega, tangent)  # type: ignore[attr-defined]
+    B = check_spd(problem.B, problem.n)  # type: ignore[attr-defined]
+    return GeneralizedLanding(B, beta, omega, tangent, lambda_max(B))
