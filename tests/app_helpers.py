@@ -1,8 +1,12 @@
-"""The app as the tests drive it: opened by a URL in AppTest."""
+"""The app as the tests drive it: opened by a URL in AppTest, or a configuration run to its end
+as the explorer runs it."""
 
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
+
+from explorer import runner
+from explorer.state import AppConfig
 
 TIMEOUT = 60  # seconds for one script run: the machine is shared
 
@@ -30,3 +34,10 @@ def visit(at: AppTest, page: str) -> AppTest:
     assert not at.exception
     return at
 
+
+
+def run_config(**settings) -> tuple[runner.Trace, object, AppConfig]:
+    """(trace run to its end, problem, configuration) of ``AppConfig(**settings)``."""
+    config = AppConfig(**settings)
+    problem = runner.build_problem(config)
+    return runner.run_to_end(*runner.start(config, problem), config), problem, config
