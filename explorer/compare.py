@@ -278,7 +278,8 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     Returns one dict per row (label, histories, iterates for n <= 3, status, message,
     iterations, ``f_star``: f* over the component of O(n) of the row's final iterate when
     p = n, since a long step can cross, and ``B``: whether the row ran on XᵀBX = I) and f* over
-    X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose optimum differs).
+    X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose optimum differs,
+    unless every row knows its own: the eigenproblem's pencil takes the row's B).
     Under a fairness choice each label names the rule that ran, e.g. "β = 0.1 [BB]".
     ``should_stop`` goes to every row's ``solve`` (rows after a stop are stopped at X_0);
     ``progress(i, rows, label)`` is called before row i.
@@ -303,8 +304,11 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
                          time=result.time, X=result.iterates, status=result.status,
                          message=result.message, iterations=result.iterations,
                          f_star=result.f_star, B=problem.B is not None))
+    # rows on XᵀBX = I have their own optimum: known for the eigenproblem (its pencil takes
+    # each row's B, ``run["f_star"]``), unknown for the other costs
     mixed = any(run["B"] for run in runs)
-    return runs, None if mixed else plain.optimum_from(X0)
+    known = all(run["f_star"] is not None for run in runs)
+    return runs, None if mixed and not known else on["sidebar"].optimum_from(X0)
 
 
 def frame_motion(X: np.ndarray) -> tuple[float, float]:

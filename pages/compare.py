@@ -133,7 +133,8 @@ problem, matrix = controls.session_problem(config)
 cost = budget.compare_cost(
     config.problem, problem.n, problem.p, config.max_iter,
     [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
-    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
+    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)),
+    constrained=problem.B is not None or any(compare.constraint_of(r) == "B" for r in valid))
 work.admit(cost)
 runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix,
                     problem.B, cost)
