@@ -266,6 +266,24 @@ def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
                   method=r["method"])
 
 
+def rows_B(config: AppConfig, B: np.ndarray | None) -> np.ndarray:
+    """The B of the rows on XᵀBX = I: the sidebar's, or the preset one when the sidebar
+    keeps to XᵀX = I."""
+    return preset_B(config.n) if B is None else B
+
+
+def manifolds_drawn(on_B: list[bool], n: int) -> str:
+    """What the trajectories figure draws the runs on (``figures.trajectories_figure``), for
+    its caption: the unit circle or sphere, the B-ellipse or ellipsoid xᵀBx = 1, or both."""
+    if not any(on_B):
+        return ""
+    shape = "ellipse" if n == 2 else "ellipsoid"
+    if all(on_B):
+        return f" The runs keep to XᵀBX = I: each column lies on the {shape} xᵀBx = 1 drawn."
+    return (f" Rows on XᵀX = I land on the unit {'circle' if n == 2 else 'sphere'}, rows on "
+            f"XᵀBX = I on the {shape} xᵀBx = 1 ({'dashed' if n == 2 else 'dark grey'}).")
+
+
 def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
              matrix: np.ndarray | None = None, B: np.ndarray | None = None, *,
              should_stop: StopCheck | None = None,
@@ -285,7 +303,7 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     ``progress(i, rows, label)`` is called before row i.
     """
     plain = build_problem(config, matrix)
-    on = {"identity": plain, "B": with_constraint(plain, preset_B(config.n) if B is None else B)}
+    on = {"identity": plain, "B": with_constraint(plain, rows_B(config, B))}
     on["sidebar"] = plain if B is None else on["B"]
     X0 = initial(config, on["sidebar"])
     keep = config.max_iter + 1 if plain.n <= 3 else 0

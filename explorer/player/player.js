@@ -608,9 +608,12 @@
       ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
       const R = v.R;
       axes3(ctx, pr, [[[-R, 0, 0], [R, 0, 0]], [[0, -R, 0], [0, R, 0]], [[0, 0, -R], [0, 0, R]]], ["x₁", "x₂", "x₃"], P);
-      for (const ring of wireRings(1)) line3(ctx, pr, ring, "#9a9a9a", 1.3, "#e2e2e2");
+      // the unit sphere, or on XᵀBX = I the ellipsoid xᵀBx = 1: its image W u, |u| = 1
+      const onto = (x) => (v.W ? v.W.map((row) => dot3(row, x)) : x);
+      for (const ring of wireRings(1)) line3(ctx, pr, ring.map(onto), "#9a9a9a", 1.3, "#e2e2e2");
       ctx.strokeStyle = "#555"; ctx.lineWidth = 1.5;
-      ctx.beginPath(); ctx.arc(pr.cx, pr.cy, pr.s, 0, 2 * Math.PI); ctx.stroke();
+      if (v.W) ellipsoidOutline(ctx, pr, v, 1); else { ctx.beginPath(); ctx.arc(pr.cx, pr.cy, pr.s, 0, 2 * Math.PI); }
+      ctx.stroke();
       ctx.restore();
       return pr;
     },
@@ -634,10 +637,10 @@
       }
       ctx.restore();
     },
-    legend: (P) => [
+    legend: (P, run) => [
       { label: "column 1 of Xₖ (and its path)", colour: P.palette[0] },
       { label: "column 2 of Xₖ (and its path)", colour: P.palette[1] },
-      { label: "unit sphere", colour: "#9a9a9a", width: 1.5 },
+      { label: run && run.view.B ? "ellipsoid xᵀBx = 1" : "unit sphere", colour: "#9a9a9a", width: 1.5 },
     ],
   };
 
