@@ -55,3 +55,24 @@ def test_the_B_presets_open_the_ellipses_and_the_side_by_side_comparison(server,
     page.get_by_text("XᵀBX = I", exact=True).first.wait_for(state="attached")  # the summary
     page.screenshot(path=shots / "compare_St_vs_B.png")
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize(("n", "p", "view"), [(2, 1, "plane"), (3, 2, "frame")])
+def test_the_eigenproblem_on_XtBX_shows_its_gap_and_the_B_manifold(server, page, shots, n, p,
+                                                                   view):
+    page.goto(f"{server}/?problem=generalized_eigen&n={n}&p={p}&seed=2&constraint=preset"
+              "&step=bb&max_iter=600")
+    frame = player(page)
+    s = state(frame)
+    assert s["view"] == view and s["done"]
+    assert frame.evaluate("() => !!landingPlayer.run.view.W")  # the B ellipse / ellipsoid
+    frame.get_by_role("button", name="Run", exact=True).click()
+    frame.wait_for_function("!landingPlayer.playing", timeout=30_000)
+    assert "converged" in state(frame)["status"].lower()
+    numbers = frame.evaluate("() => landingPlayer.nums.textContent")
+    assert "f − f*" in numbers and "‖grad1B f‖" in numbers and "‖grad‖" not in numbers
+    gap = frame.evaluate("() => landingPlayer.run.cost.at(-1) - landingPlayer.run.fStar")
+    assert abs(gap) <= 1e-8
+    assert frame.evaluate(INK_JS) > 0.01
+    page.screenshot(path=shots / f"eigenproblem_B_{n}x{p}.png")
+    assert page.console_errors == []
