@@ -9,7 +9,8 @@ lower. The budget comes from the deployment's environment (``Budget.from_env``):
 - ``LANDING_BUDGET_MB``: megabytes of working memory one request may take (default 1024).
 
 The model counts work units per iteration of one run: the cost function's matrix products
-(``problem_units``) plus the method's O(np^2 + p^3) linear algebra, times a per-method and
+(``problem_units``), on XᵀBX = I the product B X (``constrained``), plus the method's
+O(np^2 + p^3) linear algebra, times a per-method and
 per-step-rule factor; seconds = units x SECONDS_PER_UNIT plus a fixed Python overhead per
 iteration. The constants were measured with one BLAS thread on the development machines
 (benchmarks/bench_hosting.py prints the model beside measured times); a margin covers the
@@ -33,6 +34,10 @@ MARGIN = 1.25  # the model's spread over sizes and methods, and a loaded machine
 METHOD_FACTOR = {"landing": 1.0, "rgd-qr": 1.3, "rgd-polar": 2.3, "rgd-cayley": 2.3,
                  "penalty": 0.7, "momentum": 1.6}
 STEP_FACTOR = {"safe": 1.0, "constant": 1.0, "armijo": 3.2, "bb": 1.1}
+# on XᵀBX = I (``constrained``) landing's Python per iteration is ~3.5x (more p x p steps, the
+# memo of B X), and its linear algebra adds B X and about three more n p^2 products
+B_OVERHEAD = 3.5
+B_EXTRA_NPP = 3.0
 DEFAULT_METHOD_FACTOR = 2.5  # a method registered later, not yet measured
 BYTES_PER_RECORD = 400  # one iteration's history: six floats in lists and arrays, per run
 SWEEP_COPIES = 14  # arrays of the batch's size (n p + p^2 per run) alive at once
@@ -114,68 +119,79 @@ def _bytes(b: float) -> str:
 
 def problem_units(problem: str, n: int, p: int, m: int = 0) -> float:
     """Work units of one cost-and-gradient evaluation: the matrix products of the cost (A X for
-    Brockett and PCA's n x n matrices; A X and A^T R for Procrustes' m x n matrix, m = n when
-    built in); Linear and Quartic are elementwise."""
+    Brockett's, PCA's and the eigenproblem's n x n matrices; A X and A^T R for Procrustes'
+    m x n matrix, m = n when built in); Linear and Quartic are elementwise."""
     if problem == "procrustes":
         return 2.0 * max(m, n) * n * p
-    if problem in ("brockett", "pca"):
+    if problem in ("brockett", "pca", "generalized_eigen"):
         return float(n) * n * p
     return float(n) * p
 
 
-def iteration_units(problem: str, n: int, p: int, m: int = 0) -> float:
-    """Work units of one landing iteration: the cost's products and the method's
-    O(np^2 + p^3) linear algebra."""
-    return problem_units(problem, n, p, m) + n * p * p + p**3
+def iteration_units(problem: str, n: int, p: int, m: int = 0, constrained: bool = False
+                    ) -> float:
+    """Work units of one landing iteration: the cost's products, on XᵀBX = I
+    (``constrained``) the product B X with the dense n x n B and B_EXTRA_NPP more n p^2, and
+    the method's O(np^2 + p^3) linear algebra."""
+    extra = float(n) * n * p + B_EXTRA_NPP * n * p * p if constrained else 0.0
+    return problem_units(problem, n, p, m) + extra + n * p * p + p**3
 
 
-def matrix_memory(problem: str, n: int, p: int, m: int = 0) -> float:
-    """Bytes of the problem's own matrices (A n x n or m x n, B m x p) and one run's working
-    arrays (a Procrustes residual of m x p, a few n x p)."""
+def matrix_memory(problem: str, n: int, p: int, m: int = 0, constrained: bool = False) -> float:
+    """Bytes of the problem's own matrices (A n x n or m x n, B m x p), the constraint's B
+    (n x n, ``constrained``) and one run's working arrays (a Procrustes residual of m x p, a
+    few n x p)."""
     rows = max(m, n)
-    own = {"procrustes": rows * n + rows * p, "brockett": n * n, "pca": n * n}.get(problem, n * p)
+    own = {"procrustes": rows * n + rows * p, "brockett": n * n, "pca": n * n,
+           "generalized_eigen": n * n}.get(problem, n * p) + (n * n if constrained else 0)
     work = RESIDUAL_COPIES * rows * p if problem == "procrustes" else 0
     return 8.0 * (own + work + SWEEP_COPIES * (n * p + p * p))
 
 
 def run_seconds(problem: str, n: int, p: int, iterations: int, method: str = "landing",
-                step: str = "safe", m: int = 0) -> float:
+                step: str = "safe", m: int = 0, constrained: bool = False) -> float:
     """Seconds of one run of ``iterations`` iterations (worst case: no early stop)."""
     factor = METHOD_FACTOR.get(method, DEFAULT_METHOD_FACTOR) * STEP_FACTOR.get(step, 3.2)
-    per = ITERATION_OVERHEAD + factor * iteration_units(problem, n, p, m) * SECONDS_PER_UNIT
+    per = (ITERATION_OVERHEAD * (B_OVERHEAD if constrained else 1.0)
+           + factor * iteration_units(problem, n, p, m, constrained) * SECONDS_PER_UNIT)
     return MARGIN * iterations * per
 
 
 def run_cost(problem: str, n: int, p: int, iterations: int, *, method: str = "landing",
-             step: str = "safe", m: int = 0) -> Cost:
+             step: str = "safe", m: int = 0, constrained: bool = False) -> Cost:
     """The explorer's run: one run to ``iterations``, its history (and per iterate the player's
-    singular values, X_k for n <= 3)."""
+    singular values, X_k for n <= 3); ``constrained``: on XᵀBX = I."""
     history = iterations * (BYTES_PER_RECORD + 8 * p + (8 * n * p if n <= 3 else 0))
-    return Cost(run_seconds(problem, n, p, iterations, method, step, m),
-                BASE_MEMORY + matrix_memory(problem, n, p, m) + history, "This run",
-                "max iterations, n or p", iterations)
+    return Cost(run_seconds(problem, n, p, iterations, method, step, m, constrained),
+                BASE_MEMORY + matrix_memory(problem, n, p, m, constrained) + history,
+                "This run", "max iterations, n or p", iterations)
 
 
 def compare_cost(problem: str, n: int, p: int, iterations: int,
-                 rows: Sequence[tuple[str, str]], m: int = 0) -> Cost:
-    """A comparison: one run per row, ``rows`` as (method, step rule) pairs."""
-    seconds = sum(run_seconds(problem, n, p, iterations, method, step, m)
+                 rows: Sequence[tuple[str, str]], m: int = 0, constrained: bool = False
+                 ) -> Cost:
+    """A comparison: one run per row, ``rows`` as (method, step rule) pairs; ``constrained``:
+    some row runs on XᵀBX = I (each row is counted so, the worst case)."""
+    seconds = sum(run_seconds(problem, n, p, iterations, method, step, m, constrained)
                   for method, step in rows)
     kept = 8 * n * p * (iterations + 1) if n <= 3 else 0  # the trajectories drawn
     history = len(rows) * (iterations * BYTES_PER_RECORD + kept)
-    return Cost(seconds, BASE_MEMORY + matrix_memory(problem, n, p, m) + history,
+    return Cost(seconds, BASE_MEMORY + matrix_memory(problem, n, p, m, constrained) + history,
                 "This comparison", "max iterations, the number of rows, n or p", iterations)
 
 
-def sweep_cost(problem: str, n: int, p: int, iterations: int, runs: int, m: int = 0) -> Cost:
-    """A sweep: ``runs`` landing runs side by side, one batch (each run's arrays at once)."""
+def sweep_cost(problem: str, n: int, p: int, iterations: int, runs: int, m: int = 0,
+               constrained: bool = False) -> Cost:
+    """A sweep: ``runs`` landing runs side by side, one batch (each run's arrays at once);
+    ``constrained``: on XᵀBX = I."""
     per_iteration = BATCH_OVERHEAD + runs * (
-        BATCH_RUN_OVERHEAD + iteration_units(problem, n, p, m) * SECONDS_PER_UNIT)
+        BATCH_RUN_OVERHEAD + iteration_units(problem, n, p, m, constrained) * SECONDS_PER_UNIT)
     rows = max(m, n)
     per_run = 8.0 * (SWEEP_COPIES * (n * p + p * p)
                      + (RESIDUAL_COPIES * rows * p if problem == "procrustes" else 0))
     return Cost(MARGIN * iterations * per_iteration,
-                BASE_MEMORY + matrix_memory(problem, n, p, m) + runs * per_run, "This sweep",
+                BASE_MEMORY + matrix_memory(problem, n, p, m, constrained) + runs * per_run,
+                "This sweep",
                 "the grid resolution, max iterations, n or p", iterations,
                 "the grid resolution, n or p" + (", or upload a matrix with fewer rows"
                                                   if m > n else ""))

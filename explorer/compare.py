@@ -266,6 +266,24 @@ def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
                   method=r["method"])
 
 
+def rows_B(config: AppConfig, B: np.ndarray | None) -> np.ndarray:
+    """The B of the rows on XᵀBX = I: the sidebar's, or the preset one when the sidebar
+    keeps to XᵀX = I."""
+    return preset_B(config.n) if B is None else B
+
+
+def manifolds_drawn(on_B: list[bool], n: int) -> str:
+    """What the trajectories figure draws the runs on (``figures.trajectories_figure``), for
+    its caption: the unit circle or sphere, the B-ellipse or ellipsoid xᵀBx = 1, or both."""
+    if not any(on_B):
+        return ""
+    shape = "ellipse" if n == 2 else "ellipsoid"
+    if all(on_B):
+        return f" The runs keep to XᵀBX = I: each column lies on the {shape} xᵀBx = 1 drawn."
+    return (f" Rows on XᵀX = I land on the unit {'circle' if n == 2 else 'sphere'}, rows on "
+            f"XᵀBX = I on the {shape} xᵀBx = 1 ({'dashed' if n == 2 else 'dark grey'}).")
+
+
 def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
              matrix: np.ndarray | None = None, B: np.ndarray | None = None, *,
              should_stop: StopCheck | None = None,
@@ -278,13 +296,14 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     Returns one dict per row (label, histories, iterates for n <= 3, status, message,
     iterations, ``f_star``: f* over the component of O(n) of the row's final iterate when
     p = n, since a long step can cross, and ``B``: whether the row ran on XᵀBX = I) and f* over
-    X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose optimum differs).
+    X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose optimum differs,
+    unless every row knows its own: the eigenproblem's pencil takes the row's B).
     Under a fairness choice each label names the rule that ran, e.g. "β = 0.1 [BB]".
     ``should_stop`` goes to every row's ``solve`` (rows after a stop are stopped at X_0);
     ``progress(i, rows, label)`` is called before row i.
     """
     plain = build_problem(config, matrix)
-    on = {"identity": plain, "B": with_constraint(plain, preset_B(config.n) if B is None else B)}
+    on = {"identity": plain, "B": with_constraint(plain, rows_B(config, B))}
     on["sidebar"] = plain if B is None else on["B"]
     X0 = initial(config, on["sidebar"])
     keep = config.max_iter + 1 if plain.n <= 3 else 0
@@ -303,8 +322,11 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
                          time=result.time, X=result.iterates, status=result.status,
                          message=result.message, iterations=result.iterations,
                          f_star=result.f_star, B=problem.B is not None))
+    # rows on XᵀBX = I have their own optimum: known for the eigenproblem (its pencil takes
+    # each row's B, ``run["f_star"]``), unknown for the other costs
     mixed = any(run["B"] for run in runs)
-    return runs, None if mixed else plain.optimum_from(X0)
+    known = all(run["f_star"] is not None for run in runs)
+    return runs, None if mixed and not known else on["sidebar"].optimum_from(X0)
 
 
 def frame_motion(X: np.ndarray) -> tuple[float, float]:

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from landing_core.generalized import check_spd
-from landing_core.problems import Problem, qf
+from landing_core.problems import GeneralizedEigen, Problem, generalized_eigen, qf
 
 from .state import AppConfig
 
@@ -49,8 +49,22 @@ def constraint_matrix(config: AppConfig, uploaded: Array | None) -> Array | None
     return check_uploaded_B(uploaded, config.n)
 
 
+def pencil(A: Array, n: int, p: int, B: Array | None, seed: int = 0) -> GeneralizedEigen:
+    """min tr(XᵀAX) on XᵀBX = I, its f* from scipy.linalg.eigh(A, B) (A None: the seed's);
+    with B None, on XᵀX = I (Brockett's problem with N = I: f* from eigh(A)), where the run
+    takes the plain landing."""
+    problem = generalized_eigen(n, p, seed, A=A, B=np.eye(n) if B is None else B)
+    if B is not None:
+        return problem
+    return replace(problem, B=None, description="tr(XᵀAX) on XᵀX = I: the p smallest "
+                                                "eigenvectors of A (Brockett with N = I)")
+
+
 def with_constraint(problem: Problem, B: Array | None) -> Problem:
-    """The problem on XᵀBX = I (its optimum over St(n, p) no longer applies: f* unknown)."""
+    """The problem on XᵀBX = I: the eigenproblem's pencil takes B (f* known); for any other
+    cost, its optimum over St(n, p) no longer applies (f* unknown)."""
+    if isinstance(problem, GeneralizedEigen):
+        return pencil(problem.A, problem.n, problem.p, B)
     if B is None:
         return problem
     return replace(problem, B=B, f_star=None, f_star_by_det={},

@@ -155,9 +155,12 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
         data |= _plane(trace, problem, config)
     elif name == "sphere":
         data |= _sphere(trace, problem)
-    elif name == "frame":
+    elif name == "frame":  # on XᵀBX = I each column lies on the ellipsoid xᵀBx = 1
         tips = np.asarray(trace.X, dtype=float)
-        data["R"] = max(1.3, 1.1 * float(np.max(np.linalg.norm(tips, axis=1))))
+        shape = _ellipsoid(problem)
+        data["R"] = max(1.3, 1.1 * float(np.max(np.linalg.norm(tips, axis=1))),
+                        1.1 * shape.get("axis", 0.0))
+        data |= shape
     elif name == "cone":
         M = np.asarray(trace.gram, dtype=float)
         data["top"] = 1.15 * max(2.0, float(np.max(M[:, 0, 0])), float(np.max(M[:, 1, 1])))

@@ -15,7 +15,7 @@ from landing_core.problems import Problem, initial_point, make_problem
 from landing_core.solvers import Config, Record, iterate, stop_reason
 from landing_core.steps import Safe, StepRule, make_step_rule
 
-from .constraint import with_constraint
+from .constraint import pencil, with_constraint
 from .state import AppConfig
 from .upload import MATRIX_ROLES
 
@@ -71,12 +71,14 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
 def build_problem(config: AppConfig, matrix: Array | None = None,
                   B: Array | None = None) -> Problem:
     """The problem of ``config``, from the user's matrix when one is given (ValueError if bad),
-    on XᵀBX = I when the constraint's matrix ``B`` is given (``constraint.constraint_matrix``)."""
-    if matrix is None or config.problem not in MATRIX_ROLES:
-        problem = make_problem(config.problem, config.n, config.p, config.seed)
-    else:
-        key = MATRIX_ROLES[config.problem][0]
-        problem = make_problem(config.problem, config.n, config.p, config.seed, **{key: matrix})
+    on XᵀBX = I when the constraint's matrix ``B`` is given (``constraint.constraint_matrix``).
+    The eigenproblem's pencil (A, B) takes the constraint's B (I for XᵀX = I), never a B of its
+    own drawn from the seed."""
+    matrices = {} if matrix is None or config.problem not in MATRIX_ROLES else {
+        MATRIX_ROLES[config.problem][0]: matrix}
+    if config.problem == "generalized_eigen":
+        return pencil(matrices.get("A"), config.n, config.p, B, config.seed)
+    problem = make_problem(config.problem, config.n, config.p, config.seed, **matrices)
     return with_constraint(problem, B)
 
 

@@ -25,6 +25,7 @@ _PROBLEM_TEXT = {
     "pca": "PCA −½tr(XᵀCX) (β-invariant on St(n, p))",
     "linear": "Linear tr(CᵀX)",
     "quartic": "Quartic −¼ΣXᵢⱼ⁴ (wells at the axes)",
+    "generalized_eigen": "Generalized eigenproblem tr(XᵀAX), B from the Constraint",
 }
 _TANGENT_TEXT = {
     "beta": "β-metric grad_β f",

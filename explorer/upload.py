@@ -24,6 +24,7 @@ MATRIX_ROLES = {
     "procrustes": ("A", "A (m × n); B is drawn at random from the seed"),
     "pca": ("data", "data matrix (m samples × n features)"),
     "linear": ("C", "C (n × p)"),
+    "generalized_eigen": ("A", "symmetric A (n × n); B is the sidebar's Constraint"),
 }
 
 

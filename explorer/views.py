@@ -32,6 +32,10 @@ B_VIEWS = {  # the same views on XᵀBX = I (B symmetric positive definite)
     "sphere": ("Ellipsoid", "The ellipsoid xᵀBx = 1 coloured by the cost",
                "Dashed outline: the layer ellipsoid xᵀBx = xₖᵀBxₖ. The path is drawn just "
                "outside the surface, its far side faint. Drag to turn."),
+    "frame": ("Frame", "The frame: the two columns of Xₖ on the ellipsoid xᵀBx = 1",
+              "Arrows: the columns of Xₖ; lines: the paths of their tips, far side faint. On "
+              "XᵀBX = I each column lies on the ellipsoid xᵀBx = 1 and the two are "
+              "B-orthogonal (x₁ᵀBx₂ = 0), not perpendicular. Drag to turn."),
     "sigma": ("Singular values", "Singular values of B^½Xₖ",
               "On XᵀBX = I every singular value of B^½X is 1: the normal term pulls them "
               "there."),

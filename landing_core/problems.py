@@ -670,20 +670,24 @@ PROBLEMS: dict[str, Callable[..., Problem]] = {
     "pca": pca,
     "linear": linear,
     "quartic": quartic,
+    "generalized_eigen": generalized_eigen,
 }
 MATRIX_KEYWORDS: dict[str, tuple[str, ...]] = {
     name: tuple(arg.name for arg in inspect.signature(make).parameters.values()
-                if arg.kind is inspect.Parameter.KEYWORD_ONLY)
+                if arg.kind is inspect.Parameter.KEYWORD_ONLY and arg.default is None)
     for name, make in PROBLEMS.items()
 }
-"""The user-supplied matrices each constructor takes (its keyword-only arguments)."""
+"""The user-supplied matrices each constructor takes (its keyword-only arguments that default
+to None, drawn from the seed when not given; a number such as generalized_eigen's
+``condition`` is not a matrix)."""
 
 
 def make_problem(name: str, n: int, p: int, seed: int = 0, **matrices: Array) -> Problem:
     """A problem from the catalogue by name, optionally from user-supplied matrices.
 
     ``matrices`` are the keyword matrices of the named constructor (``A`` for brockett, ``A``/``B``
-    for procrustes, ``data`` for pca, ``C`` for linear); each is checked for shape and finiteness.
+    for procrustes, ``data`` for pca, ``C`` for linear, ``A``/``B`` for generalized_eigen, whose
+    ``B`` is the constraint's X^T B X = I); each is checked for shape and finiteness.
     """
     if name not in PROBLEMS:
         raise ValueError(f"unknown problem {name!r}; choose one of {', '.join(PROBLEMS)}. "

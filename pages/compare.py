@@ -133,7 +133,8 @@ problem, matrix = controls.session_problem(config)
 cost = budget.compare_cost(
     config.problem, problem.n, problem.p, config.max_iter,
     [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
-    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
+    m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)),
+    constrained=problem.B is not None or any(compare.constraint_of(r) == "B" for r in valid))
 work.admit(cost)
 runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix,
                     problem.B, cost)
@@ -150,7 +151,7 @@ curves.plotly_chart(figures.comparison_figure(legend, f_star=f_star, against=aga
                                               height=400), width="stretch", theme=None)
 if paths is not None:  # no legend of its own: its colours are the curves'
     trajectories = figures.trajectories_figure(legend, problem.cost, config.n, config.p,
-                                               height=400)
+                                               height=400, B=compare.rows_B(config, problem.B))
     trajectories.update_layout(showlegend=False, margin=dict(l=10, r=10, t=30, b=40))
     paths.plotly_chart(trajectories, width="stretch", theme=None)
 st.subheader("Summary")
@@ -178,6 +179,7 @@ for run in runs:
 
 if drawn:
     st.caption("Right: the trajectories from the same X₀, coloured as the curves"
-               + (" (solid: column 1, dashed: column 2)." if config.p == 2 else "."))
+               + (" (solid: column 1, dashed: column 2)." if config.p == 2 else ".")
+               + compare.manifolds_drawn([run["B"] for run in runs], config.n))
 else:
     st.caption("Trajectories are drawn for (n, p) = (2, 1), (3, 1) and (3, 2).")

@@ -31,7 +31,8 @@ if not config.lecture:  # a lecture shows the run; the words are the lecturer's
                    "**Lecture preset**, or read the **Guide**.")
 
 cost = budget.run_cost(config.problem, problem.n, problem.p, config.max_iter, step=config.step,
-                       m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)))
+                       m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)),
+                       constrained=problem.B is not None)
 work.admit(cost)
 uploads = (None if matrix is None else st.session_state.matrix_id,
            st.session_state.get("B_id") if config.constraint == "upload" else None)

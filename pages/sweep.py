@@ -100,7 +100,7 @@ def _compute(spec: SweepSpec) -> SweepOutcome | None:
 
     def cost_of(size: int) -> budget.Cost:
         return budget.sweep_cost(spec.base.problem, problem.n, problem.p, spec.base.max_iter,
-                                 size**2, rows)
+                                 size**2, rows, constrained=problem.B is not None)
 
     def hint(limit: budget.Budget) -> str:
         size = budget.largest_fitting(cost_of, range(SIZES[0], spec.size), limit)

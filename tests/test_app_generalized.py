@@ -140,3 +140,80 @@ def test_an_uploaded_B_is_checked_and_used():
     plane = _player_data(at)["header"]["views"][0]
     np.testing.assert_allclose(plane["B"], [[4.0, 1.0], [1.0, 1.0]])
     assert at.title[0].value == "Landing on XᵀBX = I"
+
+
+def _pencil_optimum(A: np.ndarray, B: np.ndarray | None, p: int) -> float:
+    """The sum of the p smallest eigenvalues of (A, B), scipy's eigh (B None: of A alone)."""
+    import scipy.linalg
+
+    return float(np.sum(scipy.linalg.eigh(A, B, eigvals_only=True)[:p]))
+
+
+@pytest.mark.parametrize("constraint, n, p", [("preset", 2, 1), ("identity", 3, 2),
+                                              ("preset", 3, 2)])
+def test_the_eigenproblem_takes_the_constraints_B_and_shows_its_gap(constraint, n, p):
+    from explorer.constraint import preset_B
+    from landing_core.problems import generalized_eigen
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(problem="generalized_eigen", constraint=constraint, n=str(n),
+                           p=str(p), step="bb", max_iter="800")
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="w_problem").value == "generalized_eigen"
+    assert at.query_params["problem"] == "generalized_eigen"  # the link keeps it
+    assert at.query_params["constraint"] == constraint
+    A = generalized_eigen(n, p, 0, B=np.eye(n)).A  # the seed's A
+    B = preset_B(n) if constraint == "preset" else None
+    data = _player_data(at)
+    f_star = data["header"]["f_star"]
+    assert f_star == pytest.approx(_pencil_optimum(A, B, p), abs=1e-12)
+    assert data["done"] and abs(data["cost"][-1] - f_star) <= 1e-8  # the gap curve reaches 0
+    assert data["header"]["B"] == (B is not None)
+    assert ("XᵀBX = I" in at.title[0].value) == (B is not None)
+
+
+def test_the_eigenproblem_round_trips_through_the_url():
+    from explorer.state import AppConfig, from_query, to_query
+
+    config = AppConfig(problem="generalized_eigen", constraint="preset", n=7, p=3, seed=4)
+    assert from_query(to_query(config)) == (config, [])
+
+
+def test_the_eigenproblem_on_St_is_brocketts_with_N_I_and_compares_with_each_B():
+    from explorer import compare
+    from explorer.constraint import preset_B
+    from explorer.runner import build_problem
+    from explorer.state import AppConfig
+
+    config = AppConfig(problem="generalized_eigen", n=5, p=2, seed=1, distance=0.3,
+                       tol=1e-10, max_iter=3000)
+    plain = build_problem(config)
+    assert plain.B is None  # XᵀX = I: the plain landing, f* from eigh(A)
+    assert plain.f_star == pytest.approx(_pencil_optimum(plain.A, None, 2), abs=1e-12)
+    rows = [compare.row("St", step="bb", constraint="identity"),
+            compare.row("B", step="bb", constraint="B")]
+    runs, f_star = compare.run_rows(config, rows, None)
+    assert f_star == pytest.approx(plain.f_star, abs=1e-12)  # every row knows its own f*
+    st_run, b_run = runs
+    assert st_run["f_star"] == pytest.approx(plain.f_star, abs=1e-12)
+    assert b_run["f_star"] == pytest.approx(_pencil_optimum(plain.A, preset_B(5), 2),
+                                            abs=1e-12)
+    for run in runs:
+        assert run["status"] == "converged" and abs(run["cost"][-1] - run["f_star"]) <= 1e-8
+    gaps = [row["final f − f*"] for row in compare.summary(runs, f_star)]
+    assert all(abs(g) <= 1e-8 for g in gaps)
+
+
+def test_an_uploaded_A_defines_the_eigenproblem():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(problem="generalized_eigen", constraint="preset", n="2", p="1",
+                           step="bb", max_iter="800")
+    at.run()
+    at.file_uploader(key="w_upload_0").set_value(("A.csv", b"2,1\n1,3\n", "a1")).run()
+    assert not at.exception
+    from explorer.constraint import preset_B
+
+    f_star = _player_data(at)["header"]["f_star"]
+    assert f_star == pytest.approx(_pencil_optimum(np.array([[2.0, 1.0], [1.0, 3.0]]),
+                                                   preset_B(2), 1), abs=1e-12)

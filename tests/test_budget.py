@@ -8,6 +8,7 @@ import io
 import re
 import time
 import tracemalloc
+from functools import partial
 
 import numpy as np
 import pytest
@@ -76,6 +77,35 @@ def test_the_time_model_follows_measured_runs():
     measured_ratio = times["rgd-cayley"][0] / times["landing"][0]
     model_ratio = times["rgd-cayley"][1] / times["landing"][1]
     assert measured_ratio > 2 and model_ratio > 2 and model_ratio < 3 * measured_ratio
+
+
+def test_the_time_model_knows_the_eigenproblem_and_the_B_constraint():
+    """The eigenproblem's A X counts as Brockett's; on XᵀBX = I a run also pays B X and the
+    B method's longer iteration: measured ~3x the plain run (n = 3 and n = 120)."""
+    from explorer.constraint import preset_B
+    from explorer.runner import build_problem
+    from explorer.state import AppConfig
+
+    assert budget.problem_units("generalized_eigen", 50, 5) == budget.problem_units(
+        "brockett", 50, 5) == 50 * 50 * 5
+    assert budget.matrix_memory("generalized_eigen", 50, 5, constrained=True) - \
+        budget.matrix_memory("generalized_eigen", 50, 5) == 8 * 50 * 50
+    for n, p in ((3, 2), (120, 30)):
+        config = AppConfig(problem="generalized_eigen", constraint="preset", n=n, p=p)
+        P = build_problem(config, B=preset_B(n))
+        X0 = initial_point(n, p, 0.4, 0, B=P.B)
+        cfg = Config(step=make_step_rule("safe", 0.1))
+        measured = min(_timed(partial(solve, P, X0, cfg, tol=1e-300, max_iter=200))
+                       for _ in range(3))
+        model = budget.run_seconds("generalized_eigen", n, p, 200, constrained=True)
+        plain = budget.run_seconds("generalized_eigen", n, p, 200)
+        assert model < 8 * measured and model > 2 * plain, (n, p, measured, model)
+
+
+def _timed(run) -> float:
+    t = time.perf_counter()
+    run()
+    return time.perf_counter() - t
 
 
 def test_the_issues_costly_requests_are_refused_and_say_what_to_lower():

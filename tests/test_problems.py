@@ -472,7 +472,13 @@ def test_make_problem_names_the_choices_and_the_matrices_it_takes():
     with pytest.raises(TypeError, match=r"'quartic'\) takes no matrix, not A"):
         make_problem("quartic", 3, 2, A=np.eye(3))
     assert problems.MATRIX_KEYWORDS == {"brockett": ("A",), "procrustes": ("A", "B"),
-                                        "pca": ("data",), "linear": ("C",), "quartic": ()}
+                                        "pca": ("data",), "linear": ("C",), "quartic": (),
+                                        "generalized_eigen": ("A", "B")}
+    with pytest.raises(TypeError, match=r"takes the matrices A, B, not condition"):
+        make_problem("generalized_eigen", 3, 2, condition=100.0)
+    P = make_problem("generalized_eigen", 3, 2, B=np.diag([1.0, 2.0, 4.0]))
+    assert P.f_star == pytest.approx(np.sum(scipy.linalg.eigh(
+        P.A, np.diag([1.0, 2.0, 4.0]), eigvals_only=True)[:2]), abs=1e-12)
 
 
 # ----------------------------------------------------------------------------- gradient check

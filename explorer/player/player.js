@@ -608,9 +608,12 @@
       ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
       const R = v.R;
       axes3(ctx, pr, [[[-R, 0, 0], [R, 0, 0]], [[0, -R, 0], [0, R, 0]], [[0, 0, -R], [0, 0, R]]], ["x₁", "x₂", "x₃"], P);
-      for (const ring of wireRings(1)) line3(ctx, pr, ring, "#9a9a9a", 1.3, "#e2e2e2");
+      // the unit sphere, or on XᵀBX = I the ellipsoid xᵀBx = 1: its image W u, |u| = 1
+      const onto = (x) => (v.W ? v.W.map((row) => dot3(row, x)) : x);
+      for (const ring of wireRings(1)) line3(ctx, pr, ring.map(onto), "#9a9a9a", 1.3, "#e2e2e2");
       ctx.strokeStyle = "#555"; ctx.lineWidth = 1.5;
-      ctx.beginPath(); ctx.arc(pr.cx, pr.cy, pr.s, 0, 2 * Math.PI); ctx.stroke();
+      if (v.W) ellipsoidOutline(ctx, pr, v, 1); else { ctx.beginPath(); ctx.arc(pr.cx, pr.cy, pr.s, 0, 2 * Math.PI); }
+      ctx.stroke();
       ctx.restore();
       return pr;
     },
@@ -634,10 +637,10 @@
       }
       ctx.restore();
     },
-    legend: (P) => [
+    legend: (P, run) => [
       { label: "column 1 of Xₖ (and its path)", colour: P.palette[0] },
       { label: "column 2 of Xₖ (and its path)", colour: P.palette[1] },
-      { label: "unit sphere", colour: "#9a9a9a", width: 1.5 },
+      { label: run && run.view.B ? "ellipsoid xᵀBx = 1" : "unit sphere", colour: "#9a9a9a", width: 1.5 },
     ],
   };
 
@@ -782,11 +785,11 @@
         series: [{ ys: gapLog ? run.gap : run.cost, colour: P.palette[0], label: gapLog ? "|f − f*|" : "f" }],
       },
       {
-        title: run.B ? "‖XₖᵀBXₖ − I‖ and ‖grad‖" : "‖XₖᵀXₖ − I‖ and ‖grad‖",
+        title: run.B ? "‖XₖᵀBXₖ − I‖ and ‖grad₁ᴮ f‖" : "‖XₖᵀXₖ − I‖ and ‖grad₁ f‖",
         log: true,
         series: [
           { ys: run.h, colour: P.palette[1], label: run.B ? "‖XᵀBX − I‖" : "‖XᵀX − I‖" },
-          { ys: run.grad, colour: P.palette[2], label: "‖grad‖", dash: [8, 5] },
+          { ys: run.grad, colour: P.palette[2], label: run.B ? "‖grad₁ᴮ f‖" : "‖grad₁ f‖", dash: [8, 5] },
         ],
       },
       {
@@ -1180,12 +1183,15 @@
       this.slider.value = String(k);
       this.kLabel.textContent = `k = ${k}`;
       this.nums.innerHTML = "";
-      const cell = (label, value) => { const s = el("span"); s.innerHTML = `${label} <b>${value}</b>`; this.nums.appendChild(s); };
+      const cell = (label, value, hint) => { const s = el("span"); s.innerHTML = `${label} <b>${value}</b>`; if (hint) s.title = hint; this.nums.appendChild(s); };
       cell("iteration k", String(k));
       cell("f(X<sub>k</sub>)", num(run.cost[k], 10));
       if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - this.fStarAt(k)));
       cell(run.B ? "‖X<sub>k</sub><sup>T</sup>BX<sub>k</sub> − I‖<sub>F</sub>" : "‖X<sub>k</sub><sup>T</sup>X<sub>k</sub> − I‖<sub>F</sub>", sci(run.h[k]));
-      cell("‖grad‖", sci(run.grad[k]));
+      // the stationarity of every method (geometry.stationarity; stationarity_B on XᵀBX = I),
+      // as the Compare page names it
+      cell(run.B ? "‖grad<sub>1</sub><sup>B</sup> f‖" : "‖grad<sub>1</sub> f‖", sci(run.grad[k]),
+           "stationarity: the Riemannian gradient on the layer through Xₖ in the β = 1 metric" + (run.B ? " for B" : ""));
       if (k > 0) cell("η<sub>k−1</sub>", sci(run.step[k]));
       const end = run.done && k >= this.available;
       let text, cls = "";

@@ -55,3 +55,50 @@ def test_the_B_presets_open_the_ellipses_and_the_side_by_side_comparison(server,
     page.get_by_text("XᵀBX = I", exact=True).first.wait_for(state="attached")  # the summary
     page.screenshot(path=shots / "compare_St_vs_B.png")
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize(("n", "p", "view"), [(2, 1, "plane"), (3, 2, "frame")])
+def test_the_eigenproblem_on_XtBX_shows_its_gap_and_the_B_manifold(server, page, shots, n, p,
+                                                                   view):
+    page.goto(f"{server}/?problem=generalized_eigen&n={n}&p={p}&seed=2&constraint=preset"
+              "&step=bb&max_iter=600")
+    frame = player(page)
+    s = state(frame)
+    assert s["view"] == view and s["done"]
+    assert frame.evaluate("() => !!landingPlayer.run.view.W")  # the B ellipse / ellipsoid
+    frame.get_by_role("button", name="Run", exact=True).click()
+    frame.wait_for_function("!landingPlayer.playing", timeout=30_000)
+    assert "converged" in state(frame)["status"].lower()
+    numbers = frame.evaluate("() => landingPlayer.nums.textContent")
+    assert "f − f*" in numbers and "‖grad1B f‖" in numbers and "‖grad‖" not in numbers
+    gap = frame.evaluate("() => landingPlayer.run.cost.at(-1) - landingPlayer.run.fStar")
+    assert abs(gap) <= 1e-8
+    assert frame.evaluate(INK_JS) > 0.01
+    page.screenshot(path=shots / f"eigenproblem_B_{n}x{p}.png")
+    assert page.console_errors == []
+
+
+def test_the_eigenproblem_preset_compares_gaps_and_draws_both_manifolds(server, page, shots):
+    from explorer.presets import PRESETS
+
+    from .helpers import CHART, wait_idle
+
+    title = "The generalized eigenproblem: min tr(XᵀAX) on XᵀX = I and on XᵀBX = I"
+    index = [p.title for p in PRESETS].index(title)
+    page.goto(server)
+    player(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Lecture presets",
+                                                            exact=True).click()
+    wait_idle(page, charts=False)
+    page.get_by_text(title).first.wait_for()
+    page.get_by_role("button", name="Show me").nth(index).click()
+    page.get_by_text("Compare configurations").wait_for(timeout=30_000)
+    wait_idle(page)
+    titles = page.evaluate(f"document.querySelectorAll({CHART!r})[0].layout.annotations"
+                           ".map(a => a.text)")
+    assert titles[0] == "|f(Xₖ) − f*|"  # both rows know their optimum: gaps, not costs
+    names = page.evaluate(
+        f"Array.from(document.querySelectorAll({CHART!r})[1]._fullData).map(t => t.name)")
+    assert "sphere ‖x‖ = 1" in names and "ellipsoid xᵀBx = 1" in names
+    page.screenshot(path=shots / "compare_eigenproblem_St_vs_B.png")
+    assert page.console_errors == []
