@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from explorer import runner
+from explorer.state import AppConfig
 from landing_core import figures
 from landing_core.geometry import landing_field
 from landing_core.problems import brockett, quartic
