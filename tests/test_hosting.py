@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 from streamlit import config as st_config
 
-from explorer import compare, live
+from explorer import compare, worker
 from explorer.state import CACHE_LIMITS
 from explorer.upload import MAX_ENTRIES
 from tests.app_helpers import open_app
@@ -96,6 +96,6 @@ def test_a_run_whose_session_state_was_emptied_stops_by_itself():
     assert not at.exception
     second = at.session_state.live_run
     assert second is not first
-    first._thread.join(live.LEASE + 5)
+    first._thread.join(worker.LEASE + 5)
     assert not first._thread.is_alive() and not first.trace.finished
     second.cancelled = True
