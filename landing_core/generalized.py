@@ -48,7 +48,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .geometry import per_run
+from .geometry import _t, per_run, sym
 
 Array = np.ndarray
 Matrix = Any  # a dense (n, n) ndarray or a scipy.sparse matrix
@@ -71,14 +71,6 @@ __all__ = [
     "stationarity_B",
     "tangent_term_B",
 ]
-
-
-def _t(A: Array) -> Array:
-    return np.asarray(A).mT
-
-
-def _sym(A: Array) -> Array:
-    return 0.5 * (A + _t(A))
 
 
 def apply(B: Matrix, X: Array) -> Array:
@@ -187,7 +179,7 @@ def _lyapunov(C: Array, M: Array, R: Array) -> Array:
     L = np.linalg.cholesky(M)
     Y = np.linalg.solve(L, C)  # L^{-1} C
     Cp = np.linalg.solve(L, _t(Y))  # L^{-1} C L^{-T}
-    c, U = np.linalg.eigh(_sym(Cp))
+    c, U = np.linalg.eigh(sym(Cp))
     W = np.linalg.solve(_t(L), U)
     Rw = _t(W) @ R @ W
     return W @ (Rw / (c[..., :, None] + c[..., None, :])) @ _t(W)
