@@ -7,17 +7,28 @@ taken within a round.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import datetime
 import glob
 import os
 import platform
+import socket
 import statistics
+import subprocess
 import time
+import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import scipy
+
+ROOT = Path(__file__).resolve().parents[1]
+# Debian's chromium in a container: no sandbox, GPU or background traffic to disturb timings
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
 
 
 def _openblas_runtime() -> str:
@@ -88,3 +99,26 @@ def interleaved(
 def median_ratio(num: list[float], den: list[float]) -> float:
     """The median over rounds of num / den (both timed in the same round)."""
     return statistics.median(a / b for a, b in zip(num, den, strict=True))
+
+
+def free_port() -> int:
+    """A loopback port no one listens on (now)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(argv: list[str], port: int, **popen) -> tuple[subprocess.Popen, str]:
+    """Start the Streamlit server ``argv`` (listening on loopback ``port``) in ROOT; the process
+    and its URL once /_stcore/health answers ok. Raises RuntimeError (the process killed) when
+    it exits or is not healthy within a minute. ``popen``: more arguments of subprocess.Popen."""
+    proc = subprocess.Popen(argv, cwd=ROOT, **popen)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return proc, url
+        time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"the server {argv[:4]} did not start")

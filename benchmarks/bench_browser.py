@@ -17,43 +17,28 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
+from _common import CHROMIUM_ARGS, ROOT, free_port, start_server
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parents[1]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def serve(script: Path = ROOT / "app.py") -> tuple[subprocess.Popen, str]:
     """Serve ``script`` on a free loopback port; the process and its URL once healthy."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
+    port = free_port()
+    return start_server(
         [sys.executable, "-m", "streamlit", "run", str(script), "--server.address",
          "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
          "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),  # scripts outside ROOT import it
+        port, env=dict(os.environ, PYTHONPATH=str(ROOT)),  # scripts outside ROOT import it
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return proc, url
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("streamlit did not start")
 
 
 def _complete(page) -> None:
@@ -108,7 +93,7 @@ def main(rounds: int = 5) -> None:
     runs = []
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             for url in pages.values():  # warm-up: the servers' imports and caches
                 render_times(browser, url)
             for _ in range(rounds):  # interleaved: each page once per round

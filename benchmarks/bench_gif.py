@@ -25,15 +25,12 @@ import platform
 import statistics
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
+from _common import CHROMIUM_ARGS, ROOT
 from PIL import Image, ImageSequence
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 W, H, N = 640, 400, 200
 PICK = list(range(0, N, 20)) + [N - 1]
 
@@ -71,7 +68,7 @@ def main(rounds: int = 3) -> None:
     with open("/proc/cpuinfo") as f:
         cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "?")
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         print(f"date: {datetime.now(UTC).isoformat(timespec='seconds')}")
         print(f"machine: {cpu} ({platform.machine()}), {os.cpu_count()} CPUs; "
               f"Chromium {browser.version} headless, no GPU")

@@ -24,7 +24,6 @@ Figures are printed with the load averages (the machine is shared: re-run on a q
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,9 +31,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# run as a script (benchmarks/ on sys.path), or imported by tests as benchmarks.bench_hosting
+if __package__:
+    from ._common import CHROMIUM_ARGS, ROOT, free_port, machine, start_server
+else:
+    from _common import CHROMIUM_ARGS, ROOT, free_port, machine, start_server
+
 PLAYER = 'iframe[title="explorer.live.landing_player"]'
 PROGRESS = '[data-testid="stProgress"]'
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -72,31 +74,16 @@ def load() -> str:
     return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def serve(log: Path | None = None, env: dict[str, str] | None = None
           ) -> tuple[subprocess.Popen, str]:
     """The app as deployed (deploy/run-app.sh) on a free loopback port; (process, URL)."""
     port = free_port()
     out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - lives with the server
-    proc = subprocess.Popen(
+    return start_server(
         [str(ROOT / "deploy" / "run-app.sh"), str(port), "--server.address", "127.0.0.1",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=dict(os.environ, PYTHON=sys.executable, **(env or {})), stdout=out,
+        port, env=dict(os.environ, PYTHON=sys.executable, **(env or {})), stdout=out,
         stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return proc, url
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("the app did not start")
 
 
 # ---------------------------------------------------------------------- the sessions
@@ -279,7 +266,6 @@ def blas(rounds: int = 2) -> None:
 
 
 def main(argv: list[str]) -> None:
-    from _common import machine
     from playwright.sync_api import sync_playwright
 
     options = {"--rounds": 5, "--soak-runs": 200, "--soak-minutes": 30.0}
@@ -296,7 +282,7 @@ def main(argv: list[str]) -> None:
     if "blas" in parts:
         blas()
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         if "contention" in parts:
             contention(browser, options["--rounds"])
         if "close" in parts:

@@ -46,13 +46,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from _common import machine
+from _common import CHROMIUM_ARGS, ROOT, machine
 from bench_browser import serve
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1500, "height": 2400}
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
@@ -407,7 +404,7 @@ def main(rounds: int = 5) -> None:
     goals = {}
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             print(f"Chromium {browser.version}, headless, no GPU")
             first_render(browser, app_url, EXPLORER_DRAWN_JS)  # warm-up visits, untimed
             first_render(browser, f"{ref_url}/?page=sidebar", REFERENCE_DRAWN_JS)

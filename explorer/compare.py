@@ -155,6 +155,8 @@ def relabel(old: list[dict], new: list[dict]) -> list[dict]:
         label = after["label"]
         if not _blank(label):
             after = {**after, "label": text.label(label)}
+        elif isinstance(label, str):  # spaces, a tab: stored empty (a tab starts a CSV formula)
+            after = {**after, "label": ""}
         if check_row(after) is None:
             stale = before is not None and before.get("label") == label and any(
                 before.get(c) != after.get(c) for c in COLUMNS if c != "label")

@@ -59,6 +59,11 @@ def _rates(problem: str, seed: int, distance: float) -> demos.FairRates:
                             omega=1.0, tol=RATE_TOL, max_iter=RATE_MAX_ITER)
 
 
+def _distance(config: AppConfig) -> float:
+    """The sidebar's X0 distance, or DEMO_DISTANCE where it puts X0 on the manifold."""
+    return config.distance if config.distance > 0 else DEMO_DISTANCE
+
+
 def _explain(config: AppConfig, text: str) -> None:
     """The why, in an expander: lecture mode hides it (the words are the lecturer's)."""
     if not config.lecture:
@@ -89,7 +94,7 @@ def flow_demo(config: AppConfig, X: np.ndarray) -> None:
 
 
 def layer_demo(config: AppConfig) -> None:
-    distance = config.distance if config.distance > 0 else DEMO_DISTANCE
+    distance = _distance(config)
     runs = _layer(config.problem, config.seed, distance)
     st.plotly_chart(demo_figures.layer_runs_figure(runs), width="stretch", theme=None)
     slopes = []
@@ -119,7 +124,7 @@ def layer_demo(config: AppConfig) -> None:
 
 
 def omega_demo(config: AppConfig) -> None:
-    distance = config.distance if config.distance > 0 else DEMO_DISTANCE
+    distance = _distance(config)
     sweep = _omega(config.seed, distance)
     st.plotly_chart(demo_figures.omega_sweep_figure(sweep), width="stretch", theme=None)
     best = int(np.nanargmin([np.inf if c is None else c for c in sweep.landing_iterations]))
@@ -166,7 +171,7 @@ def _spread(counts: list[int | None]) -> str:
 
 
 def rates_demo(config: AppConfig) -> None:
-    distance = config.distance if config.distance > 0 else DEMO_DISTANCE
+    distance = _distance(config)
     rates = _rates(config.problem, config.seed, distance)
     st.plotly_chart(demo_figures.fair_rates_figure(rates), width="stretch", theme=None)
     lines = []

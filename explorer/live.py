@@ -9,8 +9,6 @@ in the browser.
 
 from __future__ import annotations
 
-import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -24,28 +22,20 @@ from . import playback, runner, text, work
 from .budget import Cost
 from .gate import GATE, HEAVY_SECONDS, Gate
 from .state import AppConfig
+from .worker import LeasedWorker
 
 FIRST_WAIT = 0.25  # seconds a new run may take before the page shows it (all of a small run)
 CHUNK_WAIT = 0.25  # seconds a request for more waits for new iterations
-LEASE = 1.5  # seconds the worker computes on after the page's last request
 _player = components.declare_component(
     "landing_player", path=str(Path(__file__).resolve().parent / "player"))
 
 
-class LiveRun:
-    """A run computed by a worker thread while the browser plays what has arrived.
+class LiveRun(LeasedWorker):
+    """A run computed by a worker thread while the browser plays what has arrived
+    (``worker.LeasedWorker``: the work is bounded and tied to the player's requests).
 
     The thread appends to ``trace`` under ``lock``; the page reads a consistent chunk under the
-    same lock. The work is bounded and tied to demand:
-
-    - replacing the run (a new configuration) cancels the thread;
-    - the thread computes only while the page keeps asking for chunks: each request renews a
-      lease of LEASE seconds, and the thread ends when it runs out (a closed tab, a stopped
-      script); a later request starts a new thread that goes on with the same iterates;
-    - after ``seconds`` of computing (the budget; the thread's CPU time) the run ends with
-      status "stopped";
-    - a heavy run (``heavy``) computes only while it holds a slot of the process-wide gate;
-      ``queued`` says it is waiting for one.
+    same lock.
     """
 
     def __init__(self, key: tuple, config: AppConfig, problem: Problem, *, heavy: bool = False,
@@ -53,71 +43,31 @@ class LiveRun:
         self.key = key
         self.run_id = uuid.uuid4().hex[:12]
         self.trace, self._records = runner.start(config, problem)
-        self.lock = threading.Lock()
-        self.cancelled = False
-        self.queued = False
-        self.spent = 0.0  # CPU seconds of computing so far
-        self._config, self._heavy, self._gate = config, heavy, gate
-        self._seconds = seconds or work.BUDGET.seconds
-        self._lease = 0.0
-        self._thread: threading.Thread | None = None
+        self._config = config
+        super().__init__(f"landing-{self.run_id}", heavy=heavy,
+                         seconds=seconds or work.BUDGET.seconds, gate=gate)
         self.renew()
 
-    def renew(self) -> None:
-        """The page asked for more: extend the lease, and compute again if the worker ended
-        for want of requests."""
-        self._lease = time.monotonic() + LEASE
-        with self.lock:
-            idle = self._thread is None or not self._thread.is_alive()
-            if idle and not self.trace.finished and not self.cancelled:
-                self._thread = threading.Thread(target=self._work, daemon=True,
-                                                name=f"landing-{self.run_id}")
-                self._thread.start()
+    def done(self) -> bool:
+        return self.trace.finished
 
-    def _wanted(self) -> bool:
-        return not self.cancelled and time.monotonic() < self._lease
-
-    def _work(self) -> None:
-        if self._heavy:
-            self.queued = True
-            while not self._gate.acquire(timeout=0.1):
-                if not self._wanted():
-                    self.queued = False
-                    return
-            self.queued = False
-        try:
-            self._compute()
-        finally:
-            if self._heavy:
-                self._gate.release()
-
-    def _compute(self) -> None:
+    def compute(self) -> None:
         tol, limit = self._config.tol, self._config.max_iter
-        start = time.thread_time()  # computing time: a loaded machine does not shorten runs
         try:
-            while self._wanted():
+            while self.wanted():
                 record = next(self._records)
                 with self.lock:
                     if self.trace.feed(record, tol, limit):
                         return
-                    if self.spent + time.thread_time() - start > self._seconds:
+                    if self.over_time():
                         self.trace.status = STOPPED
-                        self.trace.message = stopped_message(
-                            f"the time limit of {self._seconds:g} s of computing was reached "
-                            "(this server's budget per request)", self.trace.k)
+                        self.trace.message = stopped_message(self.time_limit_text(),
+                                                             self.trace.k)
                         return
         except Exception as err:  # noqa: BLE001 - the page must hear of it, not a dead thread
             with self.lock:
                 self.trace.status = "diverged"
                 self.trace.message = f"The run stopped at k = {self.trace.k}: {err}"
-        finally:
-            self.spent += time.thread_time() - start
-
-    def wait(self, seconds: float) -> None:
-        """Let the worker run for up to ``seconds`` (less if the run ends)."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(seconds)
 
 
 def session_run(config: AppConfig, problem: Problem, matrix_id: object,

@@ -24,6 +24,13 @@ class Preset:
     stochastic: StochasticSpec | None = None  # the Stochastic page's settings
 
 
+def rows_over(name: str, values: tuple[float, ...], **settings) -> list[dict]:
+    """One row per value of the parameter ``name`` ("beta" or "omega"), labelled "β = 0.1" etc.;
+    ``settings``: what the rows share (see ``compare.row``)."""
+    symbol = {"beta": "β", "omega": "ω"}[name]
+    return [row(f"{symbol} = {v:g}", **{name: v}, **settings) for v in values]
+
+
 PRESETS: list[Preset] = [
     Preset(
         "The circle: landing, penalty and retraction from the same X₀",
@@ -45,7 +52,7 @@ PRESETS: list[Preset] = [
         "as much (the summary's last two columns). Both land.",
         "compare",
         AppConfig(problem="brockett", n=3, p=2, seed=4, distance=0.6, step="bb", max_iter=3000),
-        [row("β = 0.1", beta=0.1, step="bb"), row("β = 10", beta=10.0, step="bb")],
+        rows_over("beta", (0.1, 10.0), step="bb"),
     ),
     Preset(
         "Too large a step diverges; the safe step does not",
@@ -78,8 +85,7 @@ PRESETS: list[Preset] = [
         "compare",
         AppConfig(problem="brockett", n=3, p=1, seed=0, distance=0.5, step="safe", eta=0.2,
                   max_iter=1500),
-        [row("ω = 0.3", omega=0.3, eta=0.2), row("ω = 3", omega=3.0, eta=0.2),
-         row("ω = 30", omega=30.0, eta=0.2),
+        [*rows_over("omega", (0.3, 3.0, 30.0), eta=0.2),
          row("penalty, ω = 3", method="penalty", omega=3.0, eta=0.2)],
     ),
     Preset(
@@ -108,8 +114,7 @@ PRESETS: list[Preset] = [
         "rounding level: the runs reach the same minimizer by different paths.",
         "compare",
         AppConfig(problem="brockett", n=3, p=2, seed=4, distance=0.4, step="bb", max_iter=3000),
-        [row("β = 0.1", beta=0.1, step="bb"), row("β = 1", beta=1.0, step="bb"),
-         row("β = 5", beta=5.0, step="bb")],
+        rows_over("beta", (0.1, 1.0, 5.0), step="bb"),
     ),
     Preset(
         "PCA: β (almost) changes nothing",
@@ -122,9 +127,7 @@ PRESETS: list[Preset] = [
         "compare",
         AppConfig(problem="pca", n=5, p=2, seed=0, distance=0.0, step="safe", eta=0.1,
                   max_iter=1000),
-        [row("β = 0.1", beta=0.1, step="safe", eta=0.1),
-         row("β = 1", beta=1.0, step="safe", eta=0.1),
-         row("β = 10", beta=10.0, step="safe", eta=0.1)],
+        rows_over("beta", (0.1, 1.0, 10.0), step="safe", eta=0.1),
     ),
     Preset(
         "XᵀBX = I: the layers become ellipses",

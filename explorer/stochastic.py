@@ -10,8 +10,6 @@ curves differ in the gradient estimate only. No streamlit here.
 from __future__ import annotations
 
 import math
-import threading
-import time
 from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
@@ -23,11 +21,11 @@ from landing_core.stochastic import EpochRecord, default_step, epochs, stochasti
 from .gate import GATE, Gate
 from .state import AppConfig
 from .text import quote
+from .worker import LeasedWorker
 
 METHOD_LABELS = {"sgd": "SGD", "saga": "SAGA", "landing": "full-batch landing"}
 METHOD_COLOURS = {"sgd": "#D55E00", "saga": "#0072B2", "landing": "#009E73"}
 SAMPLES = (200, 1000, 5000)
-LEASE = 1.5  # seconds the worker computes on after the page's last redraw
 WARNINGS_SHOWN = 3  # invalid parts of a ``stoch`` URL value named one by one
 
 # name -> (type, low, high) of the numbers; checked for the URL and the widgets alike
@@ -136,14 +134,11 @@ def step_of(spec: StochasticSpec, problem: FiniteSum, method: str) -> float | De
     return eta
 
 
-class LiveStochastic:
+class LiveStochastic(LeasedWorker):
     """The page's runs, computed by a worker thread: one epoch of each method in turn, so the
     curves grow together. ``runs`` (read under ``lock``) holds, per method, the histories so
-    far; ``finished`` once every method has ended. The work is bounded and tied to demand, as
-    the explorer's (``live.LiveRun``): the page renews a lease of LEASE seconds at each redraw
-    and the worker stops when it runs out (a closed tab), a later redraw going on with the
-    same iterates; after ``seconds`` of computing the runs end "stopped"; a ``heavy`` run
-    computes only while it holds a slot of the process-wide gate (``queued`` meanwhile)."""
+    far; ``finished`` once every method has ended. The work is bounded and tied to demand
+    (``worker.LeasedWorker``): the page renews the lease at each redraw."""
 
     def __init__(self, key: tuple, spec: StochasticSpec, config: AppConfig, *,
                  heavy: bool = False, seconds: float = 30.0, gate: Gate = GATE) -> None:
@@ -151,12 +146,8 @@ class LiveStochastic:
         self.spec = spec
         self.problem, self.X0 = problem_of(spec, config)
         self.f_star = float(self.problem.f_star)
-        self.lock = threading.Lock()
-        self.cancelled = False
         self.finished = False
-        self.queued = False
         self.error = ""
-        self.spent = 0.0  # seconds of computing so far
         self.runs = {m: dict(label=METHOD_LABELS[m], colour=METHOD_COLOURS[m], epoch=[],
                              cost=[], infeasibility=[], grad_norm=[], samples=[],
                              status="running", message="") for m in spec.methods}
@@ -166,46 +157,17 @@ class LiveStochastic:
                 beta=config.beta, omega=config.omega, seed=config.seed,
                 tangent=config.tangent, problem=self.problem), spec.epochs)
             for m in spec.methods}
-        self._heavy, self._seconds, self._gate = heavy, seconds, gate
-        self._lease = 0.0
-        self._thread: threading.Thread | None = None
+        super().__init__("stochastic", heavy=heavy, seconds=seconds, gate=gate)
         self.renew()
 
-    def renew(self) -> None:
-        """The page drew the runs: extend the lease, and compute again if the worker ended
-        for want of redraws."""
-        self._lease = time.monotonic() + LEASE
-        with self.lock:
-            idle = self._thread is None or not self._thread.is_alive()
-            if idle and not self.finished and not self.cancelled:
-                self._thread = threading.Thread(target=self._work, daemon=True,
-                                                name="stochastic")
-                self._thread.start()
+    def done(self) -> bool:
+        return self.finished
 
-    def _wanted(self) -> bool:
-        return not self.cancelled and time.monotonic() < self._lease
-
-    def _work(self) -> None:
-        if self._heavy:
-            self.queued = True
-            while not self._gate.acquire(timeout=0.1):
-                if not self._wanted():
-                    self.queued = False
-                    return
-            self.queued = False
+    def compute(self) -> None:
         try:
-            self._compute()
-        finally:
-            if self._heavy:
-                self._gate.release()
-
-    def _compute(self) -> None:
-        start = time.monotonic()
-        try:
-            while self._streams and self._wanted():
-                if self.spent + time.monotonic() - start > self._seconds:
-                    self._stop(f"Stopped: the time limit of {self._seconds:g} s of computing "
-                               "was reached (this server's budget per request).")
+            while self._streams and self.wanted():
+                if self.over_time():
+                    self._stop(f"Stopped: {self.time_limit_text()}.")
                     return
                 for m, stream in list(self._streams.items()):
                     rec = next(stream, None)
@@ -217,8 +179,6 @@ class LiveStochastic:
             with self.lock:
                 self.error = f"The runs stopped: {err}"
                 self.finished = True
-        finally:
-            self.spent += time.monotonic() - start
 
     def _add(self, method: str, rec: EpochRecord | None) -> None:
         """One epoch's record (None: the method ran all its epochs), under the lock."""

@@ -408,6 +408,15 @@ def gram_cone_figure(gram: Array, *, current: int | None = None) -> go.Figure:
 # ----------------------------------------------------------------------------- comparisons
 
 
+def _legend_below(fig: go.Figure, height: int) -> go.Figure:
+    """``fig`` (a row of log panels) ``height`` pixels tall, its legend the same distance below
+    the panels whatever the height (the default's -0.2 fits 440 pixels), decade ticks."""
+    fig.update_layout(**LAYOUT, height=height)
+    fig.update_layout(legend=dict(y=-0.2 * 440 / height))
+    _decade_ticks(fig)
+    return fig
+
+
 def comparison_figure(
     runs: list[dict],
     *,
@@ -453,10 +462,7 @@ def comparison_figure(
         if col > 1 or f_star is not None:
             fig.update_yaxes(**LOG_AXIS, row=1, col=col)
     fig.update_xaxes(title_text="iteration k" if against == "iteration" else "wall time (s)")
-    fig.update_layout(**LAYOUT, height=height)
-    fig.update_layout(legend=dict(y=-0.2 * 440 / height))
-    _decade_ticks(fig)
-    return fig
+    return _legend_below(fig, height)
 
 
 def stochastic_figure(
@@ -496,10 +502,7 @@ def stochastic_figure(
     fig.update_yaxes(**LOG_AXIS)
     fig.update_xaxes(title_text="epoch (passes over the data)",
                      range=None if epochs is None else [0, epochs])
-    fig.update_layout(**LAYOUT, height=height)
-    fig.update_layout(legend=dict(y=-0.2 * 440 / height))
-    _decade_ticks(fig)
-    return fig
+    return _legend_below(fig, height)
 
 
 def _ellipse_map(B: Array) -> Array:

@@ -12,18 +12,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import compare, text
 from explorer.controls import LOG_GRID
 from explorer.views import VIEWS
-
-APP = "../app.py"
-TIMEOUT = 60
-
-
-def _app(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception
-    return at
+from tests.app_helpers import open_app
 
 
 def _player(at: AppTest, *, finish: bool = True) -> dict:
@@ -51,7 +40,7 @@ def _numbers(at: AppTest) -> tuple[int, float, float]:
 
 
 def test_default_load_shows_a_computed_run():
-    at = _app()
+    at = open_app()
     data = _player(at)
     assert data["status"] == "converged" and data["message"].startswith("Converged after")
     assert data["start"] == 0 and len(data["cost"]) > 1
@@ -72,7 +61,7 @@ def test_default_load_shows_a_computed_run():
     ],
 )
 def test_changing_a_parameter_changes_the_result(widget, value):
-    at = _app()
+    at = open_app()
     before = _numbers(at)
     element = at.select_slider(key=widget) if widget in ("w_beta", "w_omega") else \
         at.number_input(key=widget)
@@ -83,21 +72,21 @@ def test_changing_a_parameter_changes_the_result(widget, value):
 
 
 def test_run_to_completion_reports_the_status():
-    data = _player(_app({"max_iter": "30"}))
+    data = _player(open_app({"max_iter": "30"}))
     assert data["status"] == "max_iter" and len(data["cost"]) == 31
     assert data["message"].startswith("Reached the iteration limit (30)")
-    data = _player(_app({"tol": "1e-06"}))
+    data = _player(open_app({"tol": "1e-06"}))
     assert data["status"] == "converged" and data["message"].startswith("Converged after")
 
 
 def test_a_diverging_step_is_reported_not_raised():
-    data = _player(_app({"step": "constant", "eta": "5.0", "problem": "brockett", "n": "20",
-                         "p": "4"}))
+    data = _player(open_app({"step": "constant", "eta": "5.0", "problem": "brockett", "n": "20",
+                            "p": "4"}))
     assert data["status"] == "diverged" and data["message"].startswith("Diverged at iteration")
 
 
 def test_the_speed_reaches_the_player_and_does_not_restart_the_run():
-    at = _app({"speed": "slow"})
+    at = open_app({"speed": "slow"})
     first = _player(at)
     assert first["header"]["rate"] == 30.0
     at.radio(key="w_speed").set_value("instant").run()
@@ -118,7 +107,7 @@ def test_the_speed_reaches_the_player_and_does_not_restart_the_run():
     ],
 )
 def test_every_view_appears_for_its_size(n, p, names):
-    at = _app({"n": str(n), "p": str(p)})
+    at = open_app({"n": str(n), "p": str(p)})
     head = _player(at, finish=False)["header"]
     assert [v["kind"] for v in head["views"]] == names  # the player's tabs
     assert [v["title"] for v in head["views"]] == [VIEWS[name][1] for name in names]
@@ -132,7 +121,7 @@ def test_every_view_appears_for_its_size(n, p, names):
 
 
 def test_p_equal_one_disables_beta_and_says_why():
-    at = _app({"n": "2", "p": "1"})
+    at = open_app({"n": "2", "p": "1"})
     assert at.select_slider(key="w_beta").disabled
     assert any("every β gives the same tangent term" in c.value for c in at.caption)
 
@@ -140,7 +129,7 @@ def test_p_equal_one_disables_beta_and_says_why():
 @pytest.mark.parametrize("query", [{"beta": "-3"}, {"n": "abc"}, {"problem": "nope"},
                                    {"tol": "1e9"}, {"p": "9", "n": "3"}])
 def test_invalid_query_parameters_warn_not_raise(query):
-    at = _app(query)
+    at = open_app(query)
     assert at.warning
     assert _player(at)["done"]  # a run is still shown
 
@@ -148,7 +137,7 @@ def test_invalid_query_parameters_warn_not_raise(query):
 def test_url_restores_the_exact_view():
     query = {"problem": "pca", "n": "6", "p": "2", "beta": "0.3", "omega": "2.0", "eta": "0.05",
              "seed": "4", "max_iter": "123"}
-    at = _app(query)
+    at = open_app(query)
     assert at.select_slider(key="w_beta").value == 0.3
     assert at.number_input(key="w_n").value == 6
     assert at.number_input(key="w_max_iter").value == 123
@@ -156,7 +145,7 @@ def test_url_restores_the_exact_view():
 
 
 def test_malformed_upload_warns_and_keeps_the_built_in_problem():
-    at = _app()
+    at = open_app()
     before = _player(at)["cost"][-1]
     at.file_uploader[0].set_value(("bad.csv", b"1,2\n3,oops\n", "text/csv")).run()
     assert not at.exception
@@ -168,7 +157,7 @@ def test_an_uploaded_matrix_defines_the_problem():
     A = np.diag([3.0, 1.0, -2.0])
     buf = io.BytesIO()
     np.save(buf, A)
-    at = _app({"step": "bb"})
+    at = open_app({"step": "bb"})
     at.file_uploader[0].set_value(("A.npy", buf.getvalue(), "application/octet-stream")).run()
     assert not at.exception
     # Brockett with A = diag(3, 1, -2), N = diag(2, 1): f* = 2(-2) + 1(1) = -3
@@ -182,7 +171,7 @@ def _npy(A) -> bytes:
 
 
 def test_a_corrected_upload_under_the_same_name_replaces_the_first():
-    at = _app({"step": "bb"})
+    at = open_app({"step": "bb"})
     at.file_uploader[0].set_value(("A.npy", _npy(np.diag([3.0, 1.0, -2.0])), "x")).run()
     assert _player(at)["cost"][-1] == pytest.approx(-3.0, abs=1e-7)
     at.file_uploader[0].set_value(("A.npy", _npy(np.diag([3.0, 1.0, -7.0])), "x")).run()
@@ -192,7 +181,7 @@ def test_a_corrected_upload_under_the_same_name_replaces_the_first():
 
 
 def test_the_built_in_matrix_comes_back_and_stays():
-    at = _app({"step": "bb"})
+    at = open_app({"step": "bb"})
     built_in = _player(at)["cost"][-1]
     at.file_uploader[0].set_value(("A.npy", _npy(np.diag([3.0, 1.0, -7.0])), "x")).run()
     assert _player(at)["cost"][-1] == pytest.approx(-13.0, abs=1e-7)
@@ -205,7 +194,7 @@ def test_the_built_in_matrix_comes_back_and_stays():
 
 
 def test_a_matrix_too_large_to_evaluate_falls_back_with_a_warning():
-    at = _app()
+    at = open_app()
     before = _player(at)["cost"][-1]
     at.file_uploader[0].set_value(("A.npy", _npy(1e200 * np.eye(3)), "x")).run()
     assert not at.exception
@@ -214,14 +203,14 @@ def test_a_matrix_too_large_to_evaluate_falls_back_with_a_warning():
 
 
 def test_wrong_shape_upload_warns():
-    at = _app()
+    at = open_app()
     at.file_uploader[0].set_value(("A.csv", b"1,2,3\n4,5,6\n", "text/csv")).run()
     assert not at.exception
     assert any("does not fit" in w.value for w in at.warning)
 
 
 def test_guide_page_renders():
-    at = _app()
+    at = open_app()
     at.switch_page("pages/guide.py").run()
     assert not at.exception
     assert at.title[0].value == "Guide"
@@ -231,7 +220,7 @@ def test_guide_page_renders():
 
 
 def test_lowering_n_below_p_clamps_p_in_the_sidebar_with_a_warning():
-    at = _app({"n": "4", "p": "3"})
+    at = open_app({"n": "4", "p": "3"})
     at.number_input(key="w_n").set_value(2).run()
     assert not at.exception
     assert at.number_input(key="w_p").value == 2
@@ -240,7 +229,7 @@ def test_lowering_n_below_p_clamps_p_in_the_sidebar_with_a_warning():
 
 
 def test_removing_the_uploaded_file_brings_the_built_in_matrix_back():
-    at = _app({"step": "bb"})
+    at = open_app({"step": "bb"})
     built_in = _player(at)["cost"][-1]
     at.file_uploader[0].set_value(("A.npy", _npy(np.diag([3.0, 1.0, -7.0])), "x")).run()
     assert _player(at)["cost"][-1] == pytest.approx(-13.0, abs=1e-7)
@@ -251,7 +240,7 @@ def test_removing_the_uploaded_file_brings_the_built_in_matrix_back():
 
 
 def test_page_widgets_survive_a_visit_to_another_page():
-    at = _app({"n": "3", "p": "2"})
+    at = open_app({"n": "3", "p": "2"})
     at.session_state["player"] = {"view": "cone"}  # the player's Gram matrix tab
     at.run()
     at.switch_page("pages/compare.py").run()
@@ -272,7 +261,7 @@ def test_page_widgets_survive_a_visit_to_another_page():
 
 
 def test_the_url_keeps_only_what_restores_the_view():
-    at = _app({"bogus": "1", "n": "3", "p": "1", "view": "frame"})
+    at = open_app({"bogus": "1", "n": "3", "p": "1", "view": "frame"})
     assert any("Unknown URL parameter 'bogus'" in text.unescape(w.value) for w in at.warning)
     assert "bogus" not in at.query_params  # warned once, then dropped
     assert "view" not in at.query_params  # St(3, 1) has one view: nothing to name
@@ -287,9 +276,9 @@ def _hint(at: AppTest) -> str:
 
 
 def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
-    cut_short = _hint(_app({"max_iter": "60"}))  # converging, only cut at 60
+    cut_short = _hint(open_app({"max_iter": "60"}))  # converging, only cut at 60
     assert "only guards feasibility" not in cut_short
-    circling = _hint(_app({"n": "20", "p": "4", "max_iter": "1500"}))  # eta too large
+    circling = _hint(open_app({"n": "20", "p": "4", "max_iter": "1500"}))  # eta too large
     assert "only guards feasibility" in circling
     assert "outside the safe region" not in circling
 
@@ -298,8 +287,8 @@ def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
 def test_a_run_held_outside_the_safe_region_is_not_called_circling(step):
     """brockett(200, 20) with the safe step never enters ||h|| <= 0.5 in 500 steps (~3e-4
     each, f falling): the hint says so and suggests a larger omega, not a smaller eta."""
-    text = _hint(_app({"problem": "brockett", "n": "200", "p": "20", "max_iter": "500",
-                       "step": step}))
+    text = _hint(open_app({"problem": "brockett", "n": "200", "p": "20", "max_iter": "500",
+                           "step": step}))
     assert "outside the safe region" in text and "Raise ω" in text
     assert "only guards feasibility" not in text
 
@@ -308,5 +297,5 @@ def test_the_bb_rule_says_how_it_treats_omega():
     """BB's long steps lower ω for that step (steps.BarzilaiBorwein): the explorer says so under
     the update formula, for BB only."""
     text = "lowers ω for that step"
-    assert any(text in c.value for c in _app({"step": "bb"}).caption)
-    assert not any(text in c.value for c in _app({"step": "safe"}).caption)
+    assert any(text in c.value for c in open_app({"step": "bb"}).caption)
+    assert not any(text in c.value for c in open_app({"step": "safe"}).caption)

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from explorer import live
+from explorer import live, worker
 from explorer.gate import Gate, slots_from_env
 from explorer.runner import build_problem
 from explorer.state import AppConfig
@@ -30,7 +30,7 @@ def _settle(run: live.LiveRun, seconds: float) -> int:
 
 def test_the_worker_stops_when_the_page_stops_asking_and_resumes_on_request():
     run = _run()
-    k1 = _settle(run, live.LEASE + 0.6)  # no request since the start: the lease ran out
+    k1 = _settle(run, worker.LEASE + 0.6)  # no request since the start: the lease ran out
     assert not run.trace.finished and 0 < k1 < LONG.max_iter
     assert not run._thread.is_alive()
     assert _settle(run, 0.3) == k1  # nothing computes
@@ -44,7 +44,7 @@ def test_the_worker_stops_when_the_page_stops_asking_and_resumes_on_request():
 
 def test_a_renewed_lease_keeps_the_worker_computing():
     run = _run()
-    for _ in range(int(2 * live.LEASE / 0.25)):
+    for _ in range(int(2 * worker.LEASE / 0.25)):
         time.sleep(0.25)
         run.renew()
     assert run._thread.is_alive() or run.trace.finished
@@ -86,7 +86,7 @@ def test_a_queued_run_whose_page_left_gives_up_its_place():
     gate = Gate(1)
     assert gate.acquire(timeout=0)
     run = _run(heavy=True, gate=gate)
-    run.wait(live.LEASE + 0.6)
+    run.wait(worker.LEASE + 0.6)
     assert not run._thread.is_alive() and gate.waiting == 0 and run.trace.k == 0
     gate.release()
 

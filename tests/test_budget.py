@@ -12,16 +12,15 @@ from functools import partial
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from explorer import budget, compare
 from landing_core import sweep as batch
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
 from landing_core.steps import make_step_rule
+from tests.app_helpers import app_test
 
 DEFAULT = budget.Budget()
-APP = "../app.py"
 
 
 def _sweep_peak(problem: str, n: int, p: int, runs: int, **matrices) -> float:
@@ -175,18 +174,11 @@ def test_only_procrustes_matrices_enter_every_iteration():
 # ---------------------------------------------------------------------- the pages refuse
 
 
-def _app(query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
-    return at
-
-
 LARGEST = {"n": "200", "p": "50", "max_iter": "5000", "tol": "1e-14"}
 
 
 def test_the_sweep_page_refuses_the_largest_sweep_before_computing():
-    at = _app(LARGEST)
+    at = app_test(LARGEST)
     at.run()
     at.switch_page("pages/sweep.py").run()
     assert not at.exception
@@ -197,7 +189,7 @@ def test_the_sweep_page_refuses_the_largest_sweep_before_computing():
 
 
 def test_the_sweep_page_offers_a_grid_that_fits():
-    at = _app({"n": "100", "p": "20", "max_iter": "2000", "tol": "1e-14"})
+    at = app_test({"n": "100", "p": "20", "max_iter": "2000", "tol": "1e-14"})
     at.run()
     at.switch_page("pages/sweep.py").run()
     assert not at.exception
@@ -208,7 +200,7 @@ def test_the_sweep_page_offers_a_grid_that_fits():
 
 
 def test_the_compare_page_refuses_six_cayley_rows():
-    at = _app(LARGEST)
+    at = app_test(LARGEST)
     at.run()
     at.session_state["compare_rows"] = [
         compare.row(f"c{i}", method="rgd-cayley", step="armijo") for i in range(6)]
@@ -221,7 +213,7 @@ def test_the_compare_page_refuses_six_cayley_rows():
 def test_a_long_procrustes_matrix_is_refused_in_a_sweep_not_in_the_explorer():
     buf = io.BytesIO()
     np.save(buf, np.random.default_rng(0).standard_normal((160000, 1)))
-    at = _app({"problem": "procrustes", "n": "1", "p": "1"})
+    at = app_test({"problem": "procrustes", "n": "1", "p": "1"})
     at.run()
     at.file_uploader[0].set_value(("A.npy", buf.getvalue(), "x")).run()
     assert not at.exception and not at.error
@@ -242,7 +234,7 @@ def underestimated(monkeypatch):
 
 
 def test_a_comparison_over_its_time_limit_keeps_its_rows_and_says_so(underestimated):
-    at = _app(LARGEST | {"max_iter": "3000"})
+    at = app_test(LARGEST | {"max_iter": "3000"})
     at.run()
     at.session_state["compare_rows"] = [
         compare.row(f"c{i}", method="rgd-cayley", step="armijo") for i in range(3)]
@@ -256,7 +248,7 @@ def test_a_comparison_over_its_time_limit_keeps_its_rows_and_says_so(underestima
 
 
 def test_a_sweep_over_its_time_limit_shows_its_cells_and_says_so(underestimated):
-    at = _app({"n": "100", "p": "20", "tol": "1e-14", "max_iter": "3000"})
+    at = app_test({"n": "100", "p": "20", "tol": "1e-14", "max_iter": "3000"})
     at.run()
     at.switch_page("pages/sweep.py").run()
     assert not at.exception and not at.error

@@ -7,7 +7,6 @@ import operator
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from explorer import compare
 from explorer.presets import PRESETS
@@ -17,17 +16,7 @@ from landing_core import figures
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
 from landing_core.steps import BarzilaiBorwein, Safe
-
-TIMEOUT = 60
-
-
-def _at(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception
-    return at
+from tests.app_helpers import open_app
 
 
 def _decode(values) -> np.ndarray:
@@ -97,7 +86,7 @@ def test_summary_reports_time_and_iterations_only_for_converged_runs():
 
 
 def test_compare_page_overlays_the_default_rows():
-    at = _at({"n": "3", "p": "2"})
+    at = open_app({"n": "3", "p": "2"})
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
@@ -111,7 +100,7 @@ def test_compare_page_overlays_the_default_rows():
 
 
 def test_compare_against_wall_time():
-    at = _at()
+    at = open_app()
     at.switch_page("pages/compare.py").run()
     at.radio(key="compare_against").set_value("time").run()
     assert not at.exception
@@ -122,7 +111,7 @@ def test_compare_against_wall_time():
 @pytest.mark.parametrize("index", range(len(PRESETS)))
 def test_every_preset_loads_and_shows(index):
     preset = PRESETS[index]
-    at = _at()
+    at = open_app()
     at.switch_page("pages/presets.py").run()
     assert not at.exception
     at.button(key=f"preset_{index}").click().run()
@@ -298,21 +287,12 @@ def test_rows_round_trip_through_the_url_and_bad_rows_are_dropped_with_a_reason(
     assert unlabelled["label"] == "β = 2, ω = 1, BB" and unlabelled["beta"] == 2.0
 
 
-def _compare_link(query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.switch_page("pages/compare.py").run()
-    assert not at.exception
-    return at
-
-
 def test_a_compare_link_reopens_its_table_steps_and_axis():
     """A copied Compare URL reopens its table, its Steps choice and its x axis: all three are
     in the URL."""
     rows = [compare.row("β = 0.1", beta=0.1), compare.row("β = 10", beta=10.0)]
-    at = _compare_link({"n": "3", "p": "2", "rows": compare.rows_query(rows), "steps": "bb",
-                        "against": "time"})
+    at = open_app({"n": "3", "p": "2", "rows": compare.rows_query(rows), "steps": "bb",
+                   "against": "time"}, page="pages/compare.py")
     assert at.session_state.compare_rows == rows
     assert compare.FAIRNESS[at.selectbox(key="compare_fairness").value] == "bb"
     assert at.radio(key="compare_against").value == "time"
@@ -337,9 +317,11 @@ def test_the_p1_note_only_where_rows_differ_in_beta_alone():
     assert not compare.differ_only_in_beta([compare.row("a", beta=0.1),
                                             compare.row("b", beta=5.0, omega=2.0)])
     note = "every β gives the same tangent term"
-    at = _compare_link({"n": "2", "p": "1", "rows": compare.rows_query(betas)})
+    at = open_app({"n": "2", "p": "1", "rows": compare.rows_query(betas)},
+                  page="pages/compare.py")
     assert any(note in i.value for i in at.info)
-    at = _compare_link({"n": "2", "p": "1", "rows": compare.rows_query(methods)})
+    at = open_app({"n": "2", "p": "1", "rows": compare.rows_query(methods)},
+                  page="pages/compare.py")
     assert not any(note in i.value for i in at.info)
 
 

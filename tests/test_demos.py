@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamlit.testing.v1 import AppTest
 
 from explorer import compare, playback, runner
 from explorer import demos as page_demos
@@ -21,8 +20,7 @@ from landing_core.geometry import grad_beta
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import landing
 from landing_core.steps import Constant
-
-TIMEOUT = 60
+from tests.app_helpers import open_app, visit
 
 
 def _preset(title: str):
@@ -187,12 +185,7 @@ def test_adaptive_rules_absorb_beta_for_p_equal_n_and_not_for_p_below_n():
 
 @pytest.mark.parametrize("lecture", [False, True])
 def test_each_demonstration_renders_and_lecture_mode_hides_its_words(lecture):
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    if lecture:
-        at.query_params["lecture"] = "1"
-    at.run()
-    at.switch_page("pages/theory.py").run()
-    assert not at.exception
+    at = visit(open_app({"lecture": "1"} if lecture else None), "pages/theory.py")
     assert at.radio(key="theory_part").value == "statements"  # the default: fast, as before
     at.radio(key="theory_part").set_value("demonstrations").run()
     for demo in page_demos.DEMOS:
@@ -204,10 +197,7 @@ def test_each_demonstration_renders_and_lecture_mode_hides_its_words(lecture):
 
 
 def test_the_guide_names_every_demonstration_and_the_overlay():
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page("pages/guide.py").run()
-    assert not at.exception
+    at = visit(open_app(), "pages/guide.py")
     text = " ".join(m.value for m in at.markdown)
     for title in ("the normal flow", "β within one layer", "the ω trade-off", "fair rates"):
         assert f"*{title}*" in text.lower()
@@ -217,10 +207,7 @@ def test_the_guide_names_every_demonstration_and_the_overlay():
 
 @pytest.mark.parametrize(("omega", "eta"), [(100.0, 1e-3), (0.01, 0.02)])  # the bounds
 def test_the_flow_demonstration_stays_stable_and_bounded_for_any_omega(omega, eta):
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    at.query_params["omega"] = str(omega)
-    at.run()
-    at.switch_page("pages/theory.py").run()
+    at = visit(open_app({"omega": str(omega)}), "pages/theory.py")
     at.radio(key="theory_part").set_value("demonstrations").run()
     assert not at.exception
     caption = next(c.value for c in at.caption if c.value.startswith("Three costs"))

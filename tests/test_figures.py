@@ -9,16 +9,11 @@ from landing_core import figures
 from landing_core.geometry import landing_field
 from landing_core.problems import brockett, quartic
 from landing_core.solvers import landing
-
-
-def _trace(**kw) -> tuple[runner.Trace, object, AppConfig]:
-    config = AppConfig(**kw)
-    problem = runner.build_problem(config)
-    return runner.run_to_end(*runner.start(config, problem), config), problem, config
+from tests.app_helpers import run_config
 
 
 def test_convergence_figure_has_one_point_per_iterate_and_the_gap():
-    trace, problem, config = _trace(n=5, p=2, max_iter=40, tol=1e-14)
+    trace, problem, config = run_config(n=5, p=2, max_iter=40, tol=1e-14)
     f_star = runner.optimum(config, problem)
     fig = figures.convergence_figure(trace.cost, trace.infeasibility, trace.grad_norm,
                                      trace.step, f_star=f_star)
@@ -77,11 +72,11 @@ def test_plane_arrows_follow_minus_the_landing_field():
 
 
 def test_sphere_frame_and_cone_figures_draw_every_iterate():
-    trace, _, _ = _trace(n=3, p=1, max_iter=25, tol=1e-14)
+    trace, _, _ = run_config(n=3, p=1, max_iter=25, tol=1e-14)
     fig = figures.sphere_figure(np.array(trace.X), brockett(3, 1).cost)
     traj = next(t for t in fig.data if t.name == "trajectory")
     assert len(traj.x) == 26
-    trace, _, _ = _trace(n=3, p=2, max_iter=25, tol=1e-14)
+    trace, _, _ = run_config(n=3, p=2, max_iter=25, tol=1e-14)
     X = np.array(trace.X)
     paths = [t for t in figures.frame_figure(X).data if (t.name or "").startswith("path")]
     for j, path in enumerate(paths):
@@ -93,7 +88,7 @@ def test_sphere_frame_and_cone_figures_draw_every_iterate():
     np.testing.assert_allclose(point.z, M[:, 0, 1])
 
 
-def test_frame_view_draws_the_unit_sphere_as_one_wireframe_trace():
+def test_frame_view_draws_the_unit_sphere_as_one_wireframerun_config():
     X = np.array([np.eye(3)[:, :2] * (1 + 0.1 * k) for k in range(5)])
     fig = figures.frame_figure(X)
     spheres = [t for t in fig.data if (t.name or "").startswith("sphere")]
@@ -110,7 +105,7 @@ def test_frame_view_draws_the_unit_sphere_as_one_wireframe_trace():
 
 
 def test_singular_values_are_those_of_the_iterates():
-    trace, problem, config = _trace(problem="procrustes", n=12, p=3, max_iter=10, tol=1e-14)
+    trace, problem, config = run_config(problem="procrustes", n=12, p=3, max_iter=10, tol=1e-14)
     fig = figures.singular_values_figure(np.array(trace.sigma))
     assert len(fig.data) == 3
     assert fig.data[0].y[0] == pytest.approx(np.linalg.svd(
@@ -118,7 +113,7 @@ def test_singular_values_are_those_of_the_iterates():
 
 
 def test_a_plane_figure_marks_the_chosen_iteration():
-    trace, problem, config = _trace(n=2, p=1, max_iter=20, tol=1e-14)
+    trace, problem, config = run_config(n=2, p=1, max_iter=20, tol=1e-14)
     fig = figures.plane_figure(np.array(trace.X), problem.cost, problem.egrad, beta=0.5,
                                omega=1.0, tangent="beta", current=7)
     mark = next(t for t in fig.data if t.name == "X₇")
@@ -128,7 +123,7 @@ def test_a_plane_figure_marks_the_chosen_iteration():
 def test_the_step_panel_shows_the_normal_step_where_there_is_one():
     """BB lowers omega on long steps: the step panel draws eta_k omega_k (from the trace) beside
     eta_k; Riemannian GD has no normal term, and the panel shows eta_k alone."""
-    trace, problem, config = _trace(n=20, p=4, step="bb", max_iter=200)
+    trace, problem, config = run_config(n=20, p=4, step="bb", max_iter=200)
     fig = figures.convergence_figure(trace.cost, trace.infeasibility, trace.grad_norm,
                                      trace.step, f_star=runner.optimum(config, problem),
                                      normal_step=trace.normal_step)
@@ -141,8 +136,8 @@ def test_the_step_panel_shows_the_normal_step_where_there_is_one():
                                           "ηₖ"]
 
 
-def test_the_history_csv_reads_back_as_the_trace():
-    trace, _, _ = _trace(n=5, p=2, step="bb", max_iter=30, tol=1e-14)
+def test_the_history_csv_reads_back_as_therun_config():
+    trace, _, _ = run_config(n=5, p=2, step="bb", max_iter=30, tol=1e-14)
     rows = np.genfromtxt(trace.csv().splitlines(), delimiter=",", names=True)
     assert rows.dtype.names == ("k", "cost", "infeasibility", "grad_norm", "step",
                                 "normal_step", "time")

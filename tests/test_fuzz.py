@@ -26,8 +26,8 @@ from explorer.state import PAGE_PARAMS, AppConfig, from_query
 from landing_core.geometry import TANGENT_TERMS
 from landing_core.solvers import METHODS
 from landing_core.steps import STEP_RULES
+from tests.app_helpers import app_test
 
-TIMEOUT = 60
 MARK = "pwn"
 HOSTILE = [
     f"[{MARK} Session expired, log in](https://evil.example/login) "
@@ -120,9 +120,7 @@ def _warnings(at: AppTest) -> str:
 
 
 def _explorer(query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
+    at = app_test(query)
     at.run()
     return at
 
@@ -169,8 +167,7 @@ def test_a_400_digit_beta_and_a_100k_value_in_the_url():
 def test_hostile_stochastic_settings_in_the_link(payload):
     raw = (f"n={payload},p=2,methods={payload}+sgd,decreasing={payload},epochs=3,"
            f"{payload}=1")
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    at.query_params["stoch"] = raw
+    at = app_test({"stoch": raw})
     at.switch_page("pages/stochastic.py").run()
     check_page(at)
     warned = _warnings(at)
@@ -191,9 +188,7 @@ BAD_FIELDS = {  # column -> values a URL's JSON (or a crafted client) may hold
 
 
 def _compare(query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
+    at = app_test(query)
     at.switch_page("pages/compare.py").run()
     return at
 

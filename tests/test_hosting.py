@@ -11,15 +11,14 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 from streamlit import config as st_config
-from streamlit.testing.v1 import AppTest
 
-from explorer import compare, live
+from explorer import compare, worker
 from explorer.state import CACHE_LIMITS
 from explorer.upload import MAX_ENTRIES
+from tests.app_helpers import open_app
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-TIMEOUT = 60
 
 
 def _option(name: str):
@@ -70,20 +69,11 @@ def test_every_cache_is_bounded_in_entries_and_time():
     assert all(u.startswith("**CACHE_LIMITS") for u in uses), uses
 
 
-def _compare(query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.switch_page("pages/compare.py").run()
-    assert not at.exception
-    return at
-
-
 def test_a_clear_cache_message_loses_nothing():
     """Every cache emptied (as any client can do for everyone): the page computes again and
     shows the same numbers."""
     rows = [compare.row("a", beta=0.2), compare.row("b", beta=5.0)]
-    at = _compare({"n": "4", "p": "2", "rows": compare.rows_query(rows)})
+    at = open_app({"n": "4", "p": "2", "rows": compare.rows_query(rows)}, page="pages/compare.py")
     before = at.dataframe[-1].value
     st.cache_data.clear()
     st.cache_resource.clear()
@@ -97,12 +87,8 @@ def test_a_run_whose_session_state_was_emptied_stops_by_itself():
     """A client that empties its own session state (the clear-cache message does) and asks for
     another run does not leave the first one computing beside the new one: nothing asks the
     orphaned run for chunks any more, so its worker ends when its lease runs out."""
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for key, value in dict(n="200", p="50", max_iter="5000", tol="1e-14", step="constant",
-                           eta="0.0001").items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception
+    at = open_app(dict(n="200", p="50", max_iter="5000", tol="1e-14", step="constant",
+                       eta="0.0001"))
     first = at.session_state.live_run
     assert not first.trace.finished
     del at.session_state["live_run"]  # what the message's SessionState.clear() loses
@@ -110,6 +96,6 @@ def test_a_run_whose_session_state_was_emptied_stops_by_itself():
     assert not at.exception
     second = at.session_state.live_run
     assert second is not first
-    first._thread.join(live.LEASE + 5)
+    first._thread.join(worker.LEASE + 5)
     assert not first._thread.is_alive() and not first.trace.finished
     second.cancelled = True

@@ -12,21 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer import playback, runner
+from explorer import playback
 from explorer.state import AppConfig
 from landing_core.geometry import grad_beta
+from tests.app_helpers import run_config
 
 pytestmark = pytest.mark.filterwarnings("error")
 
 
-def _trace(**kw) -> tuple[runner.Trace, object, AppConfig]:
-    config = AppConfig(**kw)
-    problem = runner.build_problem(config)
-    return runner.run_to_end(*runner.start(config, problem), config), problem, config
-
-
-def test_a_whole_chunk_holds_every_iterate_of_the_trace():
-    trace, _, _ = _trace(n=3, p=2, max_iter=40, tol=1e-14)
+def test_a_whole_chunk_holds_every_iterate_of_therun_config():
+    trace, _, _ = run_config(n=3, p=2, max_iter=40, tol=1e-14)
     data = playback.chunk(trace, 0)
     assert data["start"] == 0 and len(data["cost"]) == trace.k + 1 == 41
     assert data["cost"] == trace.cost and data["h"] == trace.infeasibility
@@ -47,7 +42,7 @@ def test_a_whole_chunk_holds_every_iterate_of_the_trace():
 @given(n=st.integers(1, 6), p=st.integers(1, 3), cut=st.floats(0, 1))
 def test_chunks_are_suffixes_of_the_whole(n, p, cut):
     p = min(p, n)
-    trace, _, _ = _trace(n=n, p=p, max_iter=15, tol=1e-14)
+    trace, _, _ = run_config(n=n, p=p, max_iter=15, tol=1e-14)
     whole = playback.chunk(trace, 0)
     start = round(cut * (trace.k + 1))
     part = playback.chunk(trace, start)
@@ -63,14 +58,14 @@ def test_chunks_are_suffixes_of_the_whole(n, p, cut):
 
 
 def test_a_chunk_outside_the_trace_is_refused():
-    trace, _, _ = _trace(n=3, p=1, max_iter=5, tol=1e-14)
+    trace, _, _ = run_config(n=3, p=1, max_iter=5, tol=1e-14)
     assert playback.chunk(trace, trace.k + 1)["cost"] == []
     with pytest.raises(ValueError, match="outside"):
         playback.chunk(trace, trace.k + 2)
 
 
 def test_the_plane_shows_the_cost_and_minus_the_landing_field():
-    trace, problem, config = _trace(problem="quartic", n=2, p=1, distance=0.5, omega=2.0,
+    trace, problem, config = run_config(problem="quartic", n=2, p=1, distance=0.5, omega=2.0,
                                     max_iter=50)
     view = playback.view_data("plane", trace, problem, config)
     R, m = view["R"], view["m"]
@@ -92,7 +87,7 @@ def test_the_plane_shows_the_cost_and_minus_the_landing_field():
 
 
 def test_the_sphere_colours_each_cell_by_the_cost_at_its_centre():
-    trace, problem, config = _trace(n=3, p=1, max_iter=30)
+    trace, problem, config = run_config(n=3, p=1, max_iter=30)
     view = playback.view_data("sphere", trace, problem, config)
     nlat, nlon = view["nlat"], view["nlon"]
     assert len(view["z"]) == nlat * nlon
@@ -105,7 +100,7 @@ def test_the_sphere_colours_each_cell_by_the_cost_at_its_centre():
 
 
 def test_the_header_carries_the_speed_the_optimum_and_the_view():
-    trace, problem, config = _trace(n=3, p=2, max_iter=10, speed="instant")
+    trace, problem, config = run_config(n=3, p=2, max_iter=10, speed="instant")
     names = ["frame", "sigma", "cone"]
     head = playback.header(names, "cone", trace, problem, config, -2.5)
     assert head["rate"] is None and head["f_star"] == -2.5 and head["max_iter"] == 10
@@ -121,11 +116,11 @@ def test_the_header_carries_the_speed_the_optimum_and_the_view():
 def test_each_iterate_gap_is_taken_in_its_own_component():
     """linear(2, 2), seed 14, constant eta = 0.6: the run crosses det X = 0; the chunk's f* per
     iterate follows the sign of det X_k, so the last gap is >= 0 (X_0's f* would give -2.12)."""
-    trace, problem, _ = _trace(problem="linear", n=2, p=2, seed=14, distance=0.4, beta=1.0,
+    trace, problem, _ = run_config(problem="linear", n=2, p=2, seed=14, distance=0.4, beta=1.0,
                                omega=1.0, step="constant", eta=0.6, max_iter=2000)
     data = playback.chunk(trace, 0)
     signs = [1 if np.linalg.det(X) > 0 else -1 for X in trace.X]
     assert signs[0] != signs[-1]
     assert data["fstar"] == [problem.f_star_by_det[s] for s in signs]
     assert abs(data["cost"][-1] - data["fstar"][-1]) <= 1e-8
-    assert playback.chunk(_trace(n=3, p=2, max_iter=5)[0], 0)["fstar"] is None  # p < n
+    assert playback.chunk(run_config(n=3, p=2, max_iter=5)[0], 0)["fstar"] is None  # p < n

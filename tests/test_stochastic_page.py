@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import stochastic as model
-from explorer import text
+from explorer import text, worker
 from explorer.gate import Gate
 from explorer.state import AppConfig
 from tests.test_fuzz import HOSTILE, check_page
@@ -166,7 +166,7 @@ def _worker(**kwargs) -> model.LiveStochastic:
 
 def test_the_worker_computes_only_while_the_page_renews_its_lease():
     run = _worker()
-    run.wait(model.LEASE + 1.0)  # no redraw: the lease runs out, the thread ends
+    run.wait(worker.LEASE + 1.0)  # no redraw: the lease runs out, the thread ends
     assert not run._thread.is_alive() and not run.finished
     done = len(run.runs["sgd"]["epoch"])
     assert 0 < done < 201

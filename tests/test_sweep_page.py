@@ -16,9 +16,8 @@ from explorer.state import AppConfig
 from landing_core import figures, initial_point, landing
 from landing_core import sweep as batch
 from landing_core.steps import Safe
+from tests.app_helpers import open_app, visit
 
-APP = "../app.py"
-TIMEOUT = 60
 CONFIG = AppConfig()  # brockett on St(3, 2), X₀ at distance 0.4, 500 iterations
 
 
@@ -164,13 +163,7 @@ def test_the_cache_key_ignores_what_the_sweep_does_not_read():
 
 
 def _sweep_page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("pages/sweep.py").run()
-    assert not at.exception
-    return at
+    return visit(open_app(query), "pages/sweep.py")
 
 
 def _charts(at: AppTest) -> list[dict]:

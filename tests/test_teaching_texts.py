@@ -8,7 +8,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from scipy.linalg import expm
-from streamlit.testing.v1 import AppTest
 
 from explorer import compare, controls, presets, state
 from explorer.runner import build_problem, initial
@@ -16,15 +15,11 @@ from landing_core import geometry as geo
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
 from landing_core.steps import SAFE_EPS, BarzilaiBorwein, Safe
-
-TIMEOUT = 60
+from tests.app_helpers import open_app, visit
 
 
 def _guide_text() -> str:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page("pages/guide.py").run()
-    assert not at.exception
+    at = visit(open_app(), "pages/guide.py")
     return " ".join(m.value for m in at.markdown)
 
 
@@ -79,9 +74,7 @@ def test_no_text_calls_the_safe_step_fair(guide, fair_runs):
 
 
 def test_the_compare_page_warns_under_the_safe_step():
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page("pages/compare.py").run()
+    at = visit(open_app(), "pages/compare.py")
     label = next(k for k, v in compare.FAIRNESS.items() if v == "safe")
     at.selectbox(key="compare_fairness").set_value(label).run()
     assert not at.exception
@@ -195,11 +188,6 @@ def test_omega_barely_acts_under_bb(guide):
 
 
 def test_the_theory_page_says_where_pca_is_beta_invariant():
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
-    for key, value in {"problem": "pca", "n": "3", "p": "2"}.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("pages/theory.py").run()
-    assert not at.exception
+    at = visit(open_app({"problem": "pca", "n": "3", "p": "2"}), "pages/theory.py")
     note = next(i.value for i in at.info if "PCA" in i.value)
     assert "β-invariant on St(n, p) only" in note and "differ by 88 %" in note

@@ -11,9 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from landing_core import figures, geometry, theory
 from landing_core.problems import make_problem, nearest_stiefel
+from tests.app_helpers import open_app, visit
 
-APP = "../app.py"
-TIMEOUT = 60
 KEYS = ["tangent_space", "metric_pullback", "normal_space", "proj_tangent", "proj_orthogonal",
         "proj_idempotent", "nabla_identity", "nabla_fd", "grad_closed_form", "grad_riemannian",
         "grad_half", "grad_blocks", "grad_stiefel", "normal_term_fd"]
@@ -183,14 +182,7 @@ def _decode(values):
 
 
 def _theory_page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception
-    at.switch_page("pages/theory.py").run()
-    assert not at.exception
-    return at
+    return visit(open_app(query), "pages/theory.py")
 
 
 def _chart_lines(at: AppTest) -> dict[str, dict[str, np.ndarray]]:

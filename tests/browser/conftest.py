@@ -27,27 +27,41 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync"]
 
 
-def _ensure_chromium() -> None:
-    if Path(CHROMIUM).exists():
+def ensure_debian_package(path: str, package: str) -> None:
+    """Fail (never skip) unless ``path`` exists; as root, install Debian's ``package`` first."""
+    if Path(path).exists():
         return
     if os.geteuid() == 0 and shutil.which("apt-get"):
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env)
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+        subprocess.run(["apt-get", "install", "-y", "-qq", package], check=True, env=env)
+    if not Path(path).exists():
+        pytest.fail(f"{path} is missing: install Debian's {package} (apt-get install {package})")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
+def wait_healthy(url: str, proc: subprocess.Popen, log: Path) -> None:
+    """Return once ``url``/_stcore/health answers ok; else kill ``proc`` and fail with the end of
+    its ``log`` (at once when it exits, after a minute when it hangs)."""
+    end = time.time() + 60
+    while time.time() < end and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return
+        time.sleep(0.3)
+    proc.kill()
+    pytest.fail(f"{url} did not become healthy: {log.read_text()[-3000:]}")
+
+
 @contextlib.contextmanager
 def _serve(log: Path) -> Iterator[str]:
     """Serve the app on a free loopback port; yield its base URL once healthy."""
-    port = _free_port()
+    port = free_port()
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
@@ -56,16 +70,7 @@ def _serve(log: Path) -> Iterator[str]:
              "--browser.gatherUsageStats", "false"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail(f"streamlit did not start: {log.read_text()}")
+    wait_healthy(url, proc, log)
     try:
         yield url
     finally:
@@ -89,7 +94,7 @@ def fresh_server(tmp_path):
 
 @pytest.fixture(scope="session")
 def browser():
-    _ensure_chromium()
+    ensure_debian_package(CHROMIUM, "chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, _free_port
+from .conftest import ROOT, ensure_debian_package, free_port, wait_healthy
 from .helpers import player
 
 pytestmark = pytest.mark.browser
@@ -26,29 +25,6 @@ pytestmark = pytest.mark.browser
 NGINX = "/usr/sbin/nginx"
 LOG_LINE = re.compile(r'"(?P<request>[^"]*)" (?P<status>\d+) route=(?P<route>\S*) '
                       r"upstream=(?P<upstream>\S*)")
-
-
-def _ensure_nginx() -> None:
-    if Path(NGINX).exists():
-        return
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "nginx"], check=True, env=env)
-    if not Path(NGINX).exists():
-        pytest.fail(f"{NGINX} is missing: install Debian's nginx (apt-get install nginx)")
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, log: Path) -> None:
-    end = time.time() + 60
-    while time.time() < end:
-        with contextlib.suppress(OSError):
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return
-        if proc.poll() is not None:
-            break
-        time.sleep(0.3)
-    pytest.fail(f"{url} did not become healthy: {log.read_text()[-3000:]}")
 
 
 def _proxy_config(tmp: Path, port: int, replicas: list[int]) -> Path:
@@ -71,9 +47,9 @@ def _proxy_config(tmp: Path, port: int, replicas: list[int]) -> Path:
 @pytest.fixture
 def proxy(tmp_path):
     """Two replicas behind nginx: yields (proxy URL, access log, replica addresses)."""
-    _ensure_nginx()
+    ensure_debian_package(NGINX, "nginx")
     tmp_path.chmod(0o777)  # nginx's workers run as an unprivileged user when started as root
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     env = dict(os.environ, PYTHON=sys.executable)
     env.pop("OPENBLAS_NUM_THREADS", None)  # the launcher sets it
     procs, logs = [], []
@@ -88,8 +64,8 @@ def proxy(tmp_path):
             logs.append(log)
         for port, proc, log in zip(ports, procs, logs, strict=True):
             stack.callback(lambda p=proc: (p.terminate(), p.wait(timeout=10)))
-            _wait_healthy(f"http://127.0.0.1:{port}", proc, log)
-        port = _free_port()
+            wait_healthy(f"http://127.0.0.1:{port}", proc, log)
+        port = free_port()
         conf = _proxy_config(tmp_path, port, ports)
         nginx = subprocess.Popen(
             [NGINX, "-c", str(conf), "-p", str(tmp_path), "-g",
@@ -97,7 +73,7 @@ def proxy(tmp_path):
             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         stack.callback(lambda: (nginx.terminate(), nginx.wait(timeout=10)))
         url = f"http://127.0.0.1:{port}"
-        _wait_healthy(url, nginx, tmp_path / "error.log")
+        wait_healthy(url, nginx, tmp_path / "error.log")
         yield url, tmp_path / "access.log", [f"127.0.0.1:{p}" for p in ports]
 
 

@@ -1,0 +1,43 @@
+"""The app as the tests drive it: opened by a URL in AppTest, or a configuration run to its end
+as the explorer runs it."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from explorer import runner
+from explorer.state import AppConfig
+
+TIMEOUT = 60  # seconds for one script run: the machine is shared
+
+
+def app_test(query: dict[str, str] | None = None) -> AppTest:
+    """The app with the URL query ``query``, not yet run."""
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)  # relative to this file
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at
+
+
+def open_app(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:
+    """The app opened by a link with ``query``: at ``page`` (e.g. "pages/compare.py") without
+    passing the main page, or at the main page when None; fails on an exception."""
+    at = app_test(query)
+    (at.switch_page(page) if page else at).run()
+    assert not at.exception
+    return at
+
+
+def visit(at: AppTest, page: str) -> AppTest:
+    """``at`` after a click on ``page`` in the navigation; fails on an exception."""
+    at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+
+def run_config(**settings) -> tuple[runner.Trace, object, AppConfig]:
+    """(trace run to its end, problem, configuration) of ``AppConfig(**settings)``."""
+    config = AppConfig(**settings)
+    problem = runner.build_problem(config)
+    return runner.run_to_end(*runner.start(config, problem), config), problem, config
