@@ -217,3 +217,14 @@ def test_an_uploaded_A_defines_the_eigenproblem():
     f_star = _player_data(at)["header"]["f_star"]
     assert f_star == pytest.approx(_pencil_optimum(np.array([[2.0, 1.0], [1.0, 3.0]]),
                                                    preset_B(2), 1), abs=1e-12)
+
+
+@pytest.mark.parametrize("page", ["pages/compare.py", "pages/sweep.py"])
+def test_the_other_pages_run_the_eigenproblem_on_the_preset_B(page):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(problem="generalized_eigen", n="4", p="2", constraint="preset",
+                           max_iter="200")
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception and not at.error
+    assert at.session_state.config.problem == "generalized_eigen"
