@@ -49,7 +49,7 @@ import scipy.linalg.blas
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .geometry import _t, per_run, sym
+from .geometry import _identity, _t, per_run, sym
 
 Array = np.ndarray
 Matrix = Any  # a dense (n, n) ndarray or a scipy.sparse matrix
@@ -61,6 +61,7 @@ __all__ = [
     "apply",
     "change_of_variables_tangent",
     "check_spd",
+    "field_blocks",
     "grad_beta_B",
     "grad_N_B",
     "h_B",
@@ -287,18 +288,15 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
     (``add_product``): six n x p x p, besides B X itself, and one new n x p array, V.
     """
     M, C, A = _parts(X, BX, G)
-    H = M - np.eye(X.shape[-1])
-    S1, CA = _beta_blocks(M, C, A)
-    wH = per_run(omega) * H
+    H, wH, K1M, Q = field_blocks(M, C, A, beta, omega)
     if tangent != "beta":
-        T1 = G @ M - BX @ (S1 @ M)
+        T1 = add_product(G @ M, BX, K1M)
         T = tangent_term_B(tangent, X, BX, G, beta)
         return DirectionB(_norm(T), T + BX @ wH, H, _norm(T1), C)
-    K1M = -S1 @ M
     V = G @ M
     add_product(V, BX, K1M)  # V holds T_1 = G M + B X K_1 M
     stat = _norm(V)
-    add_product(V, BX, _K(S1, CA, beta) @ M + wH - K1M)
+    add_product(V, BX, Q - K1M)
     normal2 = np.einsum("...ij,...ij->...", wH, C @ wH)
     tangent2 = _norm(V) ** 2 - normal2
     cancels = tangent2 < 1e-4 * normal2
@@ -307,6 +305,16 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
         T = V - BX @ wH
         norm = np.where(cancels, _norm(T), norm)
     return DirectionB(float(norm) if X.ndim == 2 else norm, V, H, stat, C)
+
+
+def field_blocks(M: Array, C: Array, A: Array, beta: float | Array,
+                 omega: float | Array) -> tuple[Array, Array, Array, Array]:
+    """The p x p work of ``landing_direction_B`` from M, C and A_B: (H, omega H, K_1 M,
+    K_beta M + omega H), so that T_1 = G M + B X K_1 M and V = G M + B X (K_beta M + omega H)."""
+    H = M - _identity(M.shape[-1])
+    S1, CA = _beta_blocks(M, C, A)
+    wH = per_run(omega) * H
+    return H, wH, -S1 @ M, _K(S1, CA, beta) @ M + wH
 
 
 def add_product(C: Array, A: Array, B: Array) -> Array:
