@@ -76,12 +76,15 @@ def machine() -> str:
 
 
 def interleaved(
-    variants: dict[str, Callable[[], object]], rounds: int, number: int = 1
+    variants: dict[str, Callable[[], object]], rounds: int, number: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, list[float]]:
     """Seconds per call of each variant, one sample per round, variants interleaved in a round.
 
     The order within a round alternates (forward, then reversed), so that no variant always
     follows the same neighbour (what one leaves in caches and the allocator affects the next).
+    ``clock``: the wall clock by default; ``time.thread_time`` counts only the seconds this
+    thread ran, so that time spent descheduled on a loaded machine is left out.
     """
     for fn in variants.values():  # warm up (caches, BLAS threads, lazy imports)
         fn()
@@ -89,10 +92,10 @@ def interleaved(
     order = list(variants.items())
     for r in range(rounds):
         for name, fn in (order if r % 2 == 0 else order[::-1]):
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(number):
                 fn()
-            times[name].append((time.perf_counter() - t0) / number)
+            times[name].append((clock() - t0) / number)
     return times
 
 
