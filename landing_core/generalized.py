@@ -45,7 +45,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.linalg
-import scipy.linalg.blas
 import scipy.sparse
 import scipy.sparse.linalg
 
@@ -57,7 +56,6 @@ Matrix = Any  # a dense (n, n) ndarray or a scipy.sparse matrix
 __all__ = [
     "DirectionB",
     "N_B",
-    "add_product",
     "apply",
     "change_of_variables_tangent",
     "check_spd",
@@ -284,19 +282,21 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
     (formed, since its norm tends to 0 while G M does not), then, in the same array,
     V = T_1 + B X (K_beta M + omega H - K_1 M) = G M + B X (K_beta M + omega H); then
     ||T_beta||^2 = ||V||^2 - omega^2 <H, C H> (<T, B X H> = 0), formed only where the normal
-    term dominates. Products: (B X)^T [X, B X, G], G M and the two B X (...) added in place
-    (``add_product``): six n x p x p, besides B X itself, and one new n x p array, V.
+    term dominates. Products: (B X)^T [X, B X, G], G M and the two B X (...), each added in
+    place: six n x p x p, besides B X itself. (A gemm with beta = 1 would add the products
+    without a temporary, but numpy has none, and scipy.linalg.blas.dgemm runs on scipy's own
+    OpenBLAS, whose idle threads slow numpy's next products: benchmarks/RESULTS.md, Notes.)
     """
     M, C, A = _parts(X, BX, G)
     H, wH, K1M, Q = field_blocks(M, C, A, beta, omega)
+    T1 = G @ M
+    T1 += BX @ K1M  # grad_1 f = G M + B X K_1 M: its norm is the stationarity measure
+    stat = _norm(T1)
     if tangent != "beta":
-        T1 = add_product(G @ M, BX, K1M)
         T = tangent_term_B(tangent, X, BX, G, beta)
-        return DirectionB(_norm(T), T + BX @ wH, H, _norm(T1), C)
-    V = G @ M
-    add_product(V, BX, K1M)  # V holds T_1 = G M + B X K_1 M
-    stat = _norm(V)
-    add_product(V, BX, Q - K1M)
+        return DirectionB(_norm(T), T + BX @ wH, H, stat, C)
+    V = T1  # T_1 is not needed any more: V is summed in its array
+    V += BX @ (Q - K1M)
     normal2 = np.einsum("...ij,...ij->...", wH, C @ wH)
     tangent2 = _norm(V) ** 2 - normal2
     cancels = tangent2 < 1e-4 * normal2
@@ -315,19 +315,6 @@ def field_blocks(M: Array, C: Array, A: Array, beta: float | Array,
     S1, CA = _beta_blocks(M, C, A)
     wH = per_run(omega) * H
     return H, wH, -S1 @ M, _K(S1, CA, beta) @ M + wH
-
-
-def add_product(C: Array, A: Array, B: Array) -> Array:
-    """C += A @ B in place (C must not overlap A or B), returned. For one float64 run with C
-    in C order this is one BLAS call (gemm with beta = 1 on the transposes, which are
-    Fortran-ordered), so no n x p temporary A @ B is allocated and C is not read twice;
-    otherwise numpy's product and sum."""
-    if (C.ndim == A.ndim == B.ndim == 2 and C.flags.c_contiguous and C.dtype == A.dtype
-            == B.dtype == np.float64):
-        scipy.linalg.blas.dgemm(1.0, _t(B), _t(A), 1.0, C.T, overwrite_c=True)
-    else:
-        C += A @ B
-    return C
 
 
 def change_of_variables_tangent(X: Array, BX: Array, G: Array, Binv_G: Array,

@@ -276,29 +276,6 @@ def test_landing_direction_B_is_its_parts(case, omega, name):
 # ----------------------------------------------------------------------------- lean assembly
 
 
-@pytest.mark.parametrize("layout", ["c", "fortran", "stack", "float32", "strided"])
-def test_add_product_adds_the_product_in_place(layout):
-    """C += A @ B for every layout, in C's own memory; the BLAS path (2-D float64, C in C
-    order) and numpy's agree with the product and sum formed apart."""
-    rng = np.random.default_rng(3)
-    shape = (3, 40, 5) if layout == "stack" else (40, 5)
-    A = rng.standard_normal(shape)
-    B = rng.standard_normal(shape[:-2] + (5, 5))
-    C = rng.standard_normal(shape)
-    if layout == "fortran":
-        C = np.asfortranarray(C)
-    if layout == "float32":
-        A, B, C = (M.astype(np.float32) for M in (A, B, C))
-    if layout == "strided":
-        C = rng.standard_normal((40, 10))[:, ::2]
-    want = C + A @ B
-    address = C.__array_interface__["data"][0]
-    out = gz.add_product(C, A, B)
-    assert out is C and C.__array_interface__["data"][0] == address
-    tol = 1e-5 if layout == "float32" else 1e-14
-    assert rel(C, want) <= tol
-
-
 @SETTINGS
 @given(cases(), st.floats(0.1, 10.0))
 def test_landing_direction_B_assembles_V_as_one_sum(case, omega):

@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..generalized import (
-    add_product,
     apply,
     check_spd,
     h_B,
@@ -129,8 +128,8 @@ class GeneralizedLanding(Method):
         """X - eta V; with a lowered weight omega_k the normal term moves by
         eta omega_k B X h_B(X)."""
         Y = -per_run(eta) * field.V + X
-        if omega is not None:  # + B X (eta (omega - omega_k) H), added in place
-            add_product(Y, self.BX(X), per_run(eta * (self.omega - omega)) * field.H)
+        if omega is not None:  # + B X (eta (omega - omega_k) H): the scalar on the p x p side
+            Y += self.BX(X) @ (per_run(eta * (self.omega - omega)) * field.H)
         return Y
 
     # the parts of the field (LandingTerms)
