@@ -18,7 +18,7 @@ import numpy as np
 from landing_core.geometry import TANGENT_TERMS
 from landing_core.methods import methods_for
 from landing_core.problems import Problem
-from landing_core.solvers import METHODS, Config, StopCheck, solve
+from landing_core.solvers import METHODS, STOPPED, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
 from . import text
@@ -329,6 +329,11 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     mixed = any(run["B"] for run in runs)
     known = all(run["f_star"] is not None for run in runs)
     return runs, None if mixed and not known else on["sidebar"].optimum_from(X0)
+
+
+def cut_short(runs: list[dict]) -> bool:
+    """Some row was stopped from outside (the time limit): the comparison is not complete."""
+    return any(run["status"] == STOPPED for run in runs)
 
 
 def frame_motion(X: np.ndarray) -> tuple[float, float]:

@@ -114,7 +114,8 @@ elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
 
 @st.cache_data(**CACHE_LIMITS, show_spinner=False)
 def _run(cfg, rows_, fairness, matrix, B, _cost):
-    """The rows' runs, cached; a miss holds a slot of the gate for heavy work and shows a
+    """The rows' runs, cached when complete (``work.complete_only``: rows stopped by the time
+    limit are not kept); a miss holds a slot of the gate for heavy work and shows a
     progress bar, which also ends the runs at the time limit or when the page goes away."""
     with work.heavy(_cost):
         watch = work.Watch("Running the configurations…")
@@ -123,8 +124,9 @@ def _run(cfg, rows_, fairness, matrix, B, _cost):
             watch.at(i / total, f"Running row {i + 1} of {total}: {label}")
 
         try:
-            return compare.run_rows(cfg, rows_, fairness, matrix, B, should_stop=watch,
-                                    progress=progress)
+            runs_, f_star_ = compare.run_rows(cfg, rows_, fairness, matrix, B,
+                                              should_stop=watch, progress=progress)
+            return work.complete_only((runs_, f_star_), compare.cut_short(runs_))
         finally:
             watch.close()
 
@@ -136,8 +138,8 @@ cost = budget.compare_cost(
     m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)),
     constrained=problem.B is not None or any(compare.constraint_of(r) == "B" for r in valid))
 work.admit(cost)
-runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix,
-                    problem.B, cost)
+runs, f_star = work.served(_run, compare.shared(config), valid, compare.FAIRNESS[fair_label],
+                           matrix, problem.B, cost)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",

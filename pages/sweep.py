@@ -109,7 +109,7 @@ def _compute(spec: SweepSpec) -> SweepOutcome | None:
     cost = cost_of(spec.size)
     work.admit(cost, hint=hint)
     try:
-        return cached_sweep(spec, matrix, problem.B, cost)
+        return work.served(cached_sweep, spec, matrix, problem.B, cost)
     except np.linalg.LinAlgError as err:  # the batch runner marks singular runs as diverged;
         st.error(f"The sweep stopped: a linear-algebra failure in the batch ({err}). Narrow "
                  "the η range or use the safe step.", icon=":material/error:")  # kept as a net
