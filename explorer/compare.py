@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from landing_core.geometry import TANGENT_TERMS
-from landing_core.methods import methods_for
+from landing_core.methods import REGISTRY, methods_for
 from landing_core.problems import Problem
 from landing_core.solvers import METHODS, STOPPED, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
@@ -112,7 +112,7 @@ def auto_label(r: dict) -> str:
     step = _STEP_TEXT[r["step"]].format(eta=float(r["eta"]))
     if r["method"].startswith("rgd-"):
         retraction = {"qr": "QR", "polar": "polar", "cayley": "Cayley"}[r["method"][4:]]
-        return f"RGD ({retraction}), {step}"
+        return f"RGD ({retraction}, β = {float(r['beta']):g}), {step}"
     tangent = _TANGENT_TEXT[r["tangent"]].format(beta=float(r["beta"]))
     head = {"landing": tangent, "penalty": "penalty"}.get(
         r["method"], f"{METHODS[r['method']]} ({tangent})")
@@ -166,22 +166,64 @@ def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     return out
 
 
+BETA_OPTION = "metric_beta"
+"""A method's own option that is the row's β: the β-metric of St(n, p) in which Riemannian GD
+takes its gradient (``landing_core.methods.rgd``)."""
+
+
+def row_reads(method: str, tangent: str) -> frozenset[str]:
+    """Which of a row's "tangent", "beta" and "omega" ``method`` reads: the common parameters
+    its factory takes (β only with the β-metric tangent term), and β where the method's own
+    ``BETA_OPTION`` takes it (Riemannian GD)."""
+    entry = REGISTRY[method]
+    reads = set(entry.common) & {"tangent", "beta", "omega"}
+    if "tangent" in reads and tangent != "beta":
+        reads.discard("beta")
+    if BETA_OPTION in entry.options:
+        reads.add("beta")
+    return frozenset(reads)
+
+
+_UNUSED_TEXT = {"tangent": "the tangent term", "beta": "β", "omega": "ω"}
+
+
+def unused_note(r: dict) -> str:
+    """What of β, ω and the tangent term a valid row leaves alone, and why ("" if none): the
+    table cannot grey out one row's cells."""
+    reads = row_reads(r["method"], r["tangent"])
+    unused = [name for name in _UNUSED_TEXT if name not in reads]
+    if not unused:
+        return ""
+    if r["method"].startswith("rgd-"):
+        why = ("Riemannian GD stays on St(n, p) (no normal term) and takes the Riemannian "
+               "gradient in the β-metric of the row's β (β = 1: the embedded metric)")
+    elif r["method"] == "penalty":
+        why = "the penalty method descends along the Euclidean gradient of f + ω/4 ‖h‖²"
+    elif unused == ["beta"]:
+        why = "β enters only the β-metric tangent term"
+    else:
+        why = "the method does not read them"
+    return (f"{text.quote(r['label'])} does not use "
+            f"{' or '.join(_UNUSED_TEXT[name] for name in unused)}: {why}.")
+
+
 def differ_only_in_beta(rows: list[dict]) -> bool:
-    """Some two β-metric landing rows differ in β alone (for p = 1 such rows coincide)."""
+    """Some two rows that read β (``row_reads``) differ in β alone (for p = 1 such rows
+    coincide: skew(XᵀG) is 0, and β only scales it)."""
     betas: dict[tuple, set[float]] = {}
     for r in rows:
-        if r["method"] == "landing" and r["tangent"] == "beta":
-            key = (float(r["omega"]), r["step"], float(r["eta"]))
+        if "beta" in row_reads(r["method"], r["tangent"]):
+            key = (r["method"], r["tangent"], float(r["omega"]), r["step"], float(r["eta"]))
             betas.setdefault(key, set()).add(float(r["beta"]))
     return any(len(b) > 1 for b in betas.values())
 
 
 def _field(r: dict) -> tuple:
-    """What sets the scale of a row's field: its method, and for landing its tangent term (and
-    β for the β-metric)."""
-    if r["method"] != "landing":
-        return (r["method"],)
-    return ("landing", r["tangent"], float(r["beta"]) if r["tangent"] == "beta" else None)
+    """What sets the scale of a row's field: its method, and what of its tangent term and β
+    it reads (``row_reads``)."""
+    reads = row_reads(r["method"], r["tangent"])
+    return (r["method"], r["tangent"] if "tangent" in reads else None,
+            float(r["beta"]) if "beta" in reads else None)
 
 
 def differ_in_field(rows: list[dict]) -> bool:
@@ -250,6 +292,17 @@ def check_row(r: dict) -> str | None:
     return None
 
 
+def constraint_misfit(r: dict, sidebar_B: bool) -> str | None:
+    """Why a valid row cannot run on its constraint (None when it can): a method without a
+    variant for XᵀBX = I (Riemannian GD, the penalty, momentum) runs on XᵀX = I only.
+    ``sidebar_B``: the sidebar's constraint is XᵀBX = I."""
+    on_B = constraint_of(r) == "B" or (constraint_of(r) == "sidebar" and sidebar_B)
+    if not on_B or any(e.replaces == r["method"] for e in REGISTRY.values()):
+        return None
+    return (f"{METHODS[r['method']]} runs on XᵀX = I only; set its constraint to "
+            f"{text.quote('identity')}")
+
+
 ROW_FIELDS = ("tangent", "beta", "omega", "step", "eta", "speed")  # set by each row, not shared
 
 
@@ -264,8 +317,9 @@ def shared(config: AppConfig) -> AppConfig:
 def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
     cfg = replace(config, beta=float(r["beta"]), omega=float(r["omega"]),
                   step=fairness or r["step"], eta=float(r["eta"]))
+    own = {BETA_OPTION: cfg.beta} if BETA_OPTION in REGISTRY[r["method"]].options else {}
     return Config(beta=cfg.beta, omega=cfg.omega, step=step_rule(cfg), tangent=r["tangent"],
-                  method=r["method"])
+                  method=r["method"], options=own)
 
 
 def rows_B(config: AppConfig, B: np.ndarray | None) -> np.ndarray:

@@ -41,10 +41,11 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
                                      f"{', '.join(choices)}; ignored."), icon="⚠️")
 
 
-def _number(label: str, name: str) -> st.column_config.NumberColumn:
+def _number(label: str, name: str, help: str | None = None) -> st.column_config.NumberColumn:
     """A number column of the table, limited to the range check_row accepts."""
     low, high = compare.ROW_BOUNDS[name]
-    return st.column_config.NumberColumn(label, min_value=low, max_value=high, format="%.3g")
+    return st.column_config.NumberColumn(label, min_value=low, max_value=high, format="%.3g",
+                                         help=help)
 
 
 labels = " · ".join(text.plain(r.get("label")) for r in st.session_state.compare_rows)
@@ -60,10 +61,16 @@ edited = table_box.data_editor(
             "label", help="Follows the row's settings when you edit them; type your own after."),
         "method": st.column_config.SelectboxColumn("method", options=compare.row_methods(),
                                                    required=True),
-        "tangent": st.column_config.SelectboxColumn("tangent term", options=list(TANGENT_LABELS),
-                                                    required=True),
-        "beta": _number("β", "beta"),
-        "omega": _number("ω", "omega"),
+        "tangent": st.column_config.SelectboxColumn(
+            "tangent term", options=list(TANGENT_LABELS), required=True,
+            help="Landing's tangent term (also momentum's). The penalty and Riemannian GD "
+                 "do not use it."),
+        "beta": _number("β", "beta", "The β-metric's β: landing's β-metric tangent term, and "
+                        "the metric of Riemannian GD's gradient (β = 1: the embedded metric). "
+                        "The penalty and the Frobenius and relative tangent terms do not use "
+                        "it."),
+        "omega": _number("ω", "omega", "The normal term's weight (landing), or the penalty's. "
+                         "Riemannian GD has none: it stays on St(n, p)."),
         "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
                                                  required=True),
         "eta": _number("η", "eta"),
@@ -84,14 +91,18 @@ if not edited.equals(pd.DataFrame(st.session_state.compare_rows, columns=compare
 if len(rows) > compare.MAX_ROWS:
     st.warning(f"Only the first {compare.MAX_ROWS} rows are compared.")
     rows = rows[:compare.MAX_ROWS]
+problem, matrix = controls.session_problem(config)
 valid = []
 for r in rows:
-    problem_with_row = compare.check_row(r)
+    problem_with_row = compare.check_row(r) or compare.constraint_misfit(r, problem.B is not None)
     if problem_with_row:
         st.warning(text.markdown(f"Row {text.quote(r.get('label'))} skipped: "
                                  f"{problem_with_row}."))
     else:
         valid.append(r)
+unused = [note for r in valid if (note := compare.unused_note(r))]
+if unused:  # the table cannot grey out one row's cells: say it beneath them
+    table_box.caption(text.markdown(" ".join(unused)))
 if config.p == 1 and compare.differ_only_in_beta(valid):
     st.info("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0): rows "
             "that differ only in β coincide. Compare methods, tangent terms or steps, or set "
@@ -131,7 +142,6 @@ def _run(cfg, rows_, fairness, matrix, B, _cost):
             watch.close()
 
 
-problem, matrix = controls.session_problem(config)
 cost = budget.compare_cost(
     config.problem, problem.n, problem.p, config.max_iter,
     [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
