@@ -22,7 +22,7 @@ from landing_core.solvers import METHODS, STOPPED, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
 from . import text
-from .constraint import preset_B, with_constraint
+from .constraint import infeasibility_name, preset_B, with_constraint
 from .runner import build_problem, initial, step_rule
 from .state import PRESENTATION, STATUS_LABELS, AppConfig
 
@@ -405,12 +405,19 @@ def frame_motion(X: np.ndarray) -> tuple[float, float]:
             float(np.linalg.norm(off, axis=(-2, -1)).sum()))
 
 
+def infeasibility_column(runs: list[dict]) -> str:
+    """The summary's column of the final ||h||: ‖XᵀX − I‖, ‖XᵀBX − I‖ when every row keeps to
+    XᵀBX = I, or both names when the rows differ (the "constraint" column tells which)."""
+    return f"final {infeasibility_name(run.get('B', False) for run in runs)}"
+
+
 def summary(runs: list[dict], f_star: float | None) -> list[dict]:
     """The summary table: iterations and time to tolerance, final f - f* (with the row's own
-    f*, ``run["f_star"]``, where given: its final iterate's component), final ||h||, status;
+    f*, ``run["f_star"]``, where given: its final iterate's component), final ||h||
+    (``infeasibility_column``), status;
     where the iterates were kept and p >= 2, the frame's turn within its span and the span's
     motion (``frame_motion``)."""
-    table = []
+    table, h_column = [], infeasibility_column(runs)
     for run in runs:
         done = run["status"] == "converged"
         entry = {
@@ -420,7 +427,7 @@ def summary(runs: list[dict], f_star: float | None) -> list[dict]:
             "time to tol (ms)": 1e3 * float(run["time"][-1]) if done else None,
             "final f − f*": None if f_star is None else float(
                 run["cost"][-1] - run.get("f_star", f_star)),
-            "final ‖XᵀX − I‖": float(run["infeasibility"][-1]),
+            h_column: float(run["infeasibility"][-1]),
             "constraint": "XᵀBX = I" if run.get("B") else "XᵀX = I",
         }
         X = run.get("X")

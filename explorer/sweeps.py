@@ -20,6 +20,7 @@ from landing_core import sweep as batch
 from landing_core.solvers import STOPPED, StopCheck
 
 from . import budget, runner, work
+from .constraint import infeasibility_name
 from .state import BOUNDS, CACHE_LIMITS, AppConfig
 
 Array = np.ndarray
@@ -59,6 +60,11 @@ class SweepSpec:
     param_range: tuple[float, float] = (0.01, 100.0)
     eta_range: tuple[float, float] = (0.01, 10.0)
     size: int = 30
+
+    @property
+    def infeasibility(self) -> str:
+        """‖XᵀX − I‖, or ‖XᵀBX − I‖ when the sidebar's constraint is XᵀBX = I."""
+        return infeasibility_name([self.base.constraint != "identity"])
 
     def axes(self) -> tuple[Array, Array]:
         """(param values, eta values): ``size`` log-spaced points each, 3 significant digits."""
@@ -186,6 +192,7 @@ def heatmaps(
             colour_title="|f − f*|" if known else "f", log_colour=known, colorscale="Cividis",
             **common),
         "infeasibility": figures.sweep_heatmap(
-            etas, params, g(res.final_infeasibility), title="Final ‖XᵀX − I‖<sub>F</sub>",
+            etas, params, g(res.final_infeasibility),
+            title=f"Final {spec.infeasibility}<sub>F</sub>",
             colour_title="‖h‖", log_colour=True, colorscale="Cividis", **common),
     }

@@ -174,15 +174,18 @@ for entry in table:  # "—" where a run never reached the tolerance
     entry["time to tol (ms)"] = "—" if ms is None else f"{ms:.1f}"
 st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
-                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(
-                                format="%.3e", help="‖XᵀBX − I‖ for a row on XᵀBX = I"),
+                            compare.infeasibility_column(runs): st.column_config.NumberColumn(
+                                format="%.3e", help="‖XᵀX − I‖ for a row on XᵀX = I, "
+                                "‖XᵀBX − I‖ for a row on XᵀBX = I (its constraint column)"),
                             "turn within the span (rad)": st.column_config.NumberColumn(
                                 format="%.3g", help=compare.TURN_HELP),
                             "motion of the span": st.column_config.NumberColumn(
                                 format="%.3g", help="How far span(Xₖ) itself moves, summed "
                                 "over the run.")})
+on = "XᵀBX = I" if all(run["B"] for run in runs) else "St(n, p)" + (
+    " or XᵀBX = I" if any(run["B"] for run in runs) else "")
 st.caption("A negative final f − f* means the last iterate is still slightly off the manifold, "
-           "where f can go below its minimum on St(n, p); the plots show |f − f*|.")
+           f"where f can go below its minimum on {on}; the plots show |f − f*|.")
 for run in runs:
     if run["status"] == "diverged":
         st.error(text.markdown(f"{run['label']}: {run['message']}"))

@@ -155,7 +155,7 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome) -> None:
     st.markdown(
         f"**{STATUS_LABELS[g(res.status)[row, col]]}** after "
         f"**{g(res.iterations)[row, col]}** iterations  \n"
-        f"{gap_label} = {g(outcome.gap)[row, col]:.3e} · ‖XᵀX − I‖ = "
+        f"{gap_label} = {g(outcome.gap)[row, col]:.3e} · {spec.infeasibility} = "
         f"{g(res.final_infeasibility)[row, col]:.3e} · ‖grad‖ = "
         f"{g(res.final_grad_norm)[row, col]:.3e}")
     new = spec.cell_config(config, row, col)
