@@ -340,49 +340,66 @@ def manifolds_drawn(on_B: list[bool], n: int) -> str:
             f"XᵀBX = I on the {shape} xᵀBx = 1 ({'dashed' if n == 2 else 'dark grey'}).")
 
 
+class Comparison:
+    """The rows of one comparison on the configured problem from the configured X_0, run one
+    at a time (``run_row``): ``run_rows`` runs them in one go, a page's worker row by row.
+
+    ``B``: the sidebar's constraint matrix (None for XᵀX = I); a row runs on XᵀX = I, on
+    XᵀBX = I (with B, or the preset B when the sidebar has none) or as the sidebar says.
+    """
+
+    def __init__(self, config: AppConfig, rows: list[dict], fairness: str | None,
+                 matrix: np.ndarray | None = None, B: np.ndarray | None = None) -> None:
+        self.config, self.rows, self.fairness = config, rows, fairness
+        plain = build_problem(config, matrix)
+        self._on = {"identity": plain, "B": with_constraint(plain, rows_B(config, B))}
+        self._on["sidebar"] = plain if B is None else self._on["B"]
+        self._X0 = initial(config, self._on["sidebar"])
+        self._keep = config.max_iter + 1 if plain.n <= 3 else 0
+
+    def run_row(self, i: int, should_stop: StopCheck | None = None) -> dict:
+        """Row i's run: label (under a fairness choice it names the rule that ran, e.g.
+        "β = 0.1 [BB]"), histories, iterates for n <= 3, status, message, iterations,
+        ``f_star`` (f* over the component of O(n) of the row's final iterate when p = n,
+        since a long step can cross) and ``B`` (whether the row ran on XᵀBX = I)."""
+        r, config = self.rows[i], self.config
+        problem = self._on[constraint_of(r)]
+        result = solve(problem, self._X0, _solver_config(r, config, self.fairness),
+                       tol=config.tol, max_iter=config.max_iter, keep_iterates=self._keep,
+                       should_stop=should_stop)
+        label = text.label(r["label"])
+        if self.fairness is not None:  # the rule that ran, where it overrides the row's
+            label += f" [{_STEP_TEXT[self.fairness].format(eta=float(r['eta']))}]"
+        return dict(label=label, cost=result.cost, infeasibility=result.infeasibility,
+                    grad_norm=result.grad_norm, time=result.time, X=result.iterates,
+                    status=result.status, message=result.message,
+                    iterations=result.iterations, f_star=result.f_star,
+                    B=problem.B is not None)
+
+    def f_star(self, runs: list[dict]) -> float | None:
+        """f* over X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose
+        optimum differs, unless every row knows its own: the eigenproblem's pencil takes the
+        row's B, ``run["f_star"]``; the other costs' optimum on XᵀBX = I is unknown)."""
+        mixed = any(run["B"] for run in runs)
+        known = all(run["f_star"] is not None for run in runs)
+        return None if mixed and not known else self._on["sidebar"].optimum_from(self._X0)
+
+
 def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
              matrix: np.ndarray | None = None, B: np.ndarray | None = None, *,
              should_stop: StopCheck | None = None,
              progress: Callable[[int, int, str], None] | None = None,
              ) -> tuple[list[dict], float | None]:
-    """Run every row on the configured problem from the configured X_0.
-
-    ``B``: the sidebar's constraint matrix (None for XᵀX = I); a row runs on XᵀX = I, on
-    XᵀBX = I (with B, or the preset B when the sidebar has none) or as the sidebar says.
-    Returns one dict per row (label, histories, iterates for n <= 3, status, message,
-    iterations, ``f_star``: f* over the component of O(n) of the row's final iterate when
-    p = n, since a long step can cross, and ``B``: whether the row ran on XᵀBX = I) and f* over
-    X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose optimum differs,
-    unless every row knows its own: the eigenproblem's pencil takes the row's B).
-    Under a fairness choice each label names the rule that ran, e.g. "β = 0.1 [BB]".
-    ``should_stop`` goes to every row's ``solve`` (rows after a stop are stopped at X_0);
-    ``progress(i, rows, label)`` is called before row i.
-    """
-    plain = build_problem(config, matrix)
-    on = {"identity": plain, "B": with_constraint(plain, rows_B(config, B))}
-    on["sidebar"] = plain if B is None else on["B"]
-    X0 = initial(config, on["sidebar"])
-    keep = config.max_iter + 1 if plain.n <= 3 else 0
+    """Run every row (``Comparison``): one dict per row (``Comparison.run_row``) and f*
+    (``Comparison.f_star``). ``should_stop`` goes to every row's ``solve`` (rows after a stop
+    are stopped at X_0); ``progress(i, rows, label)`` is called before row i."""
+    comparison = Comparison(config, rows, fairness, matrix, B)
     runs = []
     for i, r in enumerate(rows):
         if progress is not None:
             progress(i, len(rows), str(r["label"]))
-        problem = on[constraint_of(r)]
-        result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
-                       max_iter=config.max_iter, keep_iterates=keep, should_stop=should_stop)
-        label = text.label(r["label"])
-        if fairness is not None:  # the rule that ran, where it overrides the row's
-            label += f" [{_STEP_TEXT[fairness].format(eta=float(r['eta']))}]"
-        runs.append(dict(label=label, cost=result.cost,
-                         infeasibility=result.infeasibility, grad_norm=result.grad_norm,
-                         time=result.time, X=result.iterates, status=result.status,
-                         message=result.message, iterations=result.iterations,
-                         f_star=result.f_star, B=problem.B is not None))
-    # rows on XᵀBX = I have their own optimum: known for the eigenproblem (its pencil takes
-    # each row's B, ``run["f_star"]``), unknown for the other costs
-    mixed = any(run["B"] for run in runs)
-    known = all(run["f_star"] is not None for run in runs)
-    return runs, None if mixed and not known else on["sidebar"].optimum_from(X0)
+        runs.append(comparison.run_row(i, should_stop))
+    return runs, comparison.f_star(runs)
 
 
 def cut_short(runs: list[dict]) -> bool:
