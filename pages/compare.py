@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import budget, compare, controls, text, work
+from explorer import budget, compare, compare_job, controls, text, work
+from explorer.gate import GATE, HEAVY_SECONDS
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
 
@@ -126,20 +127,25 @@ elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
 @st.cache_data(**CACHE_LIMITS, show_spinner=False)
 def _run(cfg, rows_, fairness, matrix, B, _cost):
     """The rows' runs, cached when complete (``work.complete_only``: rows stopped by the time
-    limit are not kept); a miss holds a slot of the gate for heavy work and shows a
-    progress bar, which also ends the runs at the time limit or when the page goes away."""
-    with work.heavy(_cost):
-        watch = work.Watch("Running the configurations…")
-
-        def progress(i: int, total: int, label: str) -> None:
-            watch.at(i / total, f"Running row {i + 1} of {total}: {label}")
-
-        try:
-            runs_, f_star_ = compare.run_rows(cfg, rows_, fairness, matrix, B,
-                                              should_stop=watch, progress=progress)
-            return work.complete_only((runs_, f_star_), compare.cut_short(runs_))
-        finally:
-            watch.close()
+    limit are not kept). A miss waits for the session's job of these settings
+    (``compare_job``: a rerun by a widget that does not change them waits for the same work),
+    redrawing a progress bar: Streamlit ends this wait, not the work, at a rerun or Stop."""
+    job = compare_job.session_job(
+        st.session_state, compare_job.job_key(cfg, rows_, fairness, matrix, B),
+        lambda: compare.Comparison(cfg, rows_, fairness, matrix, B),
+        heavy=_cost.seconds >= HEAVY_SECONDS, seconds=work.BUDGET.seconds,
+        wall=work.WALL_FACTOR * work.BUDGET.seconds)
+    bar = st.progress(job.fraction, text=job.text)
+    try:
+        while not job.done():
+            job.renew()
+            bar.progress(job.fraction, text=GATE.queued_text() if job.queued else job.text)
+            job.wait(work.TICK)
+    finally:
+        bar.empty()
+    if job.error is not None:
+        raise job.error
+    return work.complete_only(job.result, compare.cut_short(job.result[0]))
 
 
 cost = budget.compare_cost(
@@ -191,6 +197,12 @@ for run in runs:
         st.error(text.markdown(f"{run['label']}: {run['message']}"))
     elif run["status"] == "stopped":
         st.warning(text.markdown(f"{run['label']}: {run['message']}"), icon=":material/timer_off:")
+if compare.cut_short(runs) and st.button(
+        "Compute again", icon=":material/refresh:", key="compare_again",
+        help="The runs stopped at the time limit are not kept: compute them again (the "
+             "server may be less busy now)."):
+    st.session_state.pop(compare_job.SESSION_KEY, None)
+    st.rerun()
 
 if drawn:
     st.caption("Right: the trajectories from the same X₀, coloured as the curves"

@@ -311,10 +311,19 @@ def test_a_comparison_cut_short_is_computed_again_with_the_same_settings(tight_t
     at.run()
     assert not at.exception and _stopped(at)
     tight_then_idle()
-    at.run()  # the same settings: computed in full, not the truncated result replayed
-    assert not at.exception and not _stopped(at)
-    statuses = list(at.dataframe[-1].value["status"])
+    at.run()  # a rerun of this session (another widget) keeps what it has, and offers more
+    assert not at.exception and _stopped(at)
+    later = app_test(query).switch_page("pages/compare.py")
+    later.run()  # a later visit with the same settings: computed in full, not replayed
+    assert not later.exception and not _stopped(later)
+    statuses = list(later.dataframe[-1].value["status"])
     assert len(statuses) == 2 and "stopped" not in statuses
+    import streamlit as st
+
+    st.cache_data.clear()
+    at.button(key="compare_again").click().run()  # this session asks for it again
+    assert not at.exception and not _stopped(at)
+    assert "compare_again" not in [b.key for b in at.button]
 
 
 def test_a_sweep_cut_short_is_computed_again_with_the_same_settings(tight_then_idle):
