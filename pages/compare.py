@@ -165,13 +165,15 @@ st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link 
 drawn = (config.n, config.p) in ((2, 1), (3, 1), (3, 2))
 curves, paths = st.columns([3, 2]) if drawn else (st.container(), None)
 legend = [{**run, "label": text.html(run["label"])} for run in runs]  # names are HTML to plotly
-curves.plotly_chart(figures.comparison_figure(legend, f_star=f_star, against=against,
-                                              height=400), width="stretch", theme=None)
+curves.plotly_chart(figures.text_size(figures.comparison_figure(
+    legend, f_star=f_star, against=against, height=400), config.lecture), width="stretch",
+    theme=None)
 if paths is not None:  # no legend of its own: its colours are the curves'
     trajectories = figures.trajectories_figure(legend, problem.cost, config.n, config.p,
                                                height=400, B=compare.rows_B(config, problem.B))
     trajectories.update_layout(showlegend=False, margin=dict(l=10, r=10, t=30, b=40))
-    paths.plotly_chart(trajectories, width="stretch", theme=None)
+    paths.plotly_chart(figures.text_size(trajectories, config.lecture), width="stretch",
+                       theme=None)
 st.subheader("Summary")
 table = compare.summary(runs, f_star)
 for entry in table:  # "—" where a run never reached the tolerance

@@ -37,6 +37,7 @@ from explorer.sweeps import (
     make_spec,
     nearest_index,
 )
+from landing_core import figures
 
 _SPEC = SweepSpec(AppConfig())
 DEFAULTS = {"sw_plane": _SPEC.plane, "sw_step": _SPEC.step, "sw_size": _SPEC.size,
@@ -191,7 +192,8 @@ def main() -> None:
     slots = {"iterations": left, "gap": right, "infeasibility": left}
     for name, fig in figs.items():
         key = f"sw_chart_{name}"
-        slots[name].plotly_chart(fig, width="stretch", theme=None, key=key,
+        slots[name].plotly_chart(figures.text_size(fig, config.lecture), width="stretch",
+                                 theme=None, key=key,
                                  on_select=partial(_on_click, key, params, etas),
                                  selection_mode="points")
     with right:
