@@ -45,6 +45,26 @@ def test_the_field_without_its_measure_is_the_same_field(shape, beta, omega, run
     np.testing.assert_allclose(fast.V, V, rtol=1e-11, atol=1e-11 * (1 + np.abs(V).max()))
 
 
+@settings(max_examples=40, deadline=None)
+@given(shape=SHAPES, m=st.integers(1, 40), data=st.data(), runs=st.integers(0, 3))
+def test_online_pcas_one_pass_minibatch_is_the_generic_one(shape, m, data, runs):
+    """``batch_cost_and_egrad`` (one gather) against the protocol's sample_terms + entry_sum
+    and against the sample gradients -a_i a_i^T X summed here."""
+    n, p = shape
+    problem = online_pca(n, p, samples=m, seed=m)
+    b = data.draw(st.integers(1, m))
+    idx = np.random.default_rng(b).choice(m, size=b, replace=False)
+    X = np.random.default_rng(m + b).standard_normal(((runs,) if runs else ()) + (n, p))
+    f, G = problem.minibatch(X, idx)
+    values, E = problem.sample_terms(X, idx)
+    np.testing.assert_allclose(f, values.sum(axis=-1) / b, rtol=1e-13, atol=1e-300)
+    np.testing.assert_array_equal(G, problem.entry_sum(E, idx) / b)
+    rows = problem.samples[idx]
+    C = rows.T @ rows / b
+    np.testing.assert_allclose(G, -C @ X, rtol=1e-12, atol=1e-13 * np.abs(C).max() * n)
+    assert np.shape(f) == X.shape[:-2]
+
+
 # ----------------------------------------------------------------------------- trajectories
 
 
