@@ -1,30 +1,40 @@
 """One epoch of stochastic landing against one full-gradient landing iteration, same data.
 
 online_pca(200, 20, samples=10,000): one epoch of SGD and of SAGA at batch 50 (200 minibatch
-updates through ``solvers.iterate``, the code every run uses, constant step) against one
-full-gradient landing iteration (``iterate`` with ``method="landing"``: f and its gradient
-from the 10,000 samples, one pass over the data, then the field). Both touch every sample
-once. Also reported: ``stochastic.epochs`` run for one epoch (the updates plus the
-full sum evaluated at X_0 and at the epoch's end). Variants are interleaved and timed ROUNDS
-times; the ratio is taken within each round, and its median over rounds reported.
+updates through ``solvers.iterate``, constant step, the method as ``stochastic.epochs`` runs
+it: no stationarity measure per estimate) against one full-gradient landing iteration
+(``iterate`` with ``method="landing"``: f and its gradient from the 10,000 samples, one pass
+over the data, then the field). Both touch every sample once. Also reported: SGD's updates as
+``solve`` and a sweep run them (each estimate's stationarity measured), and
+``stochastic.epochs`` run for one epoch (the updates plus the full sum evaluated at X_0 and
+at the epoch's end). Variants are interleaved and timed ROUNDS times; the ratio is taken
+within each round, and its median over rounds reported, in wall-clock time and in the CPU
+time of the calling thread (``time.thread_time``: the whole cost with
+``OPENBLAS_NUM_THREADS=1``, and less disturbed by other processes on a shared machine; with
+more BLAS threads it misses the helpers' work and only the wall-clock column counts).
 Goal: one epoch <= 2x one full iteration.
 
-The arithmetic alone bounds the ratio from below: an update costs 2 b n p multiply-adds for
-the minibatch gradient and 4 n p^2 for the landing field, so an epoch costs
-(m / b)(2 b n p + 4 n p^2) = 2 m n p (1 + 2 p / b) against 2 m n p for the full gradient:
-1.8x here (p = 20, b = 50) at equal BLAS speed, which small products do not reach.
-Run: ``uv run python benchmarks/bench_stochastic.py``.
+The arithmetic bounds the ratio from below: an update costs 2 b n p multiply-adds for the
+minibatch gradient and 4 n p^2 for the landing field (X^T X, X^T G, G M, X (K + omega H)),
+so an epoch costs (m / b)(2 b n p + 4 n p^2) = 2 m n p (1 + 2 p / b) against 2 m n p for the
+full gradient: 1.8x here (p = 20, b = 50) at equal BLAS speed.
+Run: ``OPENBLAS_NUM_THREADS=1 uv run python benchmarks/bench_stochastic.py`` (and without
+the variable for OpenBLAS's default threads).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 import statistics
 import time
 
+import numpy as np
 from _common import interleaved, machine, median_ratio
 
 from landing_core import problems, solvers
+from landing_core.methods.minibatch import Minibatches
 from landing_core.stochastic import default_step, epochs, stochastic_config
 
 N, P, M, BATCH = 200, 20, 10_000, 50
@@ -43,13 +53,16 @@ def variants() -> dict:
         return stochastic_config(method, batch_size=BATCH, step=eta, beta=0.5, omega=1.0,
                                  seed=0, problem=problem)
 
-    def updates(method: str, count: int):
+    def updates(method: str, count: int, measure: bool = False):
         cfg = config(method)
+        built = solvers.make_method(cfg, problem)
+        if method != "landing":  # as stochastic.epochs runs it, or as solve does (measure)
+            built = dataclasses.replace(built, measure=measure)
         # the generator is made (and SAGA's table filled at X_0) outside the timed call
         state = {}
 
         def prepare():
-            state["records"] = solvers.iterate(problem, X0, cfg)
+            state["records"] = solvers.iterate(problem, X0, cfg, method=built)
             next(state["records"])  # X_0's record: the table and the first estimate
 
         def run():
@@ -57,11 +70,16 @@ def variants() -> dict:
         return prepare, run
 
     runs = {}
-    for name, method, count in (("full-gradient iteration", "landing", FULL_ITERATIONS),
-                                ("SGD epoch (updates)", "sgd", per_epoch),
-                                ("SAGA epoch (updates)", "saga", per_epoch)):
-        prepare, run = updates(method, count)
+    for name, method, count, measure in (
+            ("full-gradient iteration", "landing", FULL_ITERATIONS, True),
+            ("SGD epoch (updates)", "sgd", per_epoch, False),
+            ("SAGA epoch (updates)", "saga", per_epoch, False),
+            ("SGD epoch, measured (solve)", "sgd", per_epoch, True)):
+        prepare, run = updates(method, count, measure)
         runs[name] = (prepare, run, count if method == "landing" else 1)
+    for name, structured in (("bare SGD loop (no solver)", False),
+                             ("bare SGD loop, blocks from samples", True)):
+        runs[name] = (lambda: None, bare_epoch(problem, X0, eta, structured), 1)
 
     def monitored(method: str):
         cfg = config(method)
@@ -73,6 +91,35 @@ def variants() -> dict:
     return runs, {"SGD: epochs(1), 2 full evaluations": monitored("sgd")}
 
 
+def bare_epoch(problem, X0, eta: float, structured: bool):
+    """One SGD epoch at beta = 1/2, omega = 1 as a plain numpy loop: the same batches, the
+    same products and norms as the library's update, without solver, records or step rule:
+    the floor the solver's overhead sits on. ``structured``: the field's blocks from the
+    samples instead of from G (online PCA, Y = A_B X: X^T G = -Y^T Y / b and
+    G M = -A_B^T (Y M) / b, G never formed): b p^2 products in place of two n p^2 ones."""
+    A, eye = problem.samples, np.eye(P)
+    batches = Minibatches(M, BATCH, 0)
+
+    def run():
+        X = X0.copy()
+        for k in range(batches.per_epoch):
+            rows = np.take(A, batches(k), axis=0)
+            Y = rows @ X
+            _ = -0.5 / BATCH * np.vdot(Y, Y)  # the minibatch's cost, for the record
+            Mx = X.T @ X
+            if structured:
+                GM, At = (rows.T @ (Y @ Mx)) / -BATCH, (Y.T @ Y) / -BATCH
+            else:
+                G = (rows.T @ Y) / -BATCH
+                GM, At = G @ Mx, (X.T @ G).T
+            H = Mx - eye
+            V = X @ (H - At)
+            V += GM
+            _ = math.sqrt(max(np.vdot(V, V) - np.vdot(H, Mx @ H), 0.0))  # ||T||
+            X = -eta * V + X
+    return run
+
+
 def main() -> None:
     print(machine())
     print()
@@ -81,31 +128,36 @@ def main() -> None:
     runs, extra = variants()
     # interleaved like _common.interleaved, but only ``run`` is timed (``prepare`` makes the
     # generator and SAGA's table before it)
-    samples: dict[str, list[float]] = {name: [] for name in runs}
+    wall: dict[str, list[float]] = {name: [] for name in runs}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
     for r in range(ROUNDS + 1):
         for name, (prepare, run, count) in (list(runs.items()) if r % 2 == 0
                                             else list(runs.items())[::-1]):
             prepare()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             run()
+            t1, c1 = time.perf_counter(), time.thread_time()
             if r:  # round 0 warms up
-                samples[name].append((time.perf_counter() - t0) / count)
+                wall[name].append((t1 - t0) / count)
+                cpu[name].append((c1 - c0) / count)
     extra_t = interleaved(extra, ROUNDS // 3)
-    full = samples["full-gradient iteration"]
-    header = f"{'variant':>42} {'best ms':>9} {'median ms':>10} {'ratio (median)':>15}"
+    full, full_cpu = wall["full-gradient iteration"], cpu["full-gradient iteration"]
+    header = (f"{'variant':>42} {'best ms':>9} {'median ms':>10} {'ratio (median)':>15}"
+              f" {'CPU ms':>8} {'CPU ratio':>10}")
     print(header)
     print("-" * len(header))
-    for name, ts in samples.items():
-        ratio = median_ratio(ts, full)
+    for name, ts in wall.items():
         print(f"{name:>42} {1e3 * min(ts):>9.2f} {1e3 * statistics.median(ts):>10.2f} "
-              f"{ratio:>15.2f}")
+              f"{median_ratio(ts, full):>15.2f} {1e3 * statistics.median(cpu[name]):>8.2f} "
+              f"{median_ratio(cpu[name], full_cpu):>10.2f}")
     for name, ts in extra_t.items():
         print(f"{name:>42} {1e3 * min(ts):>9.2f} {1e3 * statistics.median(ts):>10.2f} "
               f"{statistics.median(ts) / statistics.median(full):>15.2f}")
     for name in ("SGD epoch (updates)", "SAGA epoch (updates)"):
-        ratio = median_ratio(samples[name], full)
+        ratio = median_ratio(wall[name], full)
         print(f"goal {name}: ratio {ratio:.2f} {'<=' if ratio <= GOAL else '>'} {GOAL} "
-              f"({'met' if ratio <= GOAL else 'MISSED'})")
+              f"({'met' if ratio <= GOAL else 'MISSED'}; CPU-time ratio "
+              f"{median_ratio(cpu[name], full_cpu):.2f})")
 
 
 if __name__ == "__main__":
