@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import os
 import statistics
 import time
 
@@ -125,6 +126,7 @@ def main() -> None:
     print()
     print(f"online_pca({N}, {P}, samples={M:,}), batch {BATCH}: {-(-M // BATCH)} updates per "
           f"epoch; {ROUNDS} rounds, interleaved")
+    load_before = os.getloadavg()[0]
     runs, extra = variants()
     # interleaved like _common.interleaved, but only ``run`` is timed (``prepare`` makes the
     # generator and SAGA's table before it)
@@ -158,6 +160,12 @@ def main() -> None:
         print(f"goal {name}: ratio {ratio:.2f} {'<=' if ratio <= GOAL else '>'} {GOAL} "
               f"({'met' if ratio <= GOAL else 'MISSED'}; CPU-time ratio "
               f"{median_ratio(cpu[name], full_cpu):.2f})")
+    loads = (load_before, os.getloadavg()[0])
+    print(f"load average (1 min) before and after: {loads[0]:.2f}, {loads[1]:.2f}")
+    if max(loads) >= 1.5:  # two cores: other processes then share them with this one
+        print("the machine was busy: the wall-clock ratios are disturbed (an oversubscribed "
+              "threaded BLAS slows the full gradient most); at one BLAS thread read the CPU "
+              "column")
 
 
 if __name__ == "__main__":
