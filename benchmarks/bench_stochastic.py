@@ -18,8 +18,8 @@ The arithmetic bounds the ratio from below: an update costs 2 b n p multiply-add
 minibatch gradient and 4 n p^2 for the landing field (X^T X, X^T G, G M, X (K + omega H)),
 so an epoch costs (m / b)(2 b n p + 4 n p^2) = 2 m n p (1 + 2 p / b) against 2 m n p for the
 full gradient: 1.8x here (p = 20, b = 50) at equal BLAS speed.
-Run: ``OPENBLAS_NUM_THREADS=1 uv run python benchmarks/bench_stochastic.py`` (and without
-the variable for OpenBLAS's default threads).
+Run: ``OPENBLAS_NUM_THREADS=1 uv run python benchmarks/bench_stochastic.py [batch]`` (and
+without the variable for OpenBLAS's default threads; ``batch``: 50, the goal's, by default).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import itertools
 import math
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -38,7 +39,8 @@ from landing_core import problems, solvers
 from landing_core.methods.minibatch import Minibatches
 from landing_core.stochastic import default_step, epochs, stochastic_config
 
-N, P, M, BATCH = 200, 20, 10_000, 50
+N, P, M = 200, 20, 10_000
+BATCH = int(sys.argv[1]) if len(sys.argv) > 1 else 50  # the goal's batch; another one to compare
 ROUNDS = 15
 FULL_ITERATIONS = 20  # full-gradient iterations per sample (its time is divided by this)
 GOAL = 2.0
@@ -105,13 +107,14 @@ def bare_epoch(problem, X0, eta: float, structured: bool):
         X = X0.copy()
         for k in range(batches.per_epoch):
             rows = np.take(A, batches(k), axis=0)
+            b = len(rows)
             Y = rows @ X
-            _ = -0.5 / BATCH * np.vdot(Y, Y)  # the minibatch's cost, for the record
+            _ = -0.5 / b * np.vdot(Y, Y)  # the minibatch's cost, for the record
             Mx = X.T @ X
             if structured:
-                GM, At = (rows.T @ (Y @ Mx)) / -BATCH, (Y.T @ Y) / -BATCH
+                GM, At = (rows.T @ (Y @ Mx)) / -b, (Y.T @ Y) / -b
             else:
-                G = (rows.T @ Y) / -BATCH
+                G = (rows.T @ Y) / -b
                 GM, At = G @ Mx, (X.T @ G).T
             H = Mx - eye
             V = X @ (H - At)
