@@ -6,9 +6,10 @@ estimate) and yields one :class:`EpochRecord` per epoch: ceil(m / b) updates, on
 the data. At each epoch's end it evaluates the full sum once for the record: f(X), ||h(X)||
 and the stationarity measure of the full gradient (``Method.stationarity``, the one every
 stopping rule reads: ||grad_1 f(X)||_F on St(n, p)); this monitoring is not counted among
-the sample gradients used. A method without a batch (full-batch landing) makes
-one update per epoch, m sample gradients each. ``stochastic_landing`` folds the records into
-a :class:`StochasticResult`.
+the sample gradients used; the minibatch estimates are not measured in between (their
+fields skip the stationarity measure, ``StochasticLanding.measure``). A method without a
+batch (full-batch landing) makes one update per epoch, m sample gradients each.
+``stochastic_landing`` folds the records into a :class:`StochasticResult`.
 """
 
 from __future__ import annotations
