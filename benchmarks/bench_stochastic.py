@@ -124,6 +124,45 @@ def bare_epoch(problem, X0, eta: float, structured: bool):
     return run
 
 
+def breakdown(rounds: int = 7) -> None:
+    """Per update, CPU microseconds (median over ``rounds`` epochs): the method's three calls
+    timed along a real trajectory (the estimate, the field, the move), and the rest of
+    ``iterate``'s update (its time per update minus those)."""
+    problem = problems.online_pca(N, P, samples=M, seed=0)
+    X0 = problems.initial_point(N, P, 0.3, seed=1)
+    eta = default_step(problem, BATCH)
+    clock = time.thread_time_ns
+    print(f"{'per update, CPU us':>24} {'estimate':>9} {'field':>7} {'move':>6} {'rest':>6} "
+          f"{'total':>7}")
+    for name in ("sgd", "saga"):
+        cfg = stochastic_config(name, batch_size=BATCH, step=eta, beta=0.5, omega=1.0, seed=0,
+                                problem=problem)
+        method = dataclasses.replace(solvers.make_method(cfg, problem), measure=False)
+        per_epoch = method.updates_per_epoch
+        rows: list[list[float]] = []
+        for _ in range(rounds):
+            parts = [0, 0, 0]
+            X, state = X0.copy(), method.init(X0)
+            for _ in range(per_epoch):
+                t0 = clock()
+                _, G, state = method.gradient(problem, X, state)
+                t1 = clock()
+                fld, state = method.field(X, G, state)
+                t2 = clock()
+                X = method.move(X, fld, eta)
+                t3 = clock()
+                parts = [parts[0] + t1 - t0, parts[1] + t2 - t1, parts[2] + t3 - t2]
+            records = solvers.iterate(problem, X0, cfg, method=method)
+            next(records)
+            t0 = clock()
+            next(itertools.islice(records, per_epoch - 1, None))
+            total = clock() - t0
+            rows.append([v / per_epoch / 1e3 for v in (*parts, total - sum(parts), total)])
+        med = [statistics.median(column) for column in zip(*rows, strict=True)]
+        print(f"{name.upper():>24} " + " ".join(f"{v:>{w}.1f}" for v, w in
+                                                 zip(med, (9, 7, 6, 6, 7), strict=True)))
+
+
 def main() -> None:
     print(machine())
     print()
@@ -163,6 +202,8 @@ def main() -> None:
         print(f"goal {name}: ratio {ratio:.2f} {'<=' if ratio <= GOAL else '>'} {GOAL} "
               f"({'met' if ratio <= GOAL else 'MISSED'}; CPU-time ratio "
               f"{median_ratio(cpu[name], full_cpu):.2f})")
+    print()
+    breakdown()
     loads = (load_before, os.getloadavg()[0])
     print(f"load average (1 min) before and after: {loads[0]:.2f}, {loads[1]:.2f}")
     if max(loads) >= 1.5:  # two cores: other processes then share them with this one
