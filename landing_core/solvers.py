@@ -284,17 +284,20 @@ def _broken(X: Array, what: str) -> _Diverged:
     return _Diverged(what)
 
 
-def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> Iterator[Record]:
+def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
+            method: Method | None = None) -> Iterator[Record]:
     """Yield one Record per iterate of the configured method, X_0 first, without end.
 
     The generator computes X_{k+1} only when asked for the next record; it ends after a record
     with status "diverged" (which repeats the last valid iterate). X0 is never mutated. The
     method chooses the first iterate (the retraction baselines start from X0's polar factor).
-    ``problem``: any object with n, p, cost and egrad (``problems.as_problem``).
+    ``problem``: any object with n, p, cost and egrad (``problems.as_problem``). ``method``:
+    the method object to run, when the caller built ``make_method(config, problem)`` and
+    adjusted it (``stochastic.epochs``); by default that method.
     """
     problem = as_problem(problem)
     config = config or Config()
-    method = make_method(config, problem)
+    method = make_method(config, problem) if method is None else method
     X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)
