@@ -28,7 +28,6 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from .generalized import apply, check_spd
-from .geometry import _frob_inner
 
 Array = np.ndarray
 
@@ -570,14 +569,16 @@ def generalized_eigen(n: int, p: int, seed: int = 0, *, A: Any = None, B: Any = 
     f_star = float(np.sum(_smallest_generalized(A, B, p)))
 
     def cost(X: Array) -> Array:
-        return _frob_inner(X, apply(A, X))
+        return np.einsum("...ij,...ij->...", X, apply(A, X))
 
     def egrad(X: Array) -> Array:
         return 2.0 * apply(A, X)
 
     def cost_and_egrad(X: Array) -> tuple[Array, Array]:
         AX = apply(A, X)
-        cost = _frob_inner(X, AX)
+        # einsum, not BLAS's dot: with numpy's default two BLAS threads the dot's hand-off
+        # to its second thread cost more than the sum (0.5-0.7 against 0.47 ms at n p = 2e5)
+        cost = np.einsum("...ij,...ij->...", X, AX)
         AX *= 2.0  # G = 2 A X in the product's own fresh array: no second n x p array
         return cost, AX
 
