@@ -352,12 +352,12 @@ class LandingDirection(NamedTuple):
     """The landing field with the norm of its tangent term, in the order (tangent, V, H) shared
     with :class:`LandingField`: ||T||_F (a float for one run, an array for a stack),
     V = T + omega X h(X), H = h(X); then ``stationarity``, ||grad_1 f(X)||_F (:func:`stationarity`,
-    what the stopping rule reads)."""
+    what the stopping rule reads; None where ``landing_direction`` was asked not to measure)."""
 
     tangent_norm: float | Array
     V: Array
     H: Array
-    stationarity: float | Array
+    stationarity: float | Array | None
 
 
 def landing_field(
@@ -385,9 +385,11 @@ def landing_direction(
     beta: float | Array = 0.5,
     omega: float | Array = 1.0,
     tangent: str = "beta",
+    *,
+    measure: bool = True,
 ) -> LandingDirection:
     """The landing field V with the norm of its tangent term and the stationarity measure:
-    (||T||_F, V, H, ||grad_1 f(X)||_F).
+    (||T||_F, V, H, ||grad_1 f(X)||_F); ``measure=False``: (||T||_F, V, H, None), without it.
 
     For the beta-metric V = G M + X (K + omega H), with grad_beta f(X) = T = G M + X K: the four
     n x p x p products X^T X, X^T G, G M, X (K + omega H). The norm of T needs no fifth: X^T T is
@@ -396,28 +398,39 @@ def landing_direction(
     not (the normal term dominates), T is formed and its norm taken directly. The stationarity
     grad_1 f(X) = G M + X K_1 reuses G M and the p x p blocks of K (one more product, X K_1).
     Other tangent terms: from ``landing_field`` and :func:`stationarity`.
+
+    ``measure=False`` is for a G that is an estimate (a minibatch's), whose stationarity measures
+    nothing the run reports: it saves the fifth product and, at beta = 1/2 (a float, where
+    K = -A^T), the p x p solve behind S as well; V and ||T|| are the same numbers bit for bit
+    ((1/(2 beta) - 1) S = 0 exactly there). Without the solve nothing checks that X^T X is
+    positive definite.
     """
     if tangent != "beta":
         T, V, H = landing_field(X, G, beta, omega, tangent)
-        return LandingDirection(np.sqrt(_frob_inner(T, T)), V, H, stationarity(X, G))
+        return LandingDirection(np.sqrt(_frob_inner(T, T)), V, H,
+                                stationarity(X, G) if measure else None)
     M = gram(X)
     H = M - _identity(X.shape[-1])
-    GM, S, At = _grad_blocks(X, G, M)
     c = 0.5 / per_run(beta)
-    K = (c - 1.0) * S - c * At
-    T1 = GM - 0.5 * (X @ (S + At))  # grad_1 f(X) = G M + X K_1, K_1 = -(S + A^T)/2
+    if measure or not (isinstance(c, float) and c == 1.0):
+        GM, S, At = _grad_blocks(X, G, M)
+        K = (c - 1.0) * S - c * At
+    else:  # beta = 1/2: K = -A^T, no solve
+        GM, K = G @ M, -_t(_t(X) @ G)
+    # grad_1 f(X) = G M + X K_1, K_1 = -(S + A^T)/2
+    T1 = GM - 0.5 * (X @ (S + At)) if measure else None
     wH = per_run(omega) * H
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
     if X.ndim == 2:  # one run: plain floats (this is the hot path of small live runs)
-        stat = math.sqrt(float(np.vdot(T1, T1)))
+        stat = math.sqrt(float(np.vdot(T1, T1))) if measure else None
         normal2 = float(np.vdot(wH, M @ wH))
         tangent2 = float(np.vdot(V, V)) - normal2
         if tangent2 >= 1e-4 * normal2:
             return LandingDirection(math.sqrt(max(tangent2, 0.0)), V, H, stat)
         T = GM + X @ K
         return LandingDirection(math.sqrt(float(np.vdot(T, T))), V, H, stat)
-    stat = np.sqrt(_frob_inner(T1, T1))
+    stat = np.sqrt(_frob_inner(T1, T1)) if measure else None
     normal2 = _frob_inner(wH, M @ wH)
     tangent2 = _frob_inner(V, V) - normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))

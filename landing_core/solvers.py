@@ -261,14 +261,20 @@ def _evaluate(
         fld, state = method.field(X, G, state)
         gnorm = float(fld.grad_norm)
     except np.linalg.LinAlgError as err:
-        raise _broken(X, f"the Gram matrix XᵀX became singular ({err})") from err
+        raise _broken(X, f"the Gram matrix {_gram(problem)} became singular ({err})") from err
     d = frobenius_norm(fld.H)
     # the divergence test alone: no tolerance or limit can stop the run here
     if run_status(cost, gnorm, d, 0, -math.inf, math.inf) == DIVERGED:
         if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
             raise _broken(X, "the cost or the gradient became NaN or infinite")
-        raise _Diverged(f"‖XᵀX − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
+        raise _Diverged(f"‖{_gram(problem)} − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
     return cost, G, fld, d, gnorm, state
+
+
+def _gram(problem: Problem) -> str:
+    """The Gram matrix whose distance to I is the run's infeasibility: XᵀBX on a problem
+    carrying a constraint matrix B (XᵀBX = I), else XᵀX."""
+    return "XᵀX" if getattr(problem, "B", None) is None else "XᵀBX"
 
 
 def _broken(X: Array, what: str) -> _Diverged:
@@ -278,17 +284,20 @@ def _broken(X: Array, what: str) -> _Diverged:
     return _Diverged(what)
 
 
-def iterate(problem: ProblemLike, X0: Array, config: Config | None = None) -> Iterator[Record]:
+def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
+            method: Method | None = None) -> Iterator[Record]:
     """Yield one Record per iterate of the configured method, X_0 first, without end.
 
     The generator computes X_{k+1} only when asked for the next record; it ends after a record
     with status "diverged" (which repeats the last valid iterate). X0 is never mutated. The
     method chooses the first iterate (the retraction baselines start from X0's polar factor).
-    ``problem``: any object with n, p, cost and egrad (``problems.as_problem``).
+    ``problem``: any object with n, p, cost and egrad (``problems.as_problem``). ``method``:
+    the method object to run, when the caller built ``make_method(config, problem)`` and
+    adjusted it (``stochastic.epochs``); by default that method.
     """
     problem = as_problem(problem)
     config = config or Config()
-    method = make_method(config, problem)
+    method = make_method(config, problem) if method is None else method
     X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)

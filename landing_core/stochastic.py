@@ -6,9 +6,10 @@ estimate) and yields one :class:`EpochRecord` per epoch: ceil(m / b) updates, on
 the data. At each epoch's end it evaluates the full sum once for the record: f(X), ||h(X)||
 and the stationarity measure of the full gradient (``Method.stationarity``, the one every
 stopping rule reads: ||grad_1 f(X)||_F on St(n, p)); this monitoring is not counted among
-the sample gradients used. A method without a batch (full-batch landing) makes
-one update per epoch, m sample gradients each. ``stochastic_landing`` folds the records into
-a :class:`StochasticResult`.
+the sample gradients used; the minibatch estimates are not measured in between (their
+fields skip the stationarity measure, ``StochasticLanding.measure``). A method without a
+batch (full-batch landing) makes one update per epoch, m sample gradients each.
+``stochastic_landing`` folds the records into a :class:`StochasticResult`.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .methods.base import Method
 from .methods.landing import Landing
+from .methods.minibatch import StochasticLanding
 from .methods.registry import REGISTRY
 from .problems import FiniteSum
 from .solvers import Config, Result, iterate, make_method
@@ -107,12 +109,15 @@ def epochs(problem: FiniteSum, X0: Array, config: Config, n_epochs: int) -> Iter
     """Yield the record of X_0 and of each epoch's end, up to ``n_epochs`` epochs or a
     divergence (a final record with status "diverged")."""
     method: Method = make_method(config, problem)
+    if isinstance(method, StochasticLanding):
+        # the records' stationarity is the full sum's, measured below: none per estimate
+        method = replace(method, measure=False)
     per_epoch = getattr(method, "updates_per_epoch", 1)
     used: Callable[[int], int] = getattr(method, "samples_used",
                                          lambda updates: updates * problem.n_samples)
     monitor = Landing(config.beta, config.omega, config.tangent)
     last: EpochRecord | None = None
-    for rec in iterate(problem, X0, config):
+    for rec in iterate(problem, X0, config, method=method):
         if rec.status == "diverged":
             assert last is not None
             yield EpochRecord(last.epoch, last.X, last.cost, last.infeasibility,
@@ -122,9 +127,17 @@ def epochs(problem: FiniteSum, X0: Array, config: Config, n_epochs: int) -> Iter
         if rec.k % per_epoch:
             continue
         cost, G = problem.value_and_grad(rec.X)
+        try:
+            stationarity = float(monitor.stationarity(rec.X, G))
+        except np.linalg.LinAlgError as err:  # the estimates' fields may not have checked X
+            if last is None:  # as iterate says of a start its method cannot evaluate
+                raise ValueError(f"X0 is not a valid start: {err}") from err
+            yield replace(last, step=rec.step, time=rec.time, status="diverged",
+                          message=f"Diverged at update {rec.k}: the Gram matrix XᵀX became "
+                                  f"singular ({err}).")
+            return
         last = EpochRecord(rec.k // per_epoch, rec.X, float(cost), rec.infeasibility,
-                           float(monitor.stationarity(rec.X, G)), rec.step, rec.k,
-                           used(rec.k), rec.time)
+                           stationarity, rec.step, rec.k, used(rec.k), rec.time)
         yield last
         if last.epoch >= n_epochs:
             return

@@ -44,9 +44,13 @@ class Landing(Method):
     def normal_weight(self) -> float | Array:
         return self.omega
 
-    def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
-        norm, V, H, stat = landing_direction(X, G, self.beta, self.omega, self.tangent)
-        return Field(V, H, stat, norm), state
+    def field(self, X: Array, G: Array, state: State, measure: bool = True
+              ) -> tuple[Field, State]:
+        """The field; ``measure=False`` (G an estimate, see ``geometry.landing_direction``)
+        reports the tangent term's norm as ``grad_norm`` instead of the stationarity measure."""
+        norm, V, H, stat = landing_direction(X, G, self.beta, self.omega, self.tangent,
+                                             measure=measure)
+        return Field(V, H, stat if measure else norm, norm), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:
