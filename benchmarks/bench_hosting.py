@@ -233,7 +233,7 @@ def soak(browser, runs: int, minutes: float) -> None:
             pages.append((context, context.new_page()))
         start = time.monotonic()
         end, done, seed = start + 60 * minutes, 0, 5000
-        trail, next_sample = [], start
+        trail, rates, next_sample = [], [], start
         while time.monotonic() < end:
             for _, page in pages:
                 seed += 1
@@ -244,11 +244,16 @@ def soak(browser, runs: int, minutes: float) -> None:
                 done += 1
             if time.monotonic() >= next_sample:  # about once a minute (20 samples at least)
                 trail.append(((time.monotonic() - start) / 60, rss_bytes(proc.pid) / 2**20))
+                rates.append(done - sum(rates))
                 next_sample += min(60.0, 3 * minutes)
         for context, _ in pages:
             context.close()
-        print(f"soak: four sessions for {minutes:g} min, {done} runs; VmRSS (MB) at minute "
-              + ", ".join(f"{m:.0f}: {v:.0f}" for m, v in trail)
+        # the runs since the last sample: Streamlit keeps a closed tab's session for
+        # server.disconnectedSessionTTL (120 s), so the memory held follows the run rate
+        print(f"soak: four sessions for {minutes:g} min, {done} runs; VmRSS (MB, runs since "
+              "the last sample) at minute "
+              + ", ".join(f"{m:.0f}: {v:.0f} ({n})" for (m, v), n in zip(trail, rates,
+                                                                         strict=True))
               + f"; after closing {rss_bytes(proc.pid) / 2**20:.0f}; "
               + f"{flatness(trail, 'minutes')} ({load()})")
     finally:
