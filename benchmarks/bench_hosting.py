@@ -14,7 +14,9 @@ Parts (default: all but blas): contention, close, soak, blas.
   St(200, 50) Armijo run, computed by its worker) is closed while it computes; the server's
   CPU (from /proc/<pid>/stat) from 2 to 5 s after. Goal: under 25 % of one core.
 - soak: N default runs in a row, each in a new session, then four sessions changing their
-  seed for M minutes; the server's VmRSS sampled along. Goal: flat.
+  seed for M minutes; the server's VmRSS sampled along. Goal: flat, i.e. over the second half
+  (after the warm-up) the least-squares trend rises less than twice the samples' scatter
+  about it (``flatness``).
 - blas: St(200, 50) iterations per second with OpenBLAS's default threads and with one, one
   process and two at once (the shared server's case).
 
@@ -30,6 +32,8 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+import numpy as np
 
 # run as a script (benchmarks/ on sys.path), or imported by tests as benchmarks.bench_hosting
 if __package__:
@@ -191,25 +195,45 @@ def close(browser) -> None:
         proc.wait()
 
 
+def trend(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    """(change, noise) of (time, MB) samples: the least-squares line's rise over their span,
+    and the standard deviation of the samples about that line (both MB)."""
+    t, mb = np.array(samples).T
+    slope, intercept = np.polyfit(t, mb, 1)
+    noise = float(np.std(mb - (slope * t + intercept), ddof=2)) if len(t) > 2 else 0.0
+    return float(slope * (t[-1] - t[0])), noise
+
+
+def flatness(samples: list[tuple[float, float]], unit: str) -> str:
+    """The verdict on the second half of ``samples`` (after the warm-up): flat when the
+    trend's rise is within twice the noise about it."""
+    half = samples[len(samples) // 2:]
+    change, noise = trend(half)
+    verdict = "flat" if abs(change) <= max(2 * noise, 0.5) else "NOT flat"
+    return (f"second half ({unit} {half[0][0]:.0f} to {half[-1][0]:.0f}): trend "
+            f"{change:+.1f} MB, noise {noise:.1f} MB -> {verdict}")
+
+
 def soak(browser, runs: int, minutes: float) -> None:
     proc, url = serve()
     try:
         default_run(browser, url, 1)
-        samples = [(0, rss_bytes(proc.pid))]
+        samples = [(0, rss_bytes(proc.pid) / 2**20)]
         t0 = time.monotonic()
         for i in range(1, runs + 1):
             default_run(browser, url, 100 + i)
-            if i % max(1, runs // 10) == 0:
-                samples.append((i, rss_bytes(proc.pid)))
-        mb = [f"{n}: {b / 2**20:.0f}" for n, b in samples]
+            if i % max(1, runs // 20) == 0:
+                samples.append((i, rss_bytes(proc.pid) / 2**20))
         print(f"soak: {runs} default runs in new sessions in {time.monotonic() - t0:.0f} s; "
-              f"VmRSS (MB) after run " + ", ".join(mb) + f" ({load()})", flush=True)
+              "VmRSS (MB) after run " + ", ".join(f"{n}: {v:.0f}" for n, v in samples)
+              + f"; {flatness(samples, 'runs')} ({load()})", flush=True)
         pages = []
         for _ in range(4):
             context = browser.new_context(viewport={"width": 1300, "height": 1400})
             pages.append((context, context.new_page()))
-        end, done, seed = time.monotonic() + 60 * minutes, 0, 5000
-        trail, next_sample = [], time.monotonic()
+        start = time.monotonic()
+        end, done, seed = start + 60 * minutes, 0, 5000
+        trail, next_sample = [], start
         while time.monotonic() < end:
             for _, page in pages:
                 seed += 1
@@ -218,14 +242,15 @@ def soak(browser, runs: int, minutes: float) -> None:
                 frame.wait_for_function("window.landingPlayer && landingPlayer.run && "
                                         "landingPlayer.run.done", timeout=120_000)
                 done += 1
-            if time.monotonic() >= next_sample:
-                trail.append(rss_bytes(proc.pid) / 2**20)
-                next_sample += 60 * minutes / 10
+            if time.monotonic() >= next_sample:  # about once a minute (20 samples at least)
+                trail.append(((time.monotonic() - start) / 60, rss_bytes(proc.pid) / 2**20))
+                next_sample += min(60.0, 3 * minutes)
         for context, _ in pages:
             context.close()
-        print(f"soak: four sessions for {minutes:g} min, {done} runs; VmRSS (MB) along: "
-              + ", ".join(f"{v:.0f}" for v in trail)
-              + f"; after closing {rss_bytes(proc.pid) / 2**20:.0f} ({load()})")
+        print(f"soak: four sessions for {minutes:g} min, {done} runs; VmRSS (MB) at minute "
+              + ", ".join(f"{m:.0f}: {v:.0f}" for m, v in trail)
+              + f"; after closing {rss_bytes(proc.pid) / 2**20:.0f}; "
+              + f"{flatness(trail, 'minutes')} ({load()})")
     finally:
         proc.terminate()
         proc.wait()

@@ -16,13 +16,13 @@ from dataclasses import replace
 import numpy as np
 
 from landing_core.geometry import TANGENT_TERMS
-from landing_core.methods import methods_for
+from landing_core.methods import REGISTRY, methods_for
 from landing_core.problems import Problem
-from landing_core.solvers import METHODS, Config, StopCheck, solve
+from landing_core.solvers import METHODS, STOPPED, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
 from . import text
-from .constraint import preset_B, with_constraint
+from .constraint import infeasibility_name, preset_B, with_constraint
 from .runner import build_problem, initial, step_rule
 from .state import PRESENTATION, STATUS_LABELS, AppConfig
 
@@ -112,7 +112,7 @@ def auto_label(r: dict) -> str:
     step = _STEP_TEXT[r["step"]].format(eta=float(r["eta"]))
     if r["method"].startswith("rgd-"):
         retraction = {"qr": "QR", "polar": "polar", "cayley": "Cayley"}[r["method"][4:]]
-        return f"RGD ({retraction}), {step}"
+        return f"RGD ({retraction}, β = {float(r['beta']):g}), {step}"
     tangent = _TANGENT_TEXT[r["tangent"]].format(beta=float(r["beta"]))
     head = {"landing": tangent, "penalty": "penalty"}.get(
         r["method"], f"{METHODS[r['method']]} ({tangent})")
@@ -166,22 +166,64 @@ def relabel(old: list[dict], new: list[dict]) -> list[dict]:
     return out
 
 
+BETA_OPTION = "metric_beta"
+"""A method's own option that is the row's β: the β-metric of St(n, p) in which Riemannian GD
+takes its gradient (``landing_core.methods.rgd``)."""
+
+
+def row_reads(method: str, tangent: str) -> frozenset[str]:
+    """Which of a row's "tangent", "beta" and "omega" ``method`` reads: the common parameters
+    its factory takes (β only with the β-metric tangent term), and β where the method's own
+    ``BETA_OPTION`` takes it (Riemannian GD)."""
+    entry = REGISTRY[method]
+    reads = set(entry.common) & {"tangent", "beta", "omega"}
+    if "tangent" in reads and tangent != "beta":
+        reads.discard("beta")
+    if BETA_OPTION in entry.options:
+        reads.add("beta")
+    return frozenset(reads)
+
+
+_UNUSED_TEXT = {"tangent": "the tangent term", "beta": "β", "omega": "ω"}
+
+
+def unused_note(r: dict) -> str:
+    """What of β, ω and the tangent term a valid row leaves alone, and why ("" if none): the
+    table cannot grey out one row's cells."""
+    reads = row_reads(r["method"], r["tangent"])
+    unused = [name for name in _UNUSED_TEXT if name not in reads]
+    if not unused:
+        return ""
+    if r["method"].startswith("rgd-"):
+        why = ("Riemannian GD stays on St(n, p) (no normal term) and takes the Riemannian "
+               "gradient in the β-metric of the row's β (β = 1: the embedded metric)")
+    elif r["method"] == "penalty":
+        why = "the penalty method descends along the Euclidean gradient of f + ω/4 ‖h‖²"
+    elif unused == ["beta"]:
+        why = "β enters only the β-metric tangent term"
+    else:
+        why = "the method does not read them"
+    return (f"{text.quote(r['label'])} does not use "
+            f"{' or '.join(_UNUSED_TEXT[name] for name in unused)}: {why}.")
+
+
 def differ_only_in_beta(rows: list[dict]) -> bool:
-    """Some two β-metric landing rows differ in β alone (for p = 1 such rows coincide)."""
+    """Some two rows that read β (``row_reads``) differ in β alone (for p = 1 such rows
+    coincide: skew(XᵀG) is 0, and β only scales it)."""
     betas: dict[tuple, set[float]] = {}
     for r in rows:
-        if r["method"] == "landing" and r["tangent"] == "beta":
-            key = (float(r["omega"]), r["step"], float(r["eta"]))
+        if "beta" in row_reads(r["method"], r["tangent"]):
+            key = (r["method"], r["tangent"], float(r["omega"]), r["step"], float(r["eta"]))
             betas.setdefault(key, set()).add(float(r["beta"]))
     return any(len(b) > 1 for b in betas.values())
 
 
 def _field(r: dict) -> tuple:
-    """What sets the scale of a row's field: its method, and for landing its tangent term (and
-    β for the β-metric)."""
-    if r["method"] != "landing":
-        return (r["method"],)
-    return ("landing", r["tangent"], float(r["beta"]) if r["tangent"] == "beta" else None)
+    """What sets the scale of a row's field: its method, and what of its tangent term and β
+    it reads (``row_reads``)."""
+    reads = row_reads(r["method"], r["tangent"])
+    return (r["method"], r["tangent"] if "tangent" in reads else None,
+            float(r["beta"]) if "beta" in reads else None)
 
 
 def differ_in_field(rows: list[dict]) -> bool:
@@ -250,6 +292,17 @@ def check_row(r: dict) -> str | None:
     return None
 
 
+def constraint_misfit(r: dict, sidebar_B: bool) -> str | None:
+    """Why a valid row cannot run on its constraint (None when it can): a method without a
+    variant for XᵀBX = I (Riemannian GD, the penalty, momentum) runs on XᵀX = I only.
+    ``sidebar_B``: the sidebar's constraint is XᵀBX = I."""
+    on_B = constraint_of(r) == "B" or (constraint_of(r) == "sidebar" and sidebar_B)
+    if not on_B or any(e.replaces == r["method"] for e in REGISTRY.values()):
+        return None
+    return (f"{METHODS[r['method']]} runs on XᵀX = I only; set its constraint to "
+            f"{text.quote('identity')}")
+
+
 ROW_FIELDS = ("tangent", "beta", "omega", "step", "eta", "speed")  # set by each row, not shared
 
 
@@ -264,8 +317,9 @@ def shared(config: AppConfig) -> AppConfig:
 def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
     cfg = replace(config, beta=float(r["beta"]), omega=float(r["omega"]),
                   step=fairness or r["step"], eta=float(r["eta"]))
+    own = {BETA_OPTION: cfg.beta} if BETA_OPTION in REGISTRY[r["method"]].options else {}
     return Config(beta=cfg.beta, omega=cfg.omega, step=step_rule(cfg), tangent=r["tangent"],
-                  method=r["method"])
+                  method=r["method"], options=own)
 
 
 def rows_B(config: AppConfig, B: np.ndarray | None) -> np.ndarray:
@@ -286,49 +340,71 @@ def manifolds_drawn(on_B: list[bool], n: int) -> str:
             f"XᵀBX = I on the {shape} xᵀBx = 1 ({'dashed' if n == 2 else 'dark grey'}).")
 
 
+class Comparison:
+    """The rows of one comparison on the configured problem from the configured X_0, run one
+    at a time (``run_row``): ``run_rows`` runs them in one go, a page's worker row by row.
+
+    ``B``: the sidebar's constraint matrix (None for XᵀX = I); a row runs on XᵀX = I, on
+    XᵀBX = I (with B, or the preset B when the sidebar has none) or as the sidebar says.
+    """
+
+    def __init__(self, config: AppConfig, rows: list[dict], fairness: str | None,
+                 matrix: np.ndarray | None = None, B: np.ndarray | None = None) -> None:
+        self.config, self.rows, self.fairness = config, rows, fairness
+        plain = build_problem(config, matrix)
+        self._on = {"identity": plain, "B": with_constraint(plain, rows_B(config, B))}
+        self._on["sidebar"] = plain if B is None else self._on["B"]
+        self._X0 = initial(config, self._on["sidebar"])
+        self._keep = config.max_iter + 1 if plain.n <= 3 else 0
+
+    def run_row(self, i: int, should_stop: StopCheck | None = None) -> dict:
+        """Row i's run: label (under a fairness choice it names the rule that ran, e.g.
+        "β = 0.1 [BB]"), histories, iterates for n <= 3, status, message, iterations,
+        ``f_star`` (f* over the component of O(n) of the row's final iterate when p = n,
+        since a long step can cross) and ``B`` (whether the row ran on XᵀBX = I)."""
+        r, config = self.rows[i], self.config
+        problem = self._on[constraint_of(r)]
+        result = solve(problem, self._X0, _solver_config(r, config, self.fairness),
+                       tol=config.tol, max_iter=config.max_iter, keep_iterates=self._keep,
+                       should_stop=should_stop)
+        label = text.label(r["label"])
+        if self.fairness is not None:  # the rule that ran, where it overrides the row's
+            label += f" [{_STEP_TEXT[self.fairness].format(eta=float(r['eta']))}]"
+        return dict(label=label, cost=result.cost, infeasibility=result.infeasibility,
+                    grad_norm=result.grad_norm, time=result.time, X=result.iterates,
+                    status=result.status, message=result.message,
+                    iterations=result.iterations, f_star=result.f_star,
+                    B=problem.B is not None)
+
+    def f_star(self, runs: list[dict]) -> float | None:
+        """f* over X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose
+        optimum differs, unless every row knows its own: the eigenproblem's pencil takes the
+        row's B, ``run["f_star"]``; the other costs' optimum on XᵀBX = I is unknown)."""
+        mixed = any(run["B"] for run in runs)
+        known = all(run["f_star"] is not None for run in runs)
+        return None if mixed and not known else self._on["sidebar"].optimum_from(self._X0)
+
+
 def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
              matrix: np.ndarray | None = None, B: np.ndarray | None = None, *,
              should_stop: StopCheck | None = None,
              progress: Callable[[int, int, str], None] | None = None,
              ) -> tuple[list[dict], float | None]:
-    """Run every row on the configured problem from the configured X_0.
-
-    ``B``: the sidebar's constraint matrix (None for XᵀX = I); a row runs on XᵀX = I, on
-    XᵀBX = I (with B, or the preset B when the sidebar has none) or as the sidebar says.
-    Returns one dict per row (label, histories, iterates for n <= 3, status, message,
-    iterations, ``f_star``: f* over the component of O(n) of the row's final iterate when
-    p = n, since a long step can cross, and ``B``: whether the row ran on XᵀBX = I) and f* over
-    X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose optimum differs,
-    unless every row knows its own: the eigenproblem's pencil takes the row's B).
-    Under a fairness choice each label names the rule that ran, e.g. "β = 0.1 [BB]".
-    ``should_stop`` goes to every row's ``solve`` (rows after a stop are stopped at X_0);
-    ``progress(i, rows, label)`` is called before row i.
-    """
-    plain = build_problem(config, matrix)
-    on = {"identity": plain, "B": with_constraint(plain, rows_B(config, B))}
-    on["sidebar"] = plain if B is None else on["B"]
-    X0 = initial(config, on["sidebar"])
-    keep = config.max_iter + 1 if plain.n <= 3 else 0
+    """Run every row (``Comparison``): one dict per row (``Comparison.run_row``) and f*
+    (``Comparison.f_star``). ``should_stop`` goes to every row's ``solve`` (rows after a stop
+    are stopped at X_0); ``progress(i, rows, label)`` is called before row i."""
+    comparison = Comparison(config, rows, fairness, matrix, B)
     runs = []
     for i, r in enumerate(rows):
         if progress is not None:
             progress(i, len(rows), str(r["label"]))
-        problem = on[constraint_of(r)]
-        result = solve(problem, X0, _solver_config(r, config, fairness), tol=config.tol,
-                       max_iter=config.max_iter, keep_iterates=keep, should_stop=should_stop)
-        label = text.label(r["label"])
-        if fairness is not None:  # the rule that ran, where it overrides the row's
-            label += f" [{_STEP_TEXT[fairness].format(eta=float(r['eta']))}]"
-        runs.append(dict(label=label, cost=result.cost,
-                         infeasibility=result.infeasibility, grad_norm=result.grad_norm,
-                         time=result.time, X=result.iterates, status=result.status,
-                         message=result.message, iterations=result.iterations,
-                         f_star=result.f_star, B=problem.B is not None))
-    # rows on XᵀBX = I have their own optimum: known for the eigenproblem (its pencil takes
-    # each row's B, ``run["f_star"]``), unknown for the other costs
-    mixed = any(run["B"] for run in runs)
-    known = all(run["f_star"] is not None for run in runs)
-    return runs, None if mixed and not known else on["sidebar"].optimum_from(X0)
+        runs.append(comparison.run_row(i, should_stop))
+    return runs, comparison.f_star(runs)
+
+
+def cut_short(runs: list[dict]) -> bool:
+    """Some row was stopped from outside (the time limit): the comparison is not complete."""
+    return any(run["status"] == STOPPED for run in runs)
 
 
 def frame_motion(X: np.ndarray) -> tuple[float, float]:
@@ -346,12 +422,19 @@ def frame_motion(X: np.ndarray) -> tuple[float, float]:
             float(np.linalg.norm(off, axis=(-2, -1)).sum()))
 
 
+def infeasibility_column(runs: list[dict]) -> str:
+    """The summary's column of the final ||h||: ‖XᵀX − I‖, ‖XᵀBX − I‖ when every row keeps to
+    XᵀBX = I, or both names when the rows differ (the "constraint" column tells which)."""
+    return f"final {infeasibility_name(run.get('B', False) for run in runs)}"
+
+
 def summary(runs: list[dict], f_star: float | None) -> list[dict]:
     """The summary table: iterations and time to tolerance, final f - f* (with the row's own
-    f*, ``run["f_star"]``, where given: its final iterate's component), final ||h||, status;
+    f*, ``run["f_star"]``, where given: its final iterate's component), final ||h||
+    (``infeasibility_column``), status;
     where the iterates were kept and p >= 2, the frame's turn within its span and the span's
     motion (``frame_motion``)."""
-    table = []
+    table, h_column = [], infeasibility_column(runs)
     for run in runs:
         done = run["status"] == "converged"
         entry = {
@@ -361,7 +444,7 @@ def summary(runs: list[dict], f_star: float | None) -> list[dict]:
             "time to tol (ms)": 1e3 * float(run["time"][-1]) if done else None,
             "final f − f*": None if f_star is None else float(
                 run["cost"][-1] - run.get("f_star", f_star)),
-            "final ‖XᵀX − I‖": float(run["infeasibility"][-1]),
+            h_column: float(run["infeasibility"][-1]),
             "constraint": "XᵀBX = I" if run.get("B") else "XᵀX = I",
         }
         X = run.get("X")

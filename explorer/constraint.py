@@ -6,6 +6,7 @@ A problem carrying ``B`` makes the library's landing keep to XᵀBX = I
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -69,3 +70,12 @@ def with_constraint(problem: Problem, B: Array | None) -> Problem:
         return problem
     return replace(problem, B=B, f_star=None, f_star_by_det={},
                    description=f"{problem.description} on XᵀBX = I")
+
+
+def infeasibility_name(on_B: Iterable[bool]) -> str:
+    """The infeasibility of runs on these constraints (True: XᵀBX = I), as the app names it:
+    ‖XᵀX − I‖, ‖XᵀBX − I‖, or both when the runs differ."""
+    kinds = {bool(b) for b in on_B}
+    if kinds == {True}:
+        return "‖XᵀBX − I‖"
+    return "‖XᵀX − I‖ or ‖XᵀBX − I‖" if True in kinds else "‖XᵀX − I‖"

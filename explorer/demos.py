@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from landing_core import demo_figures, demos
+from landing_core import demo_figures, demos, figures
 from landing_core.problems import initial_point, make_problem
 
 from . import controls
@@ -76,7 +76,8 @@ def flow_demo(config: AppConfig, X: np.ndarray) -> None:
              r"\dot M = -2\omega M (M - I),\quad "
              r"\sigma_i(t)^2 = \frac{1}{1 + (\sigma_{i,0}^{-2} - 1)\, e^{-2\omega t}}")
     paths = _flow(X, config.seed, config.beta, config.omega)
-    st.plotly_chart(demo_figures.flow_paths_figure(paths), width="stretch", theme=None)
+    st.plotly_chart(figures.text_size(demo_figures.flow_paths_figure(paths), config.lecture),
+                    width="stretch", theme=None)
     worst = max(paths.gap.values())
     st.caption(f"Three costs from this X (β = {config.beta:g}, ω = {config.omega:g}, constant "
                f"step η = {paths.eta:g}, t = kη): their singular values lie on one curve, the "
@@ -96,7 +97,8 @@ def flow_demo(config: AppConfig, X: np.ndarray) -> None:
 def layer_demo(config: AppConfig) -> None:
     distance = _distance(config)
     runs = _layer(config.problem, config.seed, distance)
-    st.plotly_chart(demo_figures.layer_runs_figure(runs), width="stretch", theme=None)
+    st.plotly_chart(figures.text_size(demo_figures.layer_runs_figure(runs), config.lecture),
+                    width="stretch", theme=None)
     slopes = []
     for counts in (runs.layer, runs.rgd):
         a, b = counts[-2], counts[-1]
@@ -126,7 +128,8 @@ def layer_demo(config: AppConfig) -> None:
 def omega_demo(config: AppConfig) -> None:
     distance = _distance(config)
     sweep = _omega(config.seed, distance)
-    st.plotly_chart(demo_figures.omega_sweep_figure(sweep), width="stretch", theme=None)
+    st.plotly_chart(figures.text_size(demo_figures.omega_sweep_figure(sweep), config.lecture),
+                    width="stretch", theme=None)
     best = int(np.nanargmin([np.inf if c is None else c for c in sweep.landing_iterations]))
     error = float(np.max(np.abs(sweep.penalty_h / sweep.predicted - 1)))
     st.caption(
@@ -173,7 +176,8 @@ def _spread(counts: list[int | None]) -> str:
 def rates_demo(config: AppConfig) -> None:
     distance = _distance(config)
     rates = _rates(config.problem, config.seed, distance)
-    st.plotly_chart(demo_figures.fair_rates_figure(rates), width="stretch", theme=None)
+    st.plotly_chart(figures.text_size(demo_figures.fair_rates_figure(rates), config.lecture),
+                    width="stretch", theme=None)
     lines = []
     for rule, cases in rates.iterations.items():
         name = demo_figures.RULE_NAMES.get(rule, rule)

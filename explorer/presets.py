@@ -42,7 +42,7 @@ PRESETS: list[Preset] = [
                   max_iter=400),
         [row("landing", step="safe", eta=0.1),
          row("penalty f + ω/4‖h‖²", method="penalty", step="safe", eta=0.1),
-         row("Riemannian GD (QR)", method="rgd-qr", step="safe", eta=0.1)],
+         row("Riemannian GD (QR)", method="rgd-qr", beta=1.0, step="safe", eta=0.1)],
     ),
     Preset(
         "The frame on the sphere: β = 0.1 against β = 10",

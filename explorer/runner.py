@@ -15,7 +15,7 @@ from landing_core.problems import Problem, initial_point, make_problem
 from landing_core.solvers import Config, Record, iterate, stop_reason
 from landing_core.steps import Safe, StepRule, make_step_rule
 
-from .constraint import pencil, with_constraint
+from .constraint import infeasibility_name, pencil, with_constraint
 from .state import AppConfig
 from .upload import MATRIX_ROLES
 
@@ -43,7 +43,8 @@ SAFE_EPS = Safe().eps  # the safe region ||X^T X - I||_F <= eps of the app's saf
 
 def limit_hint(trace: Trace, config: AppConfig) -> str:
     """Why a safe-step or BB run that reached the iteration limit without progress got there
-    (an empty string when it did not stall, or for other rules):
+    (an empty string when it did not stall, or for other rules), in the words of the run's
+    constraint (‖XᵀBX − I‖ on XᵀBX = I):
 
     - X_k still outside the safe region: the safe step only lets ||h|| shrink there, and a
       large tangent term leaves room for short steps only; a larger omega pulls X_k in sooner;
@@ -51,17 +52,18 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
     """
     if trace.status != "max_iter" or config.step not in ("safe", "bb") or not stalled(trace):
         return ""
+    h = infeasibility_name([trace.B is not None])
     d = trace.infeasibility[-1]
     steps = np.asarray(trace.step[1:], dtype=float)
     recent = float(np.median(steps[3 * len(steps) // 4:]))
     if d > SAFE_EPS:
-        return (f" Xₖ is still outside the safe region (‖XᵀX − I‖ = {d:.3g} > ε = "
-                f"{SAFE_EPS:g}), where the safe step lets ‖XᵀX − I‖ only shrink; a large "
+        return (f" Xₖ is still outside the safe region ({h} = {d:.3g} > ε = "
+                f"{SAFE_EPS:g}), where the safe step lets {h} only shrink; a large "
                 f"tangent term then leaves room for short steps only (ηₖ ≈ {recent:.1e}). "
                 "Raise ω to pull Xₖ in sooner, start nearer the manifold (X₀ distance), or "
                 "raise the iteration limit.")
     if config.step == "safe" and recent >= 0.5 * config.eta:
-        return (f" The safe step only guards feasibility (‖XᵀX − I‖ stays below ε = "
+        return (f" The safe step only guards feasibility ({h} stays below ε = "
                 f"{SAFE_EPS:g} once there); it does not make f decrease: here η = "
                 f"{config.eta:g} is too large for f and the run circles instead of converging. "
                 "Lower the cap η, or choose Armijo or Barzilai–Borwein.")

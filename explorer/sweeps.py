@@ -17,9 +17,10 @@ import streamlit as st
 
 from landing_core import figures
 from landing_core import sweep as batch
-from landing_core.solvers import StopCheck
+from landing_core.solvers import STOPPED, StopCheck
 
 from . import budget, runner, work
+from .constraint import infeasibility_name
 from .state import BOUNDS, CACHE_LIMITS, AppConfig
 
 Array = np.ndarray
@@ -59,6 +60,11 @@ class SweepSpec:
     param_range: tuple[float, float] = (0.01, 100.0)
     eta_range: tuple[float, float] = (0.01, 10.0)
     size: int = 30
+
+    @property
+    def infeasibility(self) -> str:
+        """‖XᵀX − I‖, or ‖XᵀBX − I‖ when the sidebar's constraint is XᵀBX = I."""
+        return infeasibility_name([self.base.constraint != "identity"])
 
     def axes(self) -> tuple[Array, Array]:
         """(param values, eta values): ``size`` log-spaced points each, 3 significant digits."""
@@ -133,10 +139,12 @@ def run_sweep(
 @st.cache_data(**CACHE_LIMITS, show_spinner=False)
 def cached_sweep(spec: SweepSpec, matrix: Array | None = None,
                  B: Array | None = None, _cost: budget.Cost | None = None) -> SweepOutcome:
-    """``run_sweep`` cached per (spec, matrix, B). A cache miss holds a slot of the gate for heavy
-    work (``_cost``, not part of the cache key) and shows a progress bar while it runs, which
-    also ends the batch at the time limit or when the page goes away (``work.Watch``); a hit
-    replays it in no time (cached functions record their elements)."""
+    """``run_sweep`` cached per (spec, matrix, B) when complete (``work.complete_only``: a
+    sweep stopped by the time limit is not kept; call it through ``work.served``). A cache
+    miss holds a slot of the gate for heavy work (``_cost``, not part of the cache key) and
+    shows a progress bar while it runs, which also ends the batch at the time limit or when
+    the page goes away (``work.Watch``); a hit replays it in no time (cached functions record
+    their elements)."""
     with work.heavy(_cost or budget.Cost(0.0, 0.0, "", "")):
         watch = work.Watch(f"Running {spec.size * spec.size} landing runs…")
 
@@ -145,7 +153,8 @@ def cached_sweep(spec: SweepSpec, matrix: Array | None = None,
                                          f"iteration {k} of {total}")
 
         try:
-            return run_sweep(spec, matrix, progress, B, should_stop=watch)
+            outcome = run_sweep(spec, matrix, progress, B, should_stop=watch)
+            return work.complete_only(outcome, bool(np.any(outcome.result.status == STOPPED)))
         finally:
             watch.close()
 
@@ -183,6 +192,7 @@ def heatmaps(
             colour_title="|f − f*|" if known else "f", log_colour=known, colorscale="Cividis",
             **common),
         "infeasibility": figures.sweep_heatmap(
-            etas, params, g(res.final_infeasibility), title="Final ‖XᵀX − I‖<sub>F</sub>",
+            etas, params, g(res.final_infeasibility),
+            title=f"Final {spec.infeasibility}<sub>F</sub>",
             colour_title="‖h‖", log_colour=True, colorscale="Cividis", **common),
     }

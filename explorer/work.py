@@ -9,6 +9,9 @@
   is what ends the loop within about a second, through public API only.
 - ``heavy(cost)`` holds a slot of the process-wide gate (``explorer.gate``) for work estimated
   at ``HEAVY_SECONDS`` or more; while it waits, the element says it is queued.
+- ``complete_only`` and ``served`` keep a result cut short (by the time limit) out of
+  ``st.cache_data``: the time limit depends on the server's load at the time, so the same
+  settings on an idle server must compute again, not replay the truncated result.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import ParamSpec, TypeVar
 
 import streamlit as st
 
@@ -23,6 +27,9 @@ from landing_core.solvers import deadline
 
 from .budget import Budget, Cost
 from .gate import GATE, HEAVY_SECONDS, Gate
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 BUDGET = Budget.from_env()  # read once per server process: the deployment's environment
 TICK = 0.2  # seconds between redraws of a running action's progress element
@@ -92,3 +99,29 @@ def heavy(cost: Cost, gate: Gate = GATE) -> Iterator[None]:
         yield
     finally:
         gate.release()
+
+
+class CutShort(Exception):  # noqa: N818 - not an error: a result that must not be kept
+    """A result cut short (status "stopped"), raised out of an ``st.cache_data`` function: the
+    cache keeps nothing when its function raises, and ``served`` hands ``result`` to the page
+    that asked for it."""
+
+    def __init__(self, result: object) -> None:
+        super().__init__("a result cut short is not cached")
+        self.result = result
+
+
+def complete_only(result: R, cut_short: bool) -> R:
+    """``result`` for the cache to keep; raised past it (``CutShort``) when ``cut_short``."""
+    if cut_short:
+        raise CutShort(result)
+    return result
+
+
+def served(cached: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """``cached(*args, **kwargs)`` (an ``st.cache_data`` function that ends in
+    ``complete_only``), with a result cut short given to this request only."""
+    try:
+        return cached(*args, **kwargs)
+    except CutShort as cut:
+        return cut.result  # type: ignore[return-value]

@@ -30,17 +30,39 @@ __all__ = [
     "sphere_figure",
     "stochastic_figure",
     "sweep_heatmap",
+    "text_size",
     "sweep_hover_text",
     "trajectories_figure",
 ]
 
 # Okabe & Ito (2008): distinguishable under the common colour-vision deficiencies.
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
-FONT = dict(size=17)
+# The text of every figure as the explorer's player draws its own (explorer/player/player.js:
+# tick labels and axis titles 13 px in #333 sans-serif, its other text 15 px; 17 and 19 px in
+# lecture mode, for a projector), so that the pages' figures and the player read alike:
+# (tick labels and axis titles, panel titles and legend) in pixels, by lecture mode.
+TEXT_SIZES = {False: (13, 15), True: (17, 19)}
+FONT = dict(family="sans-serif", color="#333", size=TEXT_SIZES[False][0])
 LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=40, b=90),
-              legend=dict(font=dict(size=15), orientation="h", yanchor="top", y=-0.14,
-                          xanchor="left", x=0))
+              legend=dict(font=dict(size=TEXT_SIZES[False][1]), orientation="h",
+                          yanchor="top", y=-0.14, xanchor="left", x=0))
 LOG_AXIS = dict(type="log", exponentformat="power", nticks=6)  # few labels, even over <1 decade
+
+
+def text_size(fig: go.Figure, lecture: bool = False) -> go.Figure:
+    """``fig``'s text at the shared sizes (``TEXT_SIZES``; lecture mode's for a projector):
+    tick labels and axis titles (the layout's font, 3-D axes included), and the panel titles
+    (the subplots' annotations and any other note), the figure's title and the legend."""
+    small, large = TEXT_SIZES[lecture]
+    fig.update_layout(font_size=small, legend_font_size=large)
+    if fig.layout.title.text:
+        fig.update_layout(title_font_size=large)
+    fig.update_annotations(font_size=large)
+    fig.update_xaxes(title_font_size=small)  # plotly's default is 1.2 times the layout's
+    fig.update_yaxes(title_font_size=small)
+    fig.update_scenes(xaxis_title_font_size=small, yaxis_title_font_size=small,
+                      zaxis_title_font_size=small)
+    return fig
 
 
 _SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -277,7 +299,7 @@ CAMERA = dict(eye=dict(x=1.45, y=1.45, z=0.8), center=dict(x=0, y=0, z=-0.12))
 
 
 def _scene(R: float) -> dict:
-    axis = dict(range=[-R, R], title=dict(font=dict(size=16)), nticks=5)
+    axis = dict(range=[-R, R], nticks=5)
     return dict(xaxis=dict(axis, title_text="x₁"), yaxis=dict(axis, title_text="x₂"),
                 zaxis=dict(axis, title_text="x₃"), aspectmode="cube", camera=CAMERA)
 
@@ -414,7 +436,7 @@ def _legend_below(fig: go.Figure, height: int) -> go.Figure:
     fig.update_layout(**LAYOUT, height=height)
     fig.update_layout(legend=dict(y=-0.2 * 440 / height))
     _decade_ticks(fig)
-    return fig
+    return text_size(fig)
 
 
 def comparison_figure(

@@ -45,10 +45,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.blas
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .geometry import _t, per_run, sym
+from .geometry import _identity, _t, per_run, sym
 
 Array = np.ndarray
 Matrix = Any  # a dense (n, n) ndarray or a scipy.sparse matrix
@@ -56,9 +57,11 @@ Matrix = Any  # a dense (n, n) ndarray or a scipy.sparse matrix
 __all__ = [
     "DirectionB",
     "N_B",
+    "add_product",
     "apply",
     "change_of_variables_tangent",
     "check_spd",
+    "field_blocks",
     "grad_beta_B",
     "grad_N_B",
     "h_B",
@@ -278,26 +281,22 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
     stationarity measure (``stationarity_B``) and C (:class:`DirectionB`).
 
     For the beta-family both gradients come from one set of blocks: T_1 = G M + B X K_1 M
-    (formed, since its norm tends to 0 while G M does not) and V = G M + B X (K_beta M +
-    omega H); then ||T_beta||^2 = ||V||^2 - omega^2 <H, C H> (<T, B X H> = 0), formed only
-    where the normal term dominates. Products: (B X)^T [X, B X, G], G M, B X K_1 M and
-    B X (K_beta M + omega H): six n x p x p, besides B X itself. (The last two as one product
-    with 2p columns read B X once, but the sums of its halves are strided and cost more.)
+    (formed, since its norm tends to 0 while G M does not), then, in the same array,
+    V = T_1 + B X (K_beta M + omega H - K_1 M) = G M + B X (K_beta M + omega H); then
+    ||T_beta||^2 = ||V||^2 - omega^2 <H, C H> (<T, B X H> = 0), formed only where the normal
+    term dominates. Products: (B X)^T [X, B X, G], G M and the two B X (...) added in place
+    (``add_product``): six n x p x p, besides B X itself, and one new n x p array, V.
     """
     M, C, A = _parts(X, BX, G)
-    H = M - np.eye(X.shape[-1])
-    S1, CA = _beta_blocks(M, C, A)
-    wH = per_run(omega) * H
-    GM = G @ M
+    H, wH, K1M, Q = field_blocks(M, C, A, beta, omega)
     if tangent != "beta":
-        T1 = GM - BX @ (S1 @ M)
+        T1 = add_product(G @ M, BX, K1M)
         T = tangent_term_B(tangent, X, BX, G, beta)
         return DirectionB(_norm(T), T + BX @ wH, H, _norm(T1), C)
-    T1 = BX @ (-S1 @ M)
-    T1 += GM
-    V = BX @ (_K(S1, CA, beta) @ M + wH)
-    V += GM
-    stat = _norm(T1)
+    V = G @ M
+    add_product(V, BX, K1M)  # V holds T_1 = G M + B X K_1 M
+    stat = _norm(V)
+    add_product(V, BX, Q - K1M)
     normal2 = np.einsum("...ij,...ij->...", wH, C @ wH)
     tangent2 = _norm(V) ** 2 - normal2
     cancels = tangent2 < 1e-4 * normal2
@@ -306,6 +305,29 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
         T = V - BX @ wH
         norm = np.where(cancels, _norm(T), norm)
     return DirectionB(float(norm) if X.ndim == 2 else norm, V, H, stat, C)
+
+
+def field_blocks(M: Array, C: Array, A: Array, beta: float | Array,
+                 omega: float | Array) -> tuple[Array, Array, Array, Array]:
+    """The p x p work of ``landing_direction_B`` from M, C and A_B: (H, omega H, K_1 M,
+    K_beta M + omega H), so that T_1 = G M + B X K_1 M and V = G M + B X (K_beta M + omega H)."""
+    H = M - _identity(M.shape[-1])
+    S1, CA = _beta_blocks(M, C, A)
+    wH = per_run(omega) * H
+    return H, wH, -S1 @ M, _K(S1, CA, beta) @ M + wH
+
+
+def add_product(C: Array, A: Array, B: Array) -> Array:
+    """C += A @ B in place (C must not overlap A or B), returned. For one float64 run with C
+    in C order this is one BLAS call (gemm with beta = 1 on the transposes, which are
+    Fortran-ordered), so no n x p temporary A @ B is allocated and C is not read twice;
+    otherwise numpy's product and sum."""
+    if (C.ndim == A.ndim == B.ndim == 2 and C.flags.c_contiguous and C.dtype == A.dtype
+            == B.dtype == np.float64):
+        scipy.linalg.blas.dgemm(1.0, _t(B), _t(A), 1.0, C.T, overwrite_c=True)
+    else:
+        C += A @ B
+    return C
 
 
 def change_of_variables_tangent(X: Array, BX: Array, G: Array, Binv_G: Array,

@@ -28,6 +28,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from .generalized import apply, check_spd
+from .geometry import _frob_inner
 
 Array = np.ndarray
 
@@ -569,14 +570,16 @@ def generalized_eigen(n: int, p: int, seed: int = 0, *, A: Any = None, B: Any = 
     f_star = float(np.sum(_smallest_generalized(A, B, p)))
 
     def cost(X: Array) -> Array:
-        return np.einsum("...ij,...ij->...", X, apply(A, X))
+        return _frob_inner(X, apply(A, X))
 
     def egrad(X: Array) -> Array:
         return 2.0 * apply(A, X)
 
     def cost_and_egrad(X: Array) -> tuple[Array, Array]:
         AX = apply(A, X)
-        return np.einsum("...ij,...ij->...", X, AX), 2.0 * AX
+        cost = _frob_inner(X, AX)
+        AX *= 2.0  # G = 2 A X in the product's own fresh array: no second n x p array
+        return cost, AX
 
     return GeneralizedEigen(
         name="generalized_eigen", n=n, p=p, cost=cost, egrad=egrad, f_star=f_star,

@@ -261,14 +261,20 @@ def _evaluate(
         fld, state = method.field(X, G, state)
         gnorm = float(fld.grad_norm)
     except np.linalg.LinAlgError as err:
-        raise _broken(X, f"the Gram matrix XᵀX became singular ({err})") from err
+        raise _broken(X, f"the Gram matrix {_gram(problem)} became singular ({err})") from err
     d = frobenius_norm(fld.H)
     # the divergence test alone: no tolerance or limit can stop the run here
     if run_status(cost, gnorm, d, 0, -math.inf, math.inf) == DIVERGED:
         if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
             raise _broken(X, "the cost or the gradient became NaN or infinite")
-        raise _Diverged(f"‖XᵀX − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
+        raise _Diverged(f"‖{_gram(problem)} − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
     return cost, G, fld, d, gnorm, state
+
+
+def _gram(problem: Problem) -> str:
+    """The Gram matrix whose distance to I is the run's infeasibility: XᵀBX on a problem
+    carrying a constraint matrix B (XᵀBX = I), else XᵀX."""
+    return "XᵀX" if getattr(problem, "B", None) is None else "XᵀBX"
 
 
 def _broken(X: Array, what: str) -> _Diverged:

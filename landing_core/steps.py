@@ -461,8 +461,8 @@ class BarzilaiBorwein:
     def __call__(self, ctx: StepContext, state: dict) -> float | Step:
         eta = state.get("eta", self.eta_max)
         if "X" in state:
-            s = ctx.X - state["X"]
-            y = ctx.V - state["V"]
+            s = np.subtract(ctx.X, state["X"], out=_scratch(state, "s", ctx.X))
+            y = np.subtract(ctx.V, state["V"], out=_scratch(state, "y", ctx.V))
             sy = float(np.vdot(s, y))
             ss, yy = float(np.vdot(s, s)), float(np.vdot(y, y))
             if sy > 0:
@@ -510,6 +510,17 @@ class BarzilaiBorwein:
             omega_k = min(omega, 0.5 / (t * c))
             t = min(t, bound(omega_k))
         return Step(t, omega_k)
+
+
+def _scratch(state: dict, key: str, like: Array) -> Array:
+    """A work array shaped like ``like``, kept in a rule's per-run ``state`` under ``key`` and
+    overwritten at every call: BB's differences s and y are used within the call only, and
+    writing them into the same arrays spares an n x p allocation each (large fresh arrays
+    come from the system as new pages, whose faults can cost more than the subtraction)."""
+    buf = state.get(key)
+    if buf is None or buf.shape != like.shape or buf.dtype != like.dtype:
+        buf = state[key] = np.empty_like(like)
+    return buf
 
 
 STEP_RULES: dict[str, Callable[[float], StepRule]] = {

@@ -3,7 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import budget, compare, controls, text, work
+from explorer import budget, compare, compare_job, controls, text, work
+from explorer.gate import GATE, HEAVY_SECONDS
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core import figures
 
@@ -41,10 +42,11 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
                                      f"{', '.join(choices)}; ignored."), icon="⚠️")
 
 
-def _number(label: str, name: str) -> st.column_config.NumberColumn:
+def _number(label: str, name: str, help: str | None = None) -> st.column_config.NumberColumn:
     """A number column of the table, limited to the range check_row accepts."""
     low, high = compare.ROW_BOUNDS[name]
-    return st.column_config.NumberColumn(label, min_value=low, max_value=high, format="%.3g")
+    return st.column_config.NumberColumn(label, min_value=low, max_value=high, format="%.3g",
+                                         help=help)
 
 
 labels = " · ".join(text.plain(r.get("label")) for r in st.session_state.compare_rows)
@@ -60,10 +62,16 @@ edited = table_box.data_editor(
             "label", help="Follows the row's settings when you edit them; type your own after."),
         "method": st.column_config.SelectboxColumn("method", options=compare.row_methods(),
                                                    required=True),
-        "tangent": st.column_config.SelectboxColumn("tangent term", options=list(TANGENT_LABELS),
-                                                    required=True),
-        "beta": _number("β", "beta"),
-        "omega": _number("ω", "omega"),
+        "tangent": st.column_config.SelectboxColumn(
+            "tangent term", options=list(TANGENT_LABELS), required=True,
+            help="Landing's tangent term (also momentum's). The penalty and Riemannian GD "
+                 "do not use it."),
+        "beta": _number("β", "beta", "The β-metric's β: landing's β-metric tangent term, and "
+                        "the metric of Riemannian GD's gradient (β = 1: the embedded metric). "
+                        "The penalty and the Frobenius and relative tangent terms do not use "
+                        "it."),
+        "omega": _number("ω", "omega", "The normal term's weight (landing), or the penalty's. "
+                         "Riemannian GD has none: it stays on St(n, p)."),
         "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
                                                  required=True),
         "eta": _number("η", "eta"),
@@ -84,14 +92,18 @@ if not edited.equals(pd.DataFrame(st.session_state.compare_rows, columns=compare
 if len(rows) > compare.MAX_ROWS:
     st.warning(f"Only the first {compare.MAX_ROWS} rows are compared.")
     rows = rows[:compare.MAX_ROWS]
+problem, matrix = controls.session_problem(config)
 valid = []
 for r in rows:
-    problem_with_row = compare.check_row(r)
+    problem_with_row = compare.check_row(r) or compare.constraint_misfit(r, problem.B is not None)
     if problem_with_row:
         st.warning(text.markdown(f"Row {text.quote(r.get('label'))} skipped: "
                                  f"{problem_with_row}."))
     else:
         valid.append(r)
+unused = [note for r in valid if (note := compare.unused_note(r))]
+if unused:  # the table cannot grey out one row's cells: say it beneath them
+    table_box.caption(text.markdown(" ".join(unused)))
 if config.p == 1 and compare.differ_only_in_beta(valid):
     st.info("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0): rows "
             "that differ only in β coincide. Compare methods, tangent terms or steps, or set "
@@ -114,30 +126,36 @@ elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
 
 @st.cache_data(**CACHE_LIMITS, show_spinner=False)
 def _run(cfg, rows_, fairness, matrix, B, _cost):
-    """The rows' runs, cached; a miss holds a slot of the gate for heavy work and shows a
-    progress bar, which also ends the runs at the time limit or when the page goes away."""
-    with work.heavy(_cost):
-        watch = work.Watch("Running the configurations…")
+    """The rows' runs, cached when complete (``work.complete_only``: rows stopped by the time
+    limit are not kept). A miss waits for the session's job of these settings
+    (``compare_job``: a rerun by a widget that does not change them waits for the same work),
+    redrawing a progress bar: Streamlit ends this wait, not the work, at a rerun or Stop."""
+    job = compare_job.session_job(
+        st.session_state, compare_job.job_key(cfg, rows_, fairness, matrix, B),
+        lambda: compare.Comparison(cfg, rows_, fairness, matrix, B),
+        heavy=_cost.seconds >= HEAVY_SECONDS, seconds=work.BUDGET.seconds,
+        wall=work.WALL_FACTOR * work.BUDGET.seconds)
+    bar = st.progress(job.fraction, text=job.text)
+    try:
+        while not job.done():
+            job.renew()
+            bar.progress(job.fraction, text=GATE.queued_text() if job.queued else job.text)
+            job.wait(work.TICK)
+    finally:
+        bar.empty()
+    if job.error is not None:
+        raise job.error
+    return work.complete_only(job.result, compare.cut_short(job.result[0]))
 
-        def progress(i: int, total: int, label: str) -> None:
-            watch.at(i / total, f"Running row {i + 1} of {total}: {label}")
 
-        try:
-            return compare.run_rows(cfg, rows_, fairness, matrix, B, should_stop=watch,
-                                    progress=progress)
-        finally:
-            watch.close()
-
-
-problem, matrix = controls.session_problem(config)
 cost = budget.compare_cost(
     config.problem, problem.n, problem.p, config.max_iter,
     [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
     m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)),
     constrained=problem.B is not None or any(compare.constraint_of(r) == "B" for r in valid))
 work.admit(cost)
-runs, f_star = _run(compare.shared(config), valid, compare.FAIRNESS[fair_label], matrix,
-                    problem.B, cost)
+runs, f_star = work.served(_run, compare.shared(config), valid, compare.FAIRNESS[fair_label],
+                           matrix, problem.B, cost)
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
@@ -147,13 +165,15 @@ st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link 
 drawn = (config.n, config.p) in ((2, 1), (3, 1), (3, 2))
 curves, paths = st.columns([3, 2]) if drawn else (st.container(), None)
 legend = [{**run, "label": text.html(run["label"])} for run in runs]  # names are HTML to plotly
-curves.plotly_chart(figures.comparison_figure(legend, f_star=f_star, against=against,
-                                              height=400), width="stretch", theme=None)
+curves.plotly_chart(figures.text_size(figures.comparison_figure(
+    legend, f_star=f_star, against=against, height=400), config.lecture), width="stretch",
+    theme=None)
 if paths is not None:  # no legend of its own: its colours are the curves'
     trajectories = figures.trajectories_figure(legend, problem.cost, config.n, config.p,
                                                height=400, B=compare.rows_B(config, problem.B))
     trajectories.update_layout(showlegend=False, margin=dict(l=10, r=10, t=30, b=40))
-    paths.plotly_chart(trajectories, width="stretch", theme=None)
+    paths.plotly_chart(figures.text_size(trajectories, config.lecture), width="stretch",
+                       theme=None)
 st.subheader("Summary")
 table = compare.summary(runs, f_star)
 for entry in table:  # "—" where a run never reached the tolerance
@@ -162,20 +182,29 @@ for entry in table:  # "—" where a run never reached the tolerance
     entry["time to tol (ms)"] = "—" if ms is None else f"{ms:.1f}"
 st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
              column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
-                            "final ‖XᵀX − I‖": st.column_config.NumberColumn(
-                                format="%.3e", help="‖XᵀBX − I‖ for a row on XᵀBX = I"),
+                            compare.infeasibility_column(runs): st.column_config.NumberColumn(
+                                format="%.3e", help="‖XᵀX − I‖ for a row on XᵀX = I, "
+                                "‖XᵀBX − I‖ for a row on XᵀBX = I (its constraint column)"),
                             "turn within the span (rad)": st.column_config.NumberColumn(
                                 format="%.3g", help=compare.TURN_HELP),
                             "motion of the span": st.column_config.NumberColumn(
                                 format="%.3g", help="How far span(Xₖ) itself moves, summed "
                                 "over the run.")})
+on = "XᵀBX = I" if all(run["B"] for run in runs) else "St(n, p)" + (
+    " or XᵀBX = I" if any(run["B"] for run in runs) else "")
 st.caption("A negative final f − f* means the last iterate is still slightly off the manifold, "
-           "where f can go below its minimum on St(n, p); the plots show |f − f*|.")
+           f"where f can go below its minimum on {on}; the plots show |f − f*|.")
 for run in runs:
     if run["status"] == "diverged":
         st.error(text.markdown(f"{run['label']}: {run['message']}"))
     elif run["status"] == "stopped":
         st.warning(text.markdown(f"{run['label']}: {run['message']}"), icon=":material/timer_off:")
+if compare.cut_short(runs) and st.button(
+        "Compute again", icon=":material/refresh:", key="compare_again",
+        help="The runs stopped at the time limit are not kept: compute them again (the "
+             "server may be less busy now)."):
+    st.session_state.pop(compare_job.SESSION_KEY, None)
+    st.rerun()
 
 if drawn:
     st.caption("Right: the trajectories from the same X₀, coloured as the curves"

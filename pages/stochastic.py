@@ -121,7 +121,8 @@ def curves() -> None:
     runs, finished, error = run.snapshot()
     fig = figures.stochastic_figure(runs, f_star=run.f_star, epochs=spec.epochs,
                                     height=520 if config.lecture else 440)
-    st.plotly_chart(fig, key="stoch_chart", theme=None, width="stretch")
+    st.plotly_chart(figures.text_size(fig, config.lecture), key="stoch_chart", theme=None,
+                    width="stretch")
     if error:
         st.error(error)
     done = max((r["epoch"][-1] for r in runs if r["epoch"]), default=0)

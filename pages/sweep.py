@@ -37,6 +37,7 @@ from explorer.sweeps import (
     make_spec,
     nearest_index,
 )
+from landing_core import figures
 
 _SPEC = SweepSpec(AppConfig())
 DEFAULTS = {"sw_plane": _SPEC.plane, "sw_step": _SPEC.step, "sw_size": _SPEC.size,
@@ -109,7 +110,7 @@ def _compute(spec: SweepSpec) -> SweepOutcome | None:
     cost = cost_of(spec.size)
     work.admit(cost, hint=hint)
     try:
-        return cached_sweep(spec, matrix, problem.B, cost)
+        return work.served(cached_sweep, spec, matrix, problem.B, cost)
     except np.linalg.LinAlgError as err:  # the batch runner marks singular runs as diverged;
         st.error(f"The sweep stopped: a linear-algebra failure in the batch ({err}). Narrow "
                  "the η range or use the safe step.", icon=":material/error:")  # kept as a net
@@ -155,7 +156,7 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome) -> None:
     st.markdown(
         f"**{STATUS_LABELS[g(res.status)[row, col]]}** after "
         f"**{g(res.iterations)[row, col]}** iterations  \n"
-        f"{gap_label} = {g(outcome.gap)[row, col]:.3e} · ‖XᵀX − I‖ = "
+        f"{gap_label} = {g(outcome.gap)[row, col]:.3e} · {spec.infeasibility} = "
         f"{g(res.final_infeasibility)[row, col]:.3e} · ‖grad‖ = "
         f"{g(res.final_grad_norm)[row, col]:.3e}")
     new = spec.cell_config(config, row, col)
@@ -191,7 +192,8 @@ def main() -> None:
     slots = {"iterations": left, "gap": right, "infeasibility": left}
     for name, fig in figs.items():
         key = f"sw_chart_{name}"
-        slots[name].plotly_chart(fig, width="stretch", theme=None, key=key,
+        slots[name].plotly_chart(figures.text_size(fig, config.lecture), width="stretch",
+                                 theme=None, key=key,
                                  on_select=partial(_on_click, key, params, etas),
                                  selection_mode="points")
     with right:

@@ -140,9 +140,9 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
     point = X if where.startswith("X") else nearest_stiefel(X)
     betas = np.union1d(BETA_GRID, [config.beta])
     blocks = theory.beta_blocks(point, problem.egrad(point), betas)
-    st.plotly_chart(figures.beta_blocks_figure(blocks.betas, blocks.rotation, blocks.normal,
-                                               blocks.total, beta=config.beta),
-                    width="stretch", theme=None)
+    st.plotly_chart(figures.text_size(figures.beta_blocks_figure(
+        blocks.betas, blocks.rotation, blocks.normal, blocks.total, beta=config.beta),
+        config.lecture), width="stretch", theme=None)
     if problem.p == 1:
         shape = "R = 0, so ‖grad_β f‖ = ‖N‖ for every β: the curves are flat."
     else:

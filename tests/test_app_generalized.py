@@ -113,6 +113,11 @@ def test_the_sweep_page_runs_on_XtBX_when_the_sidebar_says_so():
                   <= 1e-8)
     plain = sweeps.run_sweep(spec)  # the same grid on XᵀX = I lands elsewhere
     assert not np.allclose(plain.result.final_cost, outcome.result.final_cost)
+    assert sweeps.heatmaps(spec, outcome)["infeasibility"].layout.title.text.startswith(
+        "Final ‖XᵀBX − I‖")
+    plain_spec = sweeps.make_spec(AppConfig(n=4, p=2), size=3)
+    assert sweeps.heatmaps(plain_spec, plain)["infeasibility"].layout.title.text.startswith(
+        "Final ‖XᵀX − I‖")
 
 
 def test_the_comparison_figure_names_each_constraint():
@@ -228,3 +233,44 @@ def test_the_other_pages_run_the_eigenproblem_on_the_preset_B(page):
     at.switch_page(page).run()
     assert not at.exception and not at.error
     assert at.session_state.config.problem == "generalized_eigen"
+
+
+def test_the_infeasibility_is_named_for_the_constraint_in_messages_and_the_summary():
+    """On XᵀBX = I the divergence message, the stall hint and the Compare summary's header
+    name ‖XᵀBX − I‖ (on XᵀX = I, ‖XᵀX − I‖)."""
+    from explorer import compare, runner
+    from explorer.constraint import preset_B, with_constraint
+    from explorer.state import AppConfig
+    from landing_core.problems import initial_point, make_problem
+    from landing_core.solvers import Config, solve
+
+    plain = make_problem("brockett", 6, 2, 0)
+    on_B = with_constraint(plain, preset_B(6))
+    diverged = solve(on_B, initial_point(6, 2, 0.3, 0, B=on_B.B), Config(step=3.0),
+                     max_iter=200)
+    assert diverged.status == "diverged" and "‖XᵀBX − I‖ = " in diverged.message
+    on_St = solve(plain, initial_point(6, 2, 0.3, 0), Config(step=3.0), max_iter=200)
+    assert on_St.status == "diverged" and "‖XᵀX − I‖ = " in on_St.message
+
+    def stalled(h: float, B: np.ndarray | None) -> runner.Trace:  # the same numbers for 40 steps
+        return runner.Trace(3, 2, B=B, status="max_iter", infeasibility=[h] * 40,
+                            grad_norm=[1.0] * 40, step=[np.nan] + [0.1] * 39)
+
+    config = AppConfig(step="safe", eta=0.1)
+    for B, name in ((None, "‖XᵀX − I‖"), (2.0 * np.eye(3), "‖XᵀBX − I‖")):
+        outside = runner.limit_hint(stalled(0.8, B), config)
+        inside = runner.limit_hint(stalled(0.1, B), config)
+        assert f"outside the safe region ({name} = 0.8 > ε = 0.5)" in outside
+        assert f"lets {name} only shrink" in outside
+        assert f"only guards feasibility ({name} stays below ε" in inside
+
+    rows = [compare.row("St", constraint="identity"), compare.row("B", constraint="B")]
+    header = {k for k in compare.summary(compare.run_rows(
+        AppConfig(n=3, p=2, max_iter=30), rows, None)[0], None)[0] if k.startswith("final ‖")}
+    assert header == {"final ‖XᵀX − I‖ or ‖XᵀBX − I‖"}
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(constraint="preset", n="3", p="2", max_iter="100")
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    columns = list(at.dataframe[-1].value.columns)
+    assert "final ‖XᵀBX − I‖" in columns and "final ‖XᵀX − I‖" not in columns

@@ -256,3 +256,84 @@ def test_a_sweep_over_its_time_limit_shows_its_cells_and_says_so(underestimated)
     assert not at.exception and not at.error
     assert any("stopped at its time limit" in w.value for w in at.warning)
     assert len(at.get("plotly_chart")) == 3
+
+
+def test_a_result_cut_short_is_handed_over_but_not_cached():
+    """``work.complete_only`` and ``work.served`` around an st.cache_data function: a complete
+    result is computed once, one cut short every time it is asked for."""
+    import streamlit as st
+
+    from explorer import work
+
+    calls = []
+
+    @st.cache_data(max_entries=4)
+    def compute(x: int, cut: bool) -> int:
+        calls.append(x)
+        return work.complete_only(10 * x, cut)
+
+    assert [work.served(compute, 1, True) for _ in range(2)] == [10, 10]
+    assert calls == [1, 1]  # computed again: nothing was kept
+    assert [work.served(compute, 2, False) for _ in range(2)] == [20, 20]
+    assert calls == [1, 1, 2]  # kept after the first
+    compute.clear()
+
+
+@pytest.fixture
+def tight_then_idle(monkeypatch):
+    """A server whose budget first cuts the work short (the model underestimates it: admitted),
+    then a roomy one with the same settings; no cache left from other tests."""
+    import streamlit as st
+
+    from explorer import work
+
+    st.cache_data.clear()
+    monkeypatch.setattr(budget, "MARGIN", 0.001)
+    monkeypatch.setattr(work, "BUDGET", budget.Budget(seconds=0.02))
+
+    def idle() -> None:
+        monkeypatch.setattr(work, "BUDGET", budget.Budget(seconds=60.0))
+
+    yield idle
+    st.cache_data.clear()
+
+
+def _stopped(at) -> list[str]:
+    return [w.value for w in at.warning if "Stopped after" in w.value.replace("\\", "")]
+
+
+def test_a_comparison_cut_short_is_computed_again_with_the_same_settings(tight_then_idle):
+    rows = [compare.row("a", beta=0.2, step="constant", eta=0.05),
+            compare.row("b", beta=5.0, step="constant", eta=0.05)]
+    query = {"n": "3", "p": "2", "seed": "4242", "tol": "1e-14", "max_iter": "5000",
+             "rows": compare.rows_query(rows)}
+    at = app_test(query).switch_page("pages/compare.py")
+    at.run()
+    assert not at.exception and _stopped(at)
+    tight_then_idle()
+    at.run()  # a rerun of this session (another widget) keeps what it has, and offers more
+    assert not at.exception and _stopped(at)
+    later = app_test(query).switch_page("pages/compare.py")
+    later.run()  # a later visit with the same settings: computed in full, not replayed
+    assert not later.exception and not _stopped(later)
+    statuses = list(later.dataframe[-1].value["status"])
+    assert len(statuses) == 2 and "stopped" not in statuses
+    import streamlit as st
+
+    st.cache_data.clear()
+    at.button(key="compare_again").click().run()  # this session asks for it again
+    assert not at.exception and not _stopped(at)
+    assert "compare_again" not in [b.key for b in at.button]
+
+
+def test_a_sweep_cut_short_is_computed_again_with_the_same_settings(tight_then_idle):
+    at = app_test({"n": "3", "p": "2", "seed": "4243", "tol": "1e-14", "max_iter": "1500"})
+    at.session_state["sw_size"] = 5
+    at.switch_page("pages/sweep.py").run()
+    assert not at.exception
+    assert any("stopped at its time limit" in w.value for w in at.warning)
+    tight_then_idle()
+    at.run()
+    assert not at.exception
+    assert not any("stopped at its time limit" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == 3

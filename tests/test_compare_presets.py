@@ -14,7 +14,7 @@ from explorer.state import AppConfig
 from explorer.views import B_VIEWS, VIEWS
 from landing_core import figures
 from landing_core.problems import initial_point, make_problem
-from landing_core.solvers import Config, solve
+from landing_core.solvers import Config, riemannian_gd, solve
 from landing_core.steps import BarzilaiBorwein, Safe
 from tests.app_helpers import open_app
 
@@ -32,7 +32,7 @@ def test_rows_match_independent_solver_runs():
     config = AppConfig(problem="brockett", n=6, p=2, seed=1, distance=0.3, max_iter=300)
     rows = [compare.row("a", beta=0.2, step="safe", eta=0.05),
             compare.row("b", tangent="relative", step="bb"),
-            compare.row("c", method="rgd-polar", step="bb"),
+            compare.row("c", method="rgd-polar", beta=0.3, step="bb"),
             compare.row("d", method="momentum", beta=2.0, step="safe", eta=0.05)]
     runs, f_star = compare.run_rows(config, rows, None)
     problem = make_problem("brockett", 6, 2, 1)
@@ -40,7 +40,8 @@ def test_rows_match_independent_solver_runs():
     assert f_star == problem.f_star
     for run, cfg in zip(runs, [Config(beta=0.2, step=Safe(0.05)),
                                Config(tangent="relative", step=BarzilaiBorwein()),
-                               Config(method="rgd-polar", step=BarzilaiBorwein()),
+                               Config(method="rgd-polar", step=BarzilaiBorwein(),
+                                      options={"metric_beta": 0.3}),
                                Config(method="momentum", beta=2.0, step=Safe(0.05))],
                         strict=True):
         ref = solve(problem, X0, cfg, tol=config.tol, max_iter=300)
@@ -208,7 +209,7 @@ def test_a_label_follows_its_rows_settings():
     new = [dict(r) for r in old]
     new[1]["method"] = "rgd-qr"  # one cell edited: its label no longer says what runs
     out = compare.relabel(old, new)
-    assert out[1]["label"] == f"RGD (QR), safe (η ≤ {old[1]['eta']:g})"
+    assert out[1]["label"] == f"RGD (QR, β = 0.5), safe (η ≤ {old[1]['eta']:g})"
     assert [r["label"] for i, r in enumerate(out) if i != 1] == ["β = 0.1", "β = 1", "β = 5"]
     edited = [dict(r) for r in out]
     edited[0]["beta"] = 2.0
@@ -255,7 +256,8 @@ def test_the_fairness_note_only_where_a_constant_step_compares_different_fields(
     assert not compare.constant_step_is_unfair(frob)  # β does not enter the Frobenius term
     rgd = [compare.row("a", method="rgd-qr", beta=0.1, step="constant"),
            compare.row("b", method="rgd-qr", beta=9.0, step="constant")]
-    assert not compare.constant_step_is_unfair(rgd)  # nor a retraction's step
+    assert compare.constant_step_is_unfair(rgd)  # β scales RGD's rotation block too
+    assert not compare.constant_step_is_unfair([{**r, "beta": 0.1} for r in rgd])
     mixed = [compare.row("a", step="constant"), compare.row("b", method="penalty")]
     assert compare.constant_step_is_unfair(mixed)
 
@@ -354,3 +356,51 @@ def test_each_row_gap_is_taken_in_its_final_component():
     fig = figures.comparison_figure(runs, f_star=f_star)
     gap = fig.data[0].y  # the first row's |f − f*| panel
     assert np.nanmin(gap[-5:]) <= 1e-8
+
+
+def test_rgd_rows_take_their_beta_as_the_metric_and_the_table_says_what_a_row_ignores():
+    """An RGD row runs Riemannian GD in the β-metric of its β (not the embedded metric
+    whatever β); the table says which of β, ω and the tangent term a row does not use."""
+    config = AppConfig(problem="brockett", n=5, p=3, seed=2, max_iter=60)
+    rows = [compare.row("small", method="rgd-qr", beta=0.2, step="constant", eta=0.05),
+            compare.row("large", method="rgd-qr", beta=5.0, step="constant", eta=0.05)]
+    runs, _ = compare.run_rows(config, rows, None)
+    problem = make_problem("brockett", 5, 3, 2)
+    X0 = initial_point(5, 3, config.distance, 2)
+    for run, beta in zip(runs, (0.2, 5.0), strict=True):
+        ref = riemannian_gd(problem, X0, metric_beta=beta, retraction="qr", step=0.05,
+                            tol=config.tol, max_iter=60)
+        np.testing.assert_array_equal(run["cost"], ref.cost)
+    assert abs(runs[0]["cost"][-1] - runs[1]["cost"][-1]) > 1e-3  # β changed the run
+    assert compare.row_reads("rgd-qr", "relative") == {"beta"}
+    assert compare.row_reads("penalty", "beta") == {"omega"}
+    assert compare.row_reads("landing", "euclidean") == {"tangent", "omega"}
+    assert compare.row_reads("momentum", "beta") == {"tangent", "beta", "omega"}
+    assert compare.unused_note(rows[0]) == (
+        "'small' does not use the tangent term or ω: Riemannian GD stays on St(n, p) (no "
+        "normal term) and takes the Riemannian gradient in the β-metric of the row's β (β = 1: "
+        "the embedded metric).")
+    assert "does not use the tangent term or β" in compare.unused_note(
+        compare.row("p", method="penalty"))
+    assert compare.unused_note(compare.row("f", tangent="euclidean")).endswith(
+        "does not use β: β enters only the β-metric tangent term.")
+    assert compare.unused_note(compare.row("l")) == ""
+    assert compare.differ_only_in_beta(rows)  # for p = 1 they coincide too
+    at = open_app({"n": "5", "p": "3", "rows": compare.rows_query(rows)}, page="pages/compare.py")
+    notes = [c.value for c in at.caption if "does not use" in c.value]
+    assert len(notes) == 1 and "large" in notes[0] and "ω" in notes[0]
+
+
+def test_a_row_whose_method_has_no_b_variant_is_skipped_on_xtbx_with_its_reason():
+    rows = [compare.row("landing"), compare.row("rgd", method="rgd-qr"),
+            compare.row("rgd on St", method="rgd-qr", constraint="identity")]
+    at = open_app({"constraint": "preset", "n": "3", "p": "2",
+                   "rows": compare.rows_query(rows)}, page="pages/compare.py")
+    assert not at.exception
+    skipped = [w.value.replace("\\", "") for w in at.warning if "skipped" in w.value]
+    assert len(skipped) == 1 and "'rgd'" in skipped[0] and "XᵀX = I only" in skipped[0]
+    assert list(at.dataframe[-1].value["configuration"]) == ["landing", "rgd on St"]
+    assert compare.constraint_misfit(rows[1], sidebar_B=False) is None
+    assert compare.constraint_misfit({**rows[0], "constraint": "B"}, sidebar_B=False) is None
+    assert "runs on XᵀX = I only" in compare.constraint_misfit(
+        compare.row("p", method="penalty", constraint="B"), sidebar_B=False)

@@ -1,5 +1,7 @@
 """Figure builders on their data: what is drawn is what was computed."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -253,3 +255,29 @@ def test_the_compare_caption_names_the_manifolds_drawn():
     assert "ellipse xᵀBx = 1" in compare.manifolds_drawn([True], 2)
     both = compare.manifolds_drawn([False, True], 3)
     assert "unit sphere" in both and "ellipsoid xᵀBx = 1" in both
+
+
+def test_figures_take_the_players_text_sizes_normal_and_lecture():
+    """The pages' plotly figures read as the explorer's player does: its tick labels (13 px,
+    17 in lecture mode) and its other text (15 px, 19), taken from player.js itself."""
+    from pathlib import Path
+
+    js = (Path(__file__).resolve().parents[1] / "explorer/player/player.js").read_text()
+    tick = re.search(r"font: lecture \? (\d+) : (\d+),", js)
+    text = re.search(r'"--lp-font", run\.lecture \? "(\d+)px" : "(\d+)px"', js)
+    assert {False: (int(tick[2]), int(text[2])),
+                                  True: (int(tick[1]), int(text[1]))} == figures.TEXT_SIZES
+    runs = [dict(label="a", cost=[1.0, 0.5], infeasibility=[0.1, 0.01], grad_norm=[1.0, 0.1],
+                 time=[0.0, 0.1])]
+    for lecture, (small, large) in figures.TEXT_SIZES.items():
+        fig = figures.text_size(figures.comparison_figure(runs, f_star=0.0), lecture)
+        assert fig.layout.font.size == small and fig.layout.legend.font.size == large
+        assert [a.font.size for a in fig.layout.annotations] == [large] * 3  # panel titles
+        assert fig.layout.xaxis.tickfont.size is None  # the layout's font: no override
+        assert fig.layout.xaxis3.title.font.size == small  # not plotly's 1.2 times
+    default = figures.comparison_figure(runs, f_star=0.0)
+    assert default.layout.font.size == 13 and default.layout.annotations[0].font.size == 15
+    cube = figures.text_size(figures.trajectories_figure(
+        [dict(label="a", X=np.tile(np.eye(3)[:, :2], (3, 1, 1)))], lambda X: X.sum(axis=(-2, -1)),
+        3, 2), lecture=True)
+    assert cube.layout.scene.xaxis.title.font.size == 17 and cube.layout.font.size == 17

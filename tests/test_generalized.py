@@ -271,3 +271,51 @@ def test_landing_direction_B_is_its_parts(case, omega, name):
     Xs = X / np.linalg.norm(X, 2)
     assert gz.stationarity_B(Xs, Xs, G) == pytest.approx(
         np.linalg.norm(geo.grad_beta(Xs, G, 1.0)), rel=1e-9)
+
+
+# ----------------------------------------------------------------------------- lean assembly
+
+
+@pytest.mark.parametrize("layout", ["c", "fortran", "stack", "float32", "strided"])
+def test_add_product_adds_the_product_in_place(layout):
+    """C += A @ B for every layout, in C's own memory; the BLAS path (2-D float64, C in C
+    order) and numpy's agree with the product and sum formed apart."""
+    rng = np.random.default_rng(3)
+    shape = (3, 40, 5) if layout == "stack" else (40, 5)
+    A = rng.standard_normal(shape)
+    B = rng.standard_normal(shape[:-2] + (5, 5))
+    C = rng.standard_normal(shape)
+    if layout == "fortran":
+        C = np.asfortranarray(C)
+    if layout == "float32":
+        A, B, C = (M.astype(np.float32) for M in (A, B, C))
+    if layout == "strided":
+        C = rng.standard_normal((40, 10))[:, ::2]
+    want = C + A @ B
+    address = C.__array_interface__["data"][0]
+    out = gz.add_product(C, A, B)
+    assert out is C and C.__array_interface__["data"][0] == address
+    tol = 1e-5 if layout == "float32" else 1e-14
+    assert rel(C, want) <= tol
+
+
+@SETTINGS
+@given(cases(), st.floats(0.1, 10.0))
+def test_landing_direction_B_assembles_V_as_one_sum(case, omega):
+    """The beta field forms T_1 = G M + B X K_1 M, takes its norm, then adds B X (K_beta M +
+    omega H - K_1 M) in the same array: V must equal G M + B X (K_beta M + omega H) summed
+    at once to rounding of the terms (not only of V, which may be small), and T_1's norm the
+    norm of grad_1 formed apart."""
+    B, X, G, beta, _ = case
+    BX = B @ X
+    M, C, A = BX.T @ X, BX.T @ BX, BX.T @ G
+    S1, CA = gz._beta_blocks(M, C, A)
+    Q = gz._K(S1, CA, beta) @ M + omega * (M - np.eye(len(M)))
+    K1M = -S1 @ M
+    GM = G @ M
+    want = GM + BX @ Q
+    out = gz.landing_direction_B(X, BX, G, beta, omega)
+    scale = np.linalg.norm(GM) + np.linalg.norm(BX) * (np.linalg.norm(Q) + np.linalg.norm(K1M))
+    assert np.linalg.norm(out.V - want) <= 1e-14 * scale
+    T1 = GM + BX @ K1M
+    assert abs(out.stationarity - np.linalg.norm(T1)) <= 1e-14 * scale

@@ -10,6 +10,7 @@ import scipy.linalg
 import scipy.sparse
 
 from landing_core import Config, landing, methods, riemannian_gd, solve
+from landing_core import generalized as gz
 from landing_core.methods.generalized import GeneralizedLanding
 from landing_core.problems import (
     Problem,
@@ -247,3 +248,27 @@ def test_a_problem_with_a_bad_B_is_refused_before_any_iteration():
                      (np.triu(np.ones((5, 5))), "symmetric")):
         with pytest.raises(ValueError, match=match):
             landing(Problem(n=5, p=2, cost=P.cost, egrad=P.egrad, B=B), X0)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_move_with_a_lowered_normal_weight_is_the_field_with_that_weight(sparse):
+    """X - eta (T + omega_k B X h_B(X)) with T formed apart, and neither X nor V changed."""
+    P = generalized_eigen(12, 3, seed=5, condition=1e3)
+    B = scipy.sparse.csr_array(P.B) if sparse else P.B
+    method = GeneralizedLanding(B, beta=0.5, omega=2.0)
+    X = initial_point(12, 3, 0.3, 2, B=P.B)
+    X_copy = X.copy()
+    fld, _ = method.field(X, P.egrad(X), {})
+    V_copy = fld.V.copy()
+    BX = P.B @ X
+    T = gz.tangent_term_B("beta", X, BX, P.egrad(X), 0.5)
+    H = X.T @ BX - np.eye(3)
+    for eta, omega_k in [(0.7, 0.3), (5.0, 0.1), (0.2, None)]:
+        Y = method.move(X, fld, eta, omega_k)
+        w = 2.0 if omega_k is None else omega_k
+        want = X - eta * (T + w * (BX @ H))
+        assert np.linalg.norm(Y - want) <= 1e-13 * eta * (np.linalg.norm(T) + np.linalg.norm(BX))
+    np.testing.assert_array_equal(X, X_copy)
+    np.testing.assert_array_equal(fld.V, V_copy)
+    C = BX.T @ BX
+    assert method.C_top(X) == pytest.approx(np.linalg.eigvalsh(C)[-1], rel=1e-13)

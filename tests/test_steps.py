@@ -534,3 +534,34 @@ def test_the_history_records_the_normal_step_actually_taken():
     assert np.all(res.normal_step[1:][~long] == pytest.approx(2.0 * res.step[1:][~long]))
     const = landing(problem, X0, omega=2.0, step=0.01, max_iter=5, tol=1e-30)
     np.testing.assert_allclose(const.normal_step[1:], 0.02, rtol=1e-15)
+
+
+def test_bb_steps_on_one_state_are_the_textbook_ratios_and_touch_no_iterate():
+    """Calls in a row on one state (its work arrays reused): each step is <s,s>/<s,y> (odd k)
+    or <s,y>/<y,y> (even k) from s, y formed apart, clipped by the safe step; the iterates
+    and directions the rule saw are left as they were."""
+    rule, state = BarzilaiBorwein(), {}
+    problem = make_problem("brockett", 8, 3, seed=0)
+    rng = np.random.default_rng(4)
+    R = rng.standard_normal((8, 8))
+    L, W = R @ R.T + np.eye(8), rng.standard_normal((8, 3))  # V = L X + W: <s, y> > 0
+    X = initial_point(8, 3, 0.1, seed=0)
+    seen = []
+    for k in range(6):
+        V = L @ X + W
+        d = _feas(X)
+        ctx = steps.StepContext(X, V, V, d, 1.0, problem.cost, lambda e, X=X, V=V: X - e * V, k)
+        eta = rule(ctx, state)
+        if seen:
+            X0, V0, _, _ = seen[-1]
+            s, y = X - X0, V - V0
+            sy = float(np.vdot(s, y))
+            assert sy > 0
+            bb = np.vdot(s, s) / sy if k % 2 else sy / np.vdot(y, y)
+            safe = steps.safe_step(X, V, d, 1.0, rule.eta_max, rule.eps)
+            assert eta == pytest.approx(min(bb, safe), rel=1e-13)
+        seen.append((X, V, X.copy(), V.copy()))
+        X = X - min(eta, 0.05) * V
+    for X_k, V_k, X_was, V_was in seen:
+        np.testing.assert_array_equal(X_k, X_was)
+        np.testing.assert_array_equal(V_k, V_was)

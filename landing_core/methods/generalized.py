@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..generalized import (
+    add_product,
     apply,
     check_spd,
     h_B,
@@ -88,6 +89,14 @@ class GeneralizedLanding(Method):
             self._memo["C"] = BX.mT @ BX
         return self._memo["C"]
 
+    def C_top(self, X: Array) -> Any:
+        """lambda_max(C) (p x p), once per iterate: the step rules ask for it several times."""
+        self.BX(X)
+        if "C_top" not in self._memo:
+            top = np.linalg.eigvalsh(self.C(X))[..., -1]
+            self._memo["C_top"] = float(top) if np.ndim(top) == 0 else top
+        return self._memo["C_top"]
+
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         norm, V, H, stat, C = landing_direction_B(X, self.BX(X), G, self.beta, self.omega,
                                                   self.tangent)
@@ -120,8 +129,8 @@ class GeneralizedLanding(Method):
         """X - eta V; with a lowered weight omega_k the normal term moves by
         eta omega_k B X h_B(X)."""
         Y = -per_run(eta) * field.V + X
-        if omega is not None:
-            Y += per_run(eta * (self.omega - omega)) * self.normal_term(X, field.H)
+        if omega is not None:  # + B X (eta (omega - omega_k) H), added in place
+            add_product(Y, self.BX(X), per_run(eta * (self.omega - omega)) * field.H)
         return Y
 
     # the parts of the field (LandingTerms)
@@ -150,8 +159,7 @@ class BRegion:
         self.method = method
 
     def scale(self, X: Array, H: Array) -> Any:
-        top = np.linalg.eigvalsh(self.method.C(X))[..., -1]
-        return float(top) if np.ndim(top) == 0 else top
+        return self.method.C_top(X)
 
     def bound(self, X: Array, H: Array, d: Any, g2: Any, w: Any, eps: float) -> Any:
         cap = 0.5 / (np.asarray(w, dtype=float) * self.scale(X, H))

@@ -43,6 +43,13 @@ class MethodEntry:
     needs: type | None = None  # the class of problem the method runs on (None: any)
 
     @property
+    def common(self) -> tuple[str, ...]:
+        """The common parameters (``COMMON``) the factory takes: what a run's beta, omega,
+        tangent or problem changes in this method."""
+        params = inspect.signature(self.factory).parameters
+        return tuple(name for name in COMMON if name in params)
+
+    @property
     def options(self) -> tuple[str, ...]:
         """The factory's own keyword options (beyond the common parameters)."""
         params = inspect.signature(self.factory).parameters
