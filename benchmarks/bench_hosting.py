@@ -2,7 +2,7 @@
 (deploy/run-app.sh: one BLAS thread), driven by headless Chromium sessions.
 
 Run: uv run --group test python benchmarks/bench_hosting.py [part ...] [--rounds R]
-     [--soak-runs N] [--soak-minutes M]
+     [--soak-runs N] [--soak-minutes M] [--soak-pace S]
 Parts (default: all but blas): contention, close, soak, blas.
 
 - contention: a victim's default run (a fresh session: navigation until the player holds the
@@ -16,7 +16,10 @@ Parts (default: all but blas): contention, close, soak, blas.
 - soak: N default runs in a row, each in a new session, then four sessions changing their
   seed for M minutes; the server's VmRSS sampled along. Goal: flat, i.e. over the second half
   (after the warm-up) the least-squares trend rises less than twice the samples' scatter
-  about it (``flatness``).
+  about it (``flatness``). ``--soak-pace S`` (seconds, 0: as fast as the server answers)
+  starts a round of the four sessions' runs every S seconds and a run of the first part
+  every S/4: Streamlit keeps a closed session for two minutes, so the memory held follows
+  the run rate, and a fixed pace keeps that rate independent of the machine's load.
 - blas: St(200, 50) iterations per second with OpenBLAS's default threads and with one, one
   process and two at once (the shared server's case).
 
@@ -214,13 +217,18 @@ def flatness(samples: list[tuple[float, float]], unit: str) -> str:
             f"{change:+.1f} MB, noise {noise:.1f} MB -> {verdict}")
 
 
-def soak(browser, runs: int, minutes: float) -> None:
+def wait_until(moment: float) -> None:
+    time.sleep(max(0.0, moment - time.monotonic()))
+
+
+def soak(browser, runs: int, minutes: float, pace: float = 0.0) -> None:
     proc, url = serve()
     try:
         default_run(browser, url, 1)
         samples = [(0, rss_bytes(proc.pid) / 2**20)]
         t0 = time.monotonic()
         for i in range(1, runs + 1):
+            wait_until(t0 + (i - 1) * pace / 4)
             default_run(browser, url, 100 + i)
             if i % max(1, runs // 20) == 0:
                 samples.append((i, rss_bytes(proc.pid) / 2**20))
@@ -233,8 +241,11 @@ def soak(browser, runs: int, minutes: float) -> None:
             pages.append((context, context.new_page()))
         start = time.monotonic()
         end, done, seed = start + 60 * minutes, 0, 5000
-        trail, next_sample = [], start
+        trail, rates, next_sample = [], [], start
+        rounds = 0
         while time.monotonic() < end:
+            wait_until(start + rounds * pace)
+            rounds += 1
             for _, page in pages:
                 seed += 1
                 page.goto(f"{url}/?seed={seed}&n={3 + seed % 20}&p=2")
@@ -244,11 +255,17 @@ def soak(browser, runs: int, minutes: float) -> None:
                 done += 1
             if time.monotonic() >= next_sample:  # about once a minute (20 samples at least)
                 trail.append(((time.monotonic() - start) / 60, rss_bytes(proc.pid) / 2**20))
+                rates.append(done - sum(rates))
                 next_sample += min(60.0, 3 * minutes)
         for context, _ in pages:
             context.close()
-        print(f"soak: four sessions for {minutes:g} min, {done} runs; VmRSS (MB) at minute "
-              + ", ".join(f"{m:.0f}: {v:.0f}" for m, v in trail)
+        # the runs since the last sample: Streamlit keeps a closed tab's session for
+        # server.disconnectedSessionTTL (120 s), so the memory held follows the run rate
+        print(f"soak: four sessions for {minutes:g} min, a round every {pace:g} s, {done} "
+              "runs; VmRSS (MB, runs since "
+              "the last sample) at minute "
+              + ", ".join(f"{m:.0f}: {v:.0f} ({n})" for (m, v), n in zip(trail, rates,
+                                                                         strict=True))
               + f"; after closing {rss_bytes(proc.pid) / 2**20:.0f}; "
               + f"{flatness(trail, 'minutes')} ({load()})")
     finally:
@@ -293,7 +310,7 @@ def blas(rounds: int = 2) -> None:
 def main(argv: list[str]) -> None:
     from playwright.sync_api import sync_playwright
 
-    options = {"--rounds": 5, "--soak-runs": 200, "--soak-minutes": 30.0}
+    options = {"--rounds": 5, "--soak-runs": 200, "--soak-minutes": 30.0, "--soak-pace": 0.0}
     parts = []
     args = iter(argv)
     for arg in args:
@@ -313,7 +330,8 @@ def main(argv: list[str]) -> None:
         if "close" in parts:
             close(browser)
         if "soak" in parts:
-            soak(browser, options["--soak-runs"], options["--soak-minutes"])
+            soak(browser, options["--soak-runs"], options["--soak-minutes"],
+                 options["--soak-pace"])
         browser.close()
 
 

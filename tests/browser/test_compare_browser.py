@@ -54,3 +54,33 @@ def test_a_preset_opens_its_comparison(server, page, shots):
     assert page.get_by_label("n", exact=True).input_value() == "20"
     page.screenshot(path=shots / "preset_safe_step.png")
     assert page.console_errors == []
+
+
+PROGRESS = '[data-testid="stProgress"]'
+
+
+def test_a_widget_that_does_not_change_the_comparison_does_not_restart_it(server, page, shots):
+    """While four long rows compute, the sidebar's η changes (the rows set their own): the
+    page reruns, and the progress goes on from the row it had reached instead of row 1."""
+    page.goto(f"{server}/?n=120&p=30&max_iter=5000&tol=1e-14")  # rows of 0.5 s or more
+    player(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare", exact=True).click()
+    seen = page.locator(PROGRESS).get_by_text("Running row 2 of 4")
+    seen.wait_for(timeout=300_000)
+    page.screenshot(path=shots / "compare_running.png")
+    eta = page.get_by_label("η (step; the cap for safe, first trial for Armijo)")
+    eta.fill("0.05")
+    eta.press("Enter")
+    texts = []
+    for _ in range(3000):  # until the summary shows: the progress texts seen meanwhile
+        texts += page.evaluate(f"""Array.from(document.querySelectorAll({PROGRESS!r}))
+                                       .map(e => e.textContent)""")
+        if page.get_by_text("Summary", exact=True).count():
+            break
+        page.wait_for_timeout(100)
+    assert page.get_by_text("Summary", exact=True).count()
+    rows = [int(t.split("Running row ")[1][0]) for t in texts if "Running row" in t]
+    assert rows and min(rows) >= 2 and rows == sorted(rows), texts  # never back to row 1
+    assert not any("Running the configurations" in t for t in texts), texts
+    wait_idle(page)
+    assert page.console_errors == []
