@@ -10,8 +10,10 @@ over the data, then the field). Both touch every sample once. Also reported: SGD
 at the epoch's end). Variants are interleaved and timed ROUNDS times; the ratio is taken
 within each round, and its median over rounds reported, in wall-clock time and in the CPU
 time of the calling thread (``time.thread_time``: the whole cost with
-``OPENBLAS_NUM_THREADS=1``, and less disturbed by other processes on a shared machine; with
-more BLAS threads it misses the helpers' work and only the wall-clock column counts).
+``OPENBLAS_NUM_THREADS=1``, and less disturbed by other processes on a shared machine, though
+the full gradient, which streams the data from memory, still slows under their memory
+traffic; with more BLAS threads it misses the helpers' work and only the wall-clock column
+counts).
 Goal: one epoch <= 2x one full iteration.
 
 The arithmetic bounds the ratio from below: an update costs 2 b n p multiply-adds for the
@@ -208,8 +210,9 @@ def main() -> None:
     print(f"load average (1 min) before and after: {loads[0]:.2f}, {loads[1]:.2f}")
     if max(loads) >= 1.5:  # two cores: other processes then share them with this one
         print("the machine was busy: the wall-clock ratios are disturbed (an oversubscribed "
-              "threaded BLAS slows the full gradient most); at one BLAS thread read the CPU "
-              "column")
+              "threaded BLAS slows the full gradient most); at one BLAS thread the CPU column "
+              "is less so, but still flatters the epochs (the full gradient's memory traffic "
+              "competes with the other processes')")
 
 
 if __name__ == "__main__":
