@@ -11,8 +11,8 @@ from streamlit import config
 
 config.set_option("client.showErrorDetails", "full")
 
-# Hypothesis's default 200 ms deadline per example measures the machine, not the code: on the
-# shared 2-core runners an example of a correct test took 393 ms at load 20. Correctness is
-# what the property tests check; speed lives in benchmarks/.
+# Hypothesis's default 200 ms deadline per example measures the machine, not the code (a
+# loaded runner misses it with correct code). Correctness is what the property tests check;
+# speed lives in benchmarks/.
 settings.register_profile("shared-machine", deadline=None)
 settings.load_profile("shared-machine")
