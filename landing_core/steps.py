@@ -44,6 +44,16 @@ def _stiefel_normal(X: Array, H: Array) -> Array:
     return X @ H
 
 
+def _stiefel_normal_cross(X: Array, G: Array, H: Array, Lam: Array) -> float:
+    """a = <G, N> - 1/2 <Lambda, Dh(X)[N]> for N = X H on St(n, p), in closed form: with
+    M = X^T X = I + H, <G, X H> = <Lambda, H> and 1/2 Dh(X)[N] = sym(M H) = H + H^2, so
+    a = -<Lambda, H^2>. The two inner products it is the difference of are O(||Lambda|| ||H||)
+    and cancel to O(||Lambda|| ||H||^2); formed apart, their rounding error (and that of
+    M - I) divided by b = 2 ||X H||^2 grows like eps / ||H|| and broke Armijo's weight bound
+    once ||H|| was at rounding level."""
+    return -float(np.vdot(Lam, H @ H))
+
+
 class SafeRegion(Protocol):
     """What the safe step, Barzilai-Borwein's long step and Armijo's cautious step need of the
     constraint, for a landing field V = T + w N(X) with Dh(X)[T] = 0 and H = h(X), d = ||H||:
@@ -96,9 +106,11 @@ class StepContext:
     The constraint h(X) = 0 the iterates approach, for rules that evaluate it (Armijo's merit),
     as four functions: ``constraint`` Y -> h(Y); ``constraint_derivative`` (X, Z) -> Dh(X)[Z];
     ``multiplier`` (X, G) -> the Lagrange multiplier estimate Lambda(X); ``normal_term``
-    (X, H) -> the unweighted normal term N(X) for H = h(X); and ``region``, the safe region's
-    bound (:class:`SafeRegion`). The defaults are St(n, p)'s (``geometry.h``, ``geometry.dh``,
-    ``geometry.multiplier``, X H and :data:`STIEFEL`); a method on another constraint passes
+    (X, H) -> the unweighted normal term N(X) for H = h(X); ``normal_cross`` (X, G, H, Lambda)
+    -> <G, N> - 1/2 <Lambda, Dh(X)[N]>, the part of the merit's slope along N(X) that does not
+    scale with Armijo's weight; and ``region``, the safe region's bound (:class:`SafeRegion`).
+    The defaults are St(n, p)'s (``geometry.h``, ``geometry.dh``, ``geometry.multiplier``,
+    X H, -<Lambda, H^2> and :data:`STIEFEL`); a method on another constraint passes
     its own (``Method.step_terms``).
     """
 
@@ -117,6 +129,7 @@ class StepContext:
     constraint_derivative: Callable[[Array, Array], Array] = dh
     multiplier: Callable[[Array, Array], Array] = multiplier
     normal_term: Callable[[Array, Array], Array] = _stiefel_normal
+    normal_cross: Callable[[Array, Array, Array, Array], float] = _stiefel_normal_cross
     region: SafeRegion = field(default_factory=StiefelRegion)
 
 
@@ -314,11 +327,19 @@ class Armijo:
     V = T + omega N(X), the tangent term leaves h unchanged to first order (Dh[T] = 0), so its
     slope is <G, T> >= 0 (T is a gradient of f in some metric); along the normal term the
     multiplier cancels the cross term <G, X h> = <Lambda, h>, which leaves a + mu b with
-    a = -<Lambda, h^2> and b = 2 <h, M h> >= 2 lambda_min(M) ||h||^2 on St(n, p). The rule takes
+    a = -<Lambda, h^2> and b = 2 ||X h||_F^2 >= 2 lambda_min(M) ||h||^2 on St(n, p). The rule takes
 
         mu_k = max(mu_{k-1}, mu0 - a/b) <= mu0 + max_j ||Lambda_j||_2 / (2 lambda_min(M_j)),
 
     bounded on any trajectory that stays full rank, so that Dphi_k[V] >= <G, T> + mu0 omega b.
+    The bound holds in floating point as well, because a is formed as -<Lambda, H H>
+    (``ctx.normal_cross``) and b as 2 ||X H||^2 from the computed H, whatever its rounding:
+    |<Lambda, H H>| <= ||Lambda||_2 ||H||_F^2 and ||X H||_F >= sigma_min(X) ||H||_F for any
+    p x p H, and the two products and two sums add a relative error of at most about
+    8 p (n + p^2) kappa_F(X) eps (kappa_F = ||X||_F / sigma_min(X); Higham, Accuracy and
+    Stability, 3.1 and 3.5). Formed as <G, N> - 1/2 <Lambda, Dh[N]>, the difference of two
+    O(||Lambda|| ||h||) terms, a carried an error of order eps ||Lambda|| ||h||, so a/b one of
+    order eps / ||h||: once ||h|| was at rounding level, mu reached 2.5 times the bound.
     (The plain penalty f + mu N needs mu >= |<Lambda, h>| / ||h||^2, which grows without bound
     as h -> 0.)
 
@@ -371,9 +392,8 @@ class Armijo:
         if ctx.landing:
             Lam = ctx.multiplier(X, G)
             N = ctx.normal_term(X, H)
-            DN = ctx.constraint_derivative(X, N)
-            a = float(np.vdot(G, N)) - 0.5 * float(np.vdot(Lam, DN))
-            b = float(np.vdot(H, DN))
+            a = ctx.normal_cross(X, G, H, Lam)
+            b = 2.0 * float(np.vdot(N, N))  # <h, Dh[N]> = 2 ||N||^2 (St(n, p) and B's layers)
             mu = max(state.get("mu", self.mu0), self.mu0 - a / b if b > 0 else self.mu0)
         else:
             Lam, mu = np.zeros_like(H), 0.5 * omega

@@ -111,8 +111,16 @@ class GeneralizedLanding(Method):
             "constraint_derivative": self._dh,
             "multiplier": lambda X, G: 0.5 * (X.mT @ G + G.mT @ X),
             "normal_term": self.normal_term,
+            "normal_cross": self._normal_cross,
             "region": BRegion(self),
         }
+
+    def _normal_cross(self, X: Array, G: Array, H: Array, Lam: Array) -> float:
+        """<G, N> - 1/2 <Lambda, Dh_B(X)[N]> for N = B X H (``steps.StepContext``), formed as
+        written: St(n, p)'s closed form -<Lambda, H^2> uses M = I + H, which has no analogue
+        with C = (B X)^T B X here."""
+        N = self.normal_term(X, H)
+        return float(np.vdot(G, N)) - 0.5 * float(np.vdot(Lam, self._dh(X, N)))
 
     def _dh(self, X: Array, Z: Array) -> Array:
         A = self.BX(X).mT @ Z
