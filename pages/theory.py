@@ -1,7 +1,7 @@
 """Theory: the paper's objects, each beside its numerical check at a random X, live.
 
 Goyens, Absil & Feppon, *Geometric design of the tangent term in landing algorithms for
-orthogonality constraints*. The computations are in landing_core.theory (pure numerics).
+orthogonality constraints*. The computations are in explorer.teaching.theory (pure numerics).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import streamlit as st
 
 from explorer import controls, demos
 from explorer.state import PROBLEM_LABELS, AppConfig
-from landing_core import figures, theory, theory_generalized
+from explorer.teaching import theory, theory_generalized
+from landing_core import figures
 from landing_core.geometry import grad_beta as geo_grad
 from landing_core.geometry import h
 from landing_core.problems import Problem, nearest_stiefel
