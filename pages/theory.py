@@ -9,10 +9,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import controls, demos
+from explorer import controls, demos, figures
 from explorer.state import PROBLEM_LABELS, AppConfig
 from explorer.teaching import theory, theory_generalized
-from landing_core import figures
 from landing_core.geometry import grad_beta as geo_grad
 from landing_core.geometry import h
 from landing_core.problems import Problem, nearest_stiefel

@@ -5,9 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from explorer import runner
+from explorer import figures, runner
 from explorer.state import AppConfig
-from landing_core import figures
 from tests.app_helpers import run_config
 
 

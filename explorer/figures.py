@@ -1,4 +1,5 @@
-"""Plotly figure builders: arrays in, ``go.Figure`` out. No streamlit, no session state.
+"""Plotly figure builders of the Compare, Stochastic, Sweep and Theory pages: arrays in,
+``go.Figure`` out. No streamlit, no session state (the explorer's views are the canvas player's).
 
 Sized for a projector: large fonts, the Okabe-Ito colour-blind-safe palette, labelled axes.
 """
