@@ -4,5 +4,6 @@ in-browser player. The only streamlit code besides ``app.py`` and ``pages/``; th
 
 ``controls``, ``live`` (the player's component and its streaming), ``navigation`` and ``sweeps``
 import streamlit; the other modules are pure (testable without a running app). ``player/``
-holds the player's JavaScript.
+holds the player's JavaScript, ``figures`` the pages' plotly figures, and ``teaching/`` what the
+Theory page computes (the paper's propositions checked, its demonstrations).
 """

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from landing_core import demo_figures, demos, figures
 from landing_core.problems import initial_point, make_problem
 
-from . import controls
+from . import controls, figures
 from .state import CACHE_LIMITS, AppConfig
+from .teaching import demo_figures, demos
 
 DEMOS = {
     "flow": "The normal flow: one path whatever f",

@@ -14,10 +14,10 @@ import numpy as np
 import plotly.colors
 
 from landing_core import methods
-from landing_core.figures import PALETTE
 from landing_core.normal_flow import flow_time, gram_flow, singular_value_flow
 from landing_core.problems import Problem
 
+from .figures import PALETTE
 from .runner import Trace
 from .state import SPEEDS, AppConfig
 from .views import B_VIEWS, VIEWS, available

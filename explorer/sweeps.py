@@ -15,11 +15,10 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from landing_core import figures
 from landing_core import sweep as batch
 from landing_core.solvers import STOPPED, StopCheck
 
-from . import budget, runner, work
+from . import budget, figures, runner, work
 from .constraint import infeasibility_name
 from .state import BOUNDS, CACHE_LIMITS, AppConfig
 

@@ -1,7 +1,9 @@
 """Landing Explorer's numerical core: the paper's objects, problems, step rules and solvers.
 
 Goyens, Absil & Feppon, *Geometric design of the tangent term in landing algorithms for
-orthogonality constraints*. Numerics only: nothing here imports streamlit.
+orthogonality constraints*. Numerics only, on numpy and scipy: nothing here imports streamlit,
+plotly or pandas (the app's figures and the Theory page's checks and demonstrations are in
+``explorer``).
 """
 
 from . import geometry, methods, problems, solvers, steps

@@ -3,10 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import budget, compare, compare_job, controls, text, work
+from explorer import budget, compare, compare_job, controls, figures, text, work
 from explorer.gate import GATE, HEAVY_SECONDS
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
-from landing_core import figures
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")

@@ -10,10 +10,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import budget, controls, text, work
+from explorer import budget, controls, figures, text, work
 from explorer import stochastic as model
 from explorer.gate import HEAVY_SECONDS
-from landing_core import figures
 from landing_core.stochastic import default_step
 
 TICK = 0.4  # seconds between redraws while the runs compute

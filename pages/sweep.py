@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from explorer import budget, controls, work
+from explorer import budget, controls, figures, work
 from explorer.state import (
     PROBLEM_LABELS,
     STATUS_LABELS,
@@ -37,7 +37,6 @@ from explorer.sweeps import (
     make_spec,
     nearest_index,
 )
-from landing_core import figures
 
 _SPEC = SweepSpec(AppConfig())
 DEFAULTS = {"sw_plane": _SPEC.plane, "sw_step": _SPEC.step, "sw_size": _SPEC.size,

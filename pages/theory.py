@@ -1,7 +1,7 @@
 """Theory: the paper's objects, each beside its numerical check at a random X, live.
 
 Goyens, Absil & Feppon, *Geometric design of the tangent term in landing algorithms for
-orthogonality constraints*. The computations are in landing_core.theory (pure numerics).
+orthogonality constraints*. The computations are in explorer.teaching.theory (pure numerics).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import controls, demos
+from explorer import controls, demos, figures
 from explorer.state import PROBLEM_LABELS, AppConfig
-from landing_core import figures, theory, theory_generalized
+from explorer.teaching import theory, theory_generalized
 from landing_core.geometry import grad_beta as geo_grad
 from landing_core.geometry import h
 from landing_core.problems import Problem, nearest_stiefel

@@ -121,7 +121,7 @@ def test_the_sweep_page_runs_on_XtBX_when_the_sidebar_says_so():
 
 
 def test_the_comparison_figure_names_each_constraint():
-    from landing_core import figures
+    from explorer import figures
 
     run = dict(label="a", cost=np.ones(3), infeasibility=np.ones(3), grad_norm=np.ones(3),
                time=np.arange(3.0))

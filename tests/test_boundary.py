@@ -1,10 +1,12 @@
-"""The library boundary: landing_core is numerics (numpy, scipy; plotly for figures) and never
-imports streamlit or the app's glue, so notebooks and scripts can use it without the app."""
+"""The library boundary: landing_core is numerics (numpy and scipy, its only dependencies) and
+never imports streamlit, plotly, pandas or the app's glue, so notebooks and scripts can use it
+where the app's dependencies are not installed."""
 
 import ast
 import pathlib
 import subprocess
 import sys
+import textwrap
 
 CORE = pathlib.Path(__file__).resolve().parents[1] / "landing_core"
 
@@ -20,22 +22,59 @@ def _imported_modules(path: pathlib.Path) -> set[str]:
     return names
 
 
-def test_no_module_under_landing_core_imports_streamlit_or_the_app():
+APP_ONLY = {"streamlit", "plotly", "pandas"}  # pyproject.toml's app group, not the library's
+
+
+def test_no_module_under_landing_core_imports_the_apps_dependencies_or_the_app():
     files = sorted(CORE.rglob("*.py"))
     assert len(files) >= 8
-    offenders = {str(f.relative_to(CORE)): sorted(_imported_modules(f) & {"streamlit", "explorer"})
+    offenders = {str(f.relative_to(CORE)): sorted(_imported_modules(f) & (APP_ONLY | {"explorer"}))
                  for f in files}
     assert {f: m for f, m in offenders.items() if m} == {}
 
 
-def test_importing_every_core_module_loads_no_streamlit():
-    modules = [f"landing_core.{f.stem}" for f in sorted(CORE.glob("*.py")) if f.stem != "__init__"]
-    code = ("import importlib, sys\n"
-            f"for m in {modules!r}: importlib.import_module(m)\n"
-            "print(sorted(k for k in sys.modules if k.split('.')[0] in ('streamlit', 'explorer')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+def test_every_core_module_imports_with_streamlit_plotly_and_pandas_blocked():
+    """A fresh interpreter in which importing streamlit, plotly or pandas raises ImportError (as
+    where only numpy and scipy are installed) imports every module of landing_core, found by
+    walking the package, and loads nothing of the app."""
+    on_disk = sorted(".".join(("landing_core", *f.relative_to(CORE).with_suffix("").parts))
+                     .removesuffix(".__init__") for f in CORE.rglob("*.py"))
+    app = sorted(APP_ONLY | {"explorer"})
+    code = textwrap.dedent(f"""
+        import importlib, importlib.abc, pkgutil, sys
+
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in {sorted(APP_ONLY)!r}:
+                    raise ImportError(f"{{name}} is blocked")
+                return None
+
+        sys.meta_path.insert(0, Block())
+        for blocked in {sorted(APP_ONLY)!r}:
+            try:
+                importlib.import_module(blocked)
+            except ImportError:
+                pass
+            else:
+                raise SystemExit(f"{{blocked}} was not blocked")
+
+        def fail(name):
+            raise
+
+        import landing_core
+        names = ["landing_core"] + [m.name for m in pkgutil.walk_packages(
+            landing_core.__path__, "landing_core.", onerror=fail)]
+        for name in names:
+            importlib.import_module(name)
+        print(sorted(names))
+        print(sorted({{k.split(".")[0] for k in sys.modules}}.intersection({app!r})))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=CORE.parent)
-    assert out.stdout.strip() == "[]"
+    assert out.returncode == 0, out.stderr[-3000:]
+    walked, loaded = out.stdout.splitlines()
+    assert walked == repr(on_disk) and len(on_disk) >= 20  # every file, methods/ included
+    assert loaded == "[]"
 
 
 APP_FILES = [CORE.parent / "app.py", *sorted((CORE.parent / "pages").glob("*.py")),

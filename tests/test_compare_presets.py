@@ -8,11 +8,10 @@ import operator
 import numpy as np
 import pytest
 
-from explorer import compare
+from explorer import compare, figures
 from explorer.presets import PRESETS
 from explorer.state import AppConfig
 from explorer.views import B_VIEWS, VIEWS
-from landing_core import figures
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, riemannian_gd, solve
 from landing_core.steps import BarzilaiBorwein, Safe

@@ -1,4 +1,4 @@
-"""The Theory page's demonstrations (landing_core.demos, explorer.demos) and the presets that
+"""The Theory page's demonstrations (explorer.teaching.demos, explorer.demos) and the presets that
 show them: each claim against the numbers of independent runs or formulas."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from explorer import compare, playback, runner
 from explorer import demos as page_demos
 from explorer.presets import PRESETS
-from landing_core import demo_figures, demos
+from explorer.teaching import demo_figures, demos
 from landing_core.geometry import grad_beta
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import landing

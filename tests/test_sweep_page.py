@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import figures
 from explorer import sweeps as page
 from explorer.state import AppConfig
-from landing_core import figures, initial_point, landing
+from landing_core import initial_point, landing
 from landing_core import sweep as batch
 from landing_core.steps import Safe
 from tests.app_helpers import open_app, visit

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from landing_core import figures, geometry, theory
+from explorer import figures
+from explorer.teaching import theory
+from landing_core import geometry
 from landing_core.problems import make_problem, nearest_stiefel
 from tests.app_helpers import open_app, visit
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from explorer.teaching.theory_generalized import check_generalized, generalized_point
 from landing_core import generalized as gz
-from landing_core.theory_generalized import check_generalized, generalized_point
 
 
 @pytest.mark.parametrize(("condition", "seed", "beta"), [(1.0, 0, 0.5), (1e2, 1, 0.2),

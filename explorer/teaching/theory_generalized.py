@@ -4,7 +4,7 @@ The statements of ``landing_core.generalized`` at a random full-rank X (off the 
 X^T B X = I) and a random symmetric positive definite B of a given condition number, each
 against an independent computation: explicit n x n operators (fine here: the Theory page's n
 is small), scipy.linalg.sqrtm for the change of variables Y = B^{1/2} X, central finite
-differences. Returns :class:`~landing_core.theory.Check` objects, as the paper's checks do.
+differences. Returns :class:`~explorer.teaching.theory.Check` objects, as the paper's checks do.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 
-from . import generalized as gz
-from . import geometry as geo
-from .problems import fd_directional, generalized_eigen, initial_point
+from landing_core import generalized as gz
+from landing_core import geometry as geo
+from landing_core.problems import fd_directional, generalized_eigen, initial_point
+
 from .theory import EXACT_TOL, FD_TOL, Check
 
 Array = np.ndarray

@@ -5,7 +5,7 @@ arrays; ``demo_figures`` draws them. Pure numerics (no streamlit); each run is a
 few thousand p x p-sized iterations.
 
 - ``flow_paths``: the singular values of X_k for several costs against the exact normal flow
-  (``normal_flow``): one path whatever f.
+  (``landing_core.normal_flow``): one path whatever f.
 - ``layer_runs``: the tangent term alone (omega = 0, on the layer through X_0) for several beta,
   beside Riemannian GD in the beta-metric of St(n, p).
 - ``omega_sweep``: landing's iterations and final ||h|| against omega, and the penalty's bias
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .normal_flow import flow_time, singular_value_flow
-from .problems import Problem, initial_point, make_problem
-from .solvers import Config, Record, Result, solve
-from .steps import Constant, Safe, make_step_rule
+from landing_core.normal_flow import flow_time, singular_value_flow
+from landing_core.problems import Problem, initial_point, make_problem
+from landing_core.solvers import Config, Record, Result, solve
+from landing_core.steps import Constant, Safe, make_step_rule
 
 Array = np.ndarray
 

@@ -1,4 +1,5 @@
-"""Plotly figure builders: arrays in, ``go.Figure`` out. No streamlit, no session state.
+"""Plotly figure builders of the Compare, Stochastic, Sweep and Theory pages: arrays in,
+``go.Figure`` out. No streamlit, no session state (the explorer's views are the canvas player's).
 
 Sized for a projector: large fonts, the Okabe-Ito colour-blind-safe palette, labelled axes.
 """
@@ -9,11 +10,8 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-import plotly.figure_factory as ff
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-
-from .geometry import landing_field
 
 Array = np.ndarray
 
@@ -21,13 +19,6 @@ __all__ = [
     "PALETTE",
     "beta_blocks_figure",
     "comparison_figure",
-    "convergence_figure",
-    "frame_figure",
-    "gram_cone_figure",
-    "layer_radii",
-    "plane_figure",
-    "singular_values_figure",
-    "sphere_figure",
     "stochastic_figure",
     "sweep_heatmap",
     "text_size",
@@ -98,162 +89,12 @@ def _decade_ticks(fig: go.Figure) -> None:
                                     ticktext=[_power_label(m, e) for m, e in ticks])
 
 
-_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-
-
-def _sub(k: int) -> str:
-    """k as subscript digits, for legend names such as X₁₃₂."""
-    return str(k).translate(_SUBSCRIPTS)
-
-
 def _positive(values: Array) -> Array:
     """Values for a log axis: |v|, with zeros and non-finite values as gaps (NaN): a log axis
     cannot show 0, and a floor such as 1e-300 would squash the whole plot."""
     v = np.abs(np.asarray(values, dtype=float))
     v[~np.isfinite(v) | (v == 0)] = np.nan
     return v
-
-
-def convergence_figure(
-    cost: Array,
-    infeasibility: Array,
-    grad_norm: Array,
-    step: Array,
-    *,
-    f_star: float | None = None,
-    current: int | None = None,
-    normal_step: Array | None = None,
-) -> go.Figure:
-    """Three panels against k: |f(X_k) - f*| (f(X_k) when f* is unknown), ||h(X_k)||_F and
-    ||grad|| together, and the step eta_k with, when given, the normal term's step
-    eta_k omega_k (dotted); log axes. ``current`` marks an iteration."""
-    k = np.arange(len(cost))
-    gap_title = "|f(Xₖ) − f*|" if f_star is not None else "f(Xₖ)"
-    normal = None if normal_step is None else _positive(normal_step)
-    if normal is not None and not np.any(np.isfinite(normal)):
-        normal = None  # no normal term (a retraction): nothing to draw
-    step_title = "steps ηₖ and ηₖωₖ" if normal is not None else "step ηₖ"
-    # the spacing leaves room for a label such as 3.73×10⁻⁶ (a step that varies < 1 decade)
-    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.12,
-                        subplot_titles=(gap_title, "‖h(Xₖ)‖ and ‖grad‖", step_title))
-    if f_star is not None:
-        fig.add_trace(go.Scatter(x=k, y=_positive(np.asarray(cost) - f_star), name="|f − f*|",
-                                 line=dict(color=PALETTE[0], width=3)), 1, 1)
-        fig.update_yaxes(**LOG_AXIS, row=1, col=1)
-    else:
-        fig.add_trace(go.Scatter(x=k, y=np.asarray(cost, dtype=float), name="f",
-                                 line=dict(color=PALETTE[0], width=3)), 1, 1)
-    fig.add_trace(go.Scatter(x=k, y=_positive(infeasibility), name="‖XᵀX − I‖<sub>F</sub>",
-                             line=dict(color=PALETTE[1], width=3)), 1, 2)
-    fig.add_trace(go.Scatter(x=k, y=_positive(grad_norm), name="‖grad₁ f‖ (stationarity)",
-                             line=dict(color=PALETTE[2], width=3, dash="dash")), 1, 2)
-    fig.add_trace(go.Scatter(x=k, y=_positive(step), name="ηₖ",
-                             line=dict(color=PALETTE[3], width=3)), 1, 3)
-    if normal is not None:
-        fig.add_trace(go.Scatter(x=k, y=normal, name="ηₖωₖ (normal term's step)",
-                                 line=dict(color=PALETTE[4], width=3, dash="dot")), 1, 3)
-    fig.update_yaxes(**LOG_AXIS, row=1, col=2)
-    fig.update_yaxes(**{**LOG_AXIS, "nticks": 4}, row=1, col=3)
-    fig.update_xaxes(title_text="iteration k")
-    if current is not None:
-        for col in (1, 2, 3):
-            fig.add_vline(x=current, line=dict(color="black", width=3, dash="dash"), row=1,
-                          col=col)
-    fig.update_layout(**LAYOUT, height=420)
-    fig.update_layout(legend=dict(y=-0.22))
-    _decade_ticks(fig)
-    return fig
-
-
-def layer_radii(X: Array, count: int = 6) -> Array:
-    """Radii ||x_k|| of up to ``count`` layer circles/spheres through iterates spread over the run
-    (p = 1): the first and last iterates always included, duplicates (to 1e-3) merged."""
-    r = np.linalg.norm(np.asarray(X).reshape(len(X), -1), axis=1)
-    picks = r[np.unique(np.linspace(0, len(r) - 1, min(count, len(r))).round().astype(int))]
-    keep: list[float] = []
-    for radius in picks:
-        if all(abs(radius - other) > 1e-3 for other in keep):
-            keep.append(float(radius))
-    return np.array(keep)
-
-
-def _field_on_points(
-    points: Array, egrad: Callable[[Array], Array], beta: float, omega: float, tangent: str
-) -> Array:
-    """The landing field V at each point of shape (m, n) (p = 1), as an (m, n) array."""
-    X = points[:, :, None]
-    _, V, _ = landing_field(X, egrad(X), beta, omega, tangent)
-    return V[:, :, 0]
-
-
-def plane_figure(
-    X: Array,
-    cost: Callable[[Array], Array],
-    egrad: Callable[[Array], Array],
-    *,
-    beta: float,
-    omega: float,
-    tangent: str,
-    current: int | None = None,
-    grid: int = 120,
-    arrows: int = 15,
-) -> go.Figure:
-    """n = 2, p = 1: cost as filled contours, the unit circle St(2, 1), the layer circles
-    ||x|| = ||x_k||, the landing field -V as arrows, and the trajectory with start/end marked.
-
-    ``X`` holds the iterates, shape (K, 2, 1) (or (K, 2)); ``current`` highlights X_current.
-    """
-    pts = np.asarray(X, dtype=float).reshape(len(X), 2)
-    R = max(1.6, 1.15 * float(np.max(np.linalg.norm(pts, axis=1))))
-    g = np.linspace(-R, R, grid)
-    gx, gy = np.meshgrid(g, g)
-    Z = cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None]).reshape(grid, grid)
-    fig = go.Figure()
-    fig.add_trace(go.Contour(x=g, y=g, z=Z, colorscale="Cividis", ncontours=30, opacity=0.85,
-                             colorbar=dict(title=dict(text="f(x)"), len=0.8),
-                             contours=dict(showlines=False), name="cost", hoverinfo="skip"))
-    # landing field -V on a coarse grid (the origin, where X is rank-deficient, is skipped)
-    a = np.linspace(-R, R, arrows)
-    ax, ay = (m.ravel() for m in np.meshgrid(a, a))
-    mask = np.hypot(ax, ay) > 0.2
-    P = np.stack([ax[mask], ay[mask]], axis=1)
-    V = -_field_on_points(P, egrad, beta, omega, tangent)
-    lengths = np.linalg.norm(V, axis=1)
-    V = V / np.maximum(lengths, 1e-12)[:, None] * np.minimum(lengths, 1.0)[:, None]
-    quiver = ff.create_quiver(P[:, 0], P[:, 1], V[:, 0], V[:, 1], scale=0.9 * (2 * R / arrows),
-                              arrow_scale=0.3, line=dict(color="#444444", width=1.3),
-                              name="landing field −V")
-    fig.add_traces(quiver.data)
-    t = np.linspace(0, 2 * np.pi, 241)
-    for i, r in enumerate(layer_radii(pts)):
-        fig.add_trace(go.Scatter(x=r * np.cos(t), y=r * np.sin(t), mode="lines",
-                                 line=dict(color=PALETTE[5], width=1.5, dash="dot"),
-                                 name="layer circles ‖x‖ = ‖xₖ‖", legendgroup="layers",
-                                 showlegend=i == 0, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=np.cos(t), y=np.sin(t), mode="lines", name="St(2, 1): ‖x‖ = 1",
-                             line=dict(color="black", width=3)))
-    _trajectory_2d(fig, pts, current)
-    fig.update_xaxes(title_text="x₁", range=[-R, R], constrain="domain")
-    fig.update_yaxes(title_text="x₂", range=[-R, R], scaleanchor="x", scaleratio=1)
-    fig.update_layout(**LAYOUT, height=620)
-    return fig
-
-
-def _trajectory_2d(fig: go.Figure, pts: Array, current: int | None) -> None:
-    fig.add_trace(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="lines+markers", name="trajectory",
-                             line=dict(color=PALETTE[1], width=3),
-                             marker=dict(size=5, color=PALETTE[1])))
-    fig.add_trace(go.Scatter(x=pts[:1, 0], y=pts[:1, 1], mode="markers", name="X₀",
-                             marker=dict(size=15, color=PALETTE[2], symbol="circle",
-                                         line=dict(color="black", width=1.5))))
-    fig.add_trace(go.Scatter(x=pts[-1:, 0], y=pts[-1:, 1], mode="markers", name="last iterate",
-                             marker=dict(size=17, color=PALETTE[4], symbol="star",
-                                         line=dict(color="black", width=1.5))))
-    if current is not None:
-        fig.add_trace(go.Scatter(x=pts[current:current + 1, 0], y=pts[current:current + 1, 1],
-                                 mode="markers", name=f"X{_sub(current)}",
-                                 marker=dict(size=16, color=PALETTE[3], symbol="diamond",
-                                             line=dict(color="black", width=1.5))))
 
 
 def _sphere(radius: float, res: int = 40) -> tuple[Array, Array, Array]:
@@ -302,129 +143,6 @@ def _scene(R: float) -> dict:
     axis = dict(range=[-R, R], nticks=5)
     return dict(xaxis=dict(axis, title_text="x₁"), yaxis=dict(axis, title_text="x₂"),
                 zaxis=dict(axis, title_text="x₃"), aspectmode="cube", camera=CAMERA)
-
-
-def sphere_figure(
-    X: Array, cost: Callable[[Array], Array], *, current: int | None = None, layers: int = 4
-) -> go.Figure:
-    """n = 3, p = 1: the unit sphere St(3, 1) coloured by cost, translucent layer spheres at
-    ||x_k|| for a few k, and the trajectory in 3-D (rotatable)."""
-    pts = np.asarray(X, dtype=float).reshape(len(X), 3)
-    sx, sy, sz = _sphere(1.0, 60)
-    colour = cost(np.stack([sx.ravel(), sy.ravel(), sz.ravel()], axis=1)[:, :, None])
-    fig = go.Figure()
-    fig.add_trace(go.Surface(x=sx, y=sy, z=sz, surfacecolor=colour.reshape(sx.shape),
-                             colorscale="Cividis", opacity=0.9, name="St(3, 1) coloured by f",
-                             colorbar=dict(title=dict(text="f on ‖x‖ = 1"), len=0.7),
-                             showlegend=True, hoverinfo="skip"))
-    for i, r in enumerate(layer_radii(pts, layers)):
-        if abs(r - 1.0) < 1e-3:
-            continue
-        lx, ly, lz = _sphere(r, 30)
-        fig.add_trace(go.Surface(x=lx, y=ly, z=lz, opacity=0.12, showscale=False,
-                                 colorscale=[[0, PALETTE[5]], [1, PALETTE[5]]],
-                                 name="layer spheres ‖x‖ = ‖xₖ‖", legendgroup="layers",
-                                 showlegend=i == 0, hoverinfo="skip"))
-    fig.add_trace(go.Scatter3d(x=pts[:, 0], y=pts[:, 1], z=pts[:, 2], mode="lines+markers",
-                               name="trajectory", line=dict(color=PALETTE[1], width=6),
-                               marker=dict(size=2.5, color=PALETTE[1])))
-    ends = [(0, "X₀", PALETTE[2], "circle"), (len(pts) - 1, "last iterate", PALETTE[4], "diamond")]
-    if current is not None:
-        ends.append((current, f"X{_sub(current)}", PALETTE[3], "square"))
-    for idx, label, colour_, symbol in ends:
-        fig.add_trace(go.Scatter3d(x=pts[idx:idx + 1, 0], y=pts[idx:idx + 1, 1],
-                                   z=pts[idx:idx + 1, 2], mode="markers", name=label,
-                                   marker=dict(size=8, color=colour_, symbol=symbol)))
-    R = max(1.3, 1.1 * float(np.max(np.linalg.norm(pts, axis=1))))
-    fig.update_layout(**LAYOUT, height=650, scene=_scene(R))
-    return fig
-
-
-def frame_figure(X: Array, *, current: int | None = None) -> go.Figure:
-    """n = 3, p = 2: the two columns of X_k as arrows from the origin and the paths of their tips
-    around the unit sphere: the frame moving (where beta shows)."""
-    frames = np.asarray(X, dtype=float).reshape(len(X), 3, 2)
-    at = len(frames) - 1 if current is None else current
-    fig = go.Figure()
-    fig.add_trace(_wireframe(1.0))
-    for j in range(2):
-        tips = frames[:, :, j]
-        colour = PALETTE[j]
-        fig.add_trace(go.Scatter3d(x=tips[:, 0], y=tips[:, 1], z=tips[:, 2], mode="lines",
-                                   line=dict(color=colour, width=6),
-                                   name=f"path of column {j + 1}"))
-        tip = frames[at, :, j]
-        fig.add_trace(go.Scatter3d(x=[0, tip[0]], y=[0, tip[1]], z=[0, tip[2]], mode="lines",
-                                   line=dict(color=colour, width=10),
-                                   name=f"column {j + 1} of X{_sub(at)}"))
-        fig.add_trace(go.Cone(x=[tip[0]], y=[tip[1]], z=[tip[2]], u=[0.25 * tip[0]],
-                              v=[0.25 * tip[1]], w=[0.25 * tip[2]], anchor="tip",
-                              colorscale=[[0, colour], [1, colour]], showscale=False,
-                              sizemode="absolute", sizeref=0.25, showlegend=False,
-                              hoverinfo="skip"))
-        start = frames[0, :, j]
-        fig.add_trace(go.Scatter3d(x=[start[0]], y=[start[1]], z=[start[2]], mode="markers",
-                                   marker=dict(size=7, color=colour, symbol="circle-open"),
-                                   name=f"column {j + 1} of X₀"))
-    R = max(1.3, 1.1 * float(np.max(np.linalg.norm(frames, axis=1))))
-    fig.update_layout(**LAYOUT, height=650, scene=_scene(R))
-    return fig
-
-
-def singular_values_figure(sigma: Array, *, current: int | None = None) -> go.Figure:
-    """p >= 2: the singular values sigma_i(X_k) against k; all tend to 1 on St(n, p).
-
-    ``sigma`` has shape (K, p).
-    """
-    sigma = np.asarray(sigma, dtype=float)
-    k = np.arange(len(sigma))
-    fig = go.Figure()
-    for i in range(sigma.shape[1]):
-        fig.add_trace(go.Scatter(x=k, y=sigma[:, i], mode="lines", name=f"σ{i + 1}",
-                                 line=dict(color=PALETTE[i % len(PALETTE)], width=3),
-                                 showlegend=sigma.shape[1] <= 8))
-    fig.add_hline(y=1.0, line=dict(color="black", width=2, dash="dash"),
-                  annotation_text="St(n, p): all σᵢ = 1", annotation_position="top right")
-    if current is not None:
-        fig.add_vline(x=current, line=dict(color="black", width=3, dash="dash"))
-    fig.update_xaxes(title_text="iteration k")
-    fig.update_yaxes(title_text="singular values σᵢ(Xₖ)")
-    fig.update_layout(**LAYOUT, height=420)
-    return fig
-
-
-def gram_cone_figure(gram: Array, *, current: int | None = None) -> go.Figure:
-    """p = 2: the Gram matrix X_k^T X_k as the point (m11, m22, m12) moving through the cone of
-    SPD(2) (boundary m11 m22 = m12^2) to the identity (1, 1, 0). ``gram`` has shape (K, 2, 2)."""
-    M = np.asarray(gram, dtype=float)
-    m11, m22, m12 = M[:, 0, 0], M[:, 1, 1], M[:, 0, 1]
-    top = 1.15 * max(2.0, float(np.max(m11)), float(np.max(m22)))
-    a, b = np.meshgrid(np.linspace(0, top, 40), np.linspace(0, top, 40))
-    c = np.sqrt(a * b)
-    fig = go.Figure()
-    for sign, show in ((1, True), (-1, False)):
-        fig.add_trace(go.Surface(x=a, y=b, z=sign * c, opacity=0.18, showscale=False,
-                                 colorscale=[[0, PALETTE[5]], [1, PALETTE[5]]],
-                                 name="boundary of SPD(2): m₁₁m₂₂ = m₁₂²", showlegend=show,
-                                 legendgroup="cone", hoverinfo="skip"))
-    fig.add_trace(go.Scatter3d(x=m11, y=m22, z=m12, mode="lines+markers", name="XₖᵀXₖ",
-                               line=dict(color=PALETTE[1], width=6),
-                               marker=dict(size=2.5, color=PALETTE[1])))
-    fig.add_trace(go.Scatter3d(x=[1], y=[1], z=[0], mode="markers", name="I (St(n, 2))",
-                               marker=dict(size=9, color="black", symbol="diamond")))
-    fig.add_trace(go.Scatter3d(x=m11[:1], y=m22[:1], z=m12[:1], mode="markers",
-                               name="X₀ᵀX₀", marker=dict(size=8, color=PALETTE[2])))
-    if current is not None:
-        fig.add_trace(go.Scatter3d(x=m11[current:current + 1], y=m22[current:current + 1],
-                                   z=m12[current:current + 1], mode="markers",
-                                   name=f"X{_sub(current)}ᵀX{_sub(current)}",
-                                   marker=dict(size=8, color=PALETTE[3], symbol="square")))
-    scene = dict(xaxis=dict(title_text="m₁₁", range=[0, top], nticks=5),
-                 yaxis=dict(title_text="m₂₂", range=[0, top], nticks=5),
-                 zaxis=dict(title_text="m₁₂", range=[-top, top], nticks=5), aspectmode="cube",
-                 camera=CAMERA)
-    fig.update_layout(**LAYOUT, height=620, scene=scene)
-    return fig
 
 
 # ----------------------------------------------------------------------------- comparisons

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import geometry as geo
-from .problems import Problem, fd_directional, initial_point, nearest_stiefel
+from landing_core import geometry as geo
+from landing_core.problems import Problem, fd_directional, initial_point, nearest_stiefel
 
 Array = np.ndarray
 

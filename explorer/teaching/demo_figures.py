@@ -1,5 +1,5 @@
-"""Plotly figures of the Theory page's demonstrations (``landing_core.demos``): data in,
-``go.Figure`` out, in the style of ``figures`` (its palette, fonts and log axes)."""
+"""Plotly figures of the Theory page's demonstrations (``explorer.teaching.demos``): data in,
+``go.Figure`` out, in the style of ``explorer.figures`` (its palette, fonts and log axes)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..figures import LAYOUT, PALETTE, _decade_ticks
 from .demos import FairRates, FlowPaths, LayerRuns, OmegaSweep
-from .figures import LAYOUT, PALETTE, _decade_ticks
 
 Array = np.ndarray
 
