@@ -2,12 +2,11 @@
  *
  * The server computes the run (or streams it in chunks) and hands over the whole trajectory once;
  * every animation frame is drawn here on <canvas>, so Run, Pause, Step, Reset, the replay slider
- * and the keys (Space, →, ←, Home) never wait for the server. Canvas rather than plotly.js: in
- * headless Chromium plotly re-rendered a three-panel convergence figure 36 times a second and a
- * 3-D scene 18 times a second (benchmarks/RESULTS.md); a canvas redraw of both takes a few ms.
+ * and the keys (Space, →, ←, Home) never wait for the server. Canvas rather than plotly.js: plotly
+ * cannot redraw a 3-D scene and three panels at the animation's frame rate (benchmarks/RESULTS.md).
  *
- * Two modes: inside Streamlit (a components.v1 iframe: the "streamlit:" messages below), or
- * standalone, in an exported HTML file that sets window.LANDING_DATA before this script.
+ * Two modes (host.js): inside Streamlit (a components.v1 iframe: the "streamlit:" messages), or
+ * standalone, in an exported HTML file that sets window.LANDING_DATA before the scripts.
  *
  * The player is split into classic scripts sharing one namespace, window.Landing, loaded in
  * the order index.html lists them: axes.js, views.js, player.js (this file), exports.js, host.js.
