@@ -5,10 +5,10 @@
 
   // ------------------------------------------------------------------ formatting
 
-  const SUP = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
-  const sup = (n) => String(n).split("").map((c) => SUP[c] || c).join("");
-  const SUB = "₀₁₂₃₄₅₆₇₈₉";
-  const sub = (n) => String(n).split("").map((c) => SUB[+c]).join("");
+  // what Python's figures share with the player (constants.js, read by explorer/style.py too)
+  const { palette: PALETTE, superscripts, subscripts } = window.LANDING_CONSTANTS;
+  const sup = (n) => String(n).split("").map((c) => superscripts[c] || c).join("");
+  const sub = (n) => String(n).split("").map((c) => subscripts[c]).join("");
 
   function num(v, digits) {
     if (v === null || v === undefined || !isFinite(v)) return "—";
@@ -250,5 +250,5 @@
     return cy + font;
   }
 
-  Object.assign(L, { sup, sub, num, sci, makeScale, rgb, linearTicks, makeChart, drawAxes, drawSeries, dot, diamond, arrowHead, legendRows, legend });
+  Object.assign(L, { PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, makeChart, drawAxes, drawSeries, dot, diamond, arrowHead, legendRows, legend });
 })(window.Landing = window.Landing || {});

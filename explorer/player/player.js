@@ -13,7 +13,7 @@
  */
 (function (L) {
   "use strict";
-  const { VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci, sub, sup } = L;
+  const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
 
   // ------------------------------------------------------------------ the player
 
@@ -22,13 +22,13 @@
   .lp * { box-sizing: border-box; }
   .lp-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 8px; }
   .lp button { font: inherit; padding: 4px 12px; border-radius: 8px; border: 1px solid #bbb; background: #fff; cursor: pointer; min-height: 34px; }
-  .lp button:hover:not(:disabled) { border-color: #D55E00; color: #D55E00; }
-  .lp button:focus-visible { outline: 3px solid #0072B2; outline-offset: 1px; }
-  .lp button.lp-primary { background: #D55E00; border-color: #D55E00; color: #fff; }
+  .lp button:hover:not(:disabled) { border-color: ${PALETTE[1]}; color: ${PALETTE[1]}; }
+  .lp button:focus-visible { outline: 3px solid ${PALETTE[0]}; outline-offset: 1px; }
+  .lp button.lp-primary { background: ${PALETTE[1]}; border-color: ${PALETTE[1]}; color: #fff; }
   .lp button.lp-primary:hover:not(:disabled) { color: #fff; filter: brightness(1.08); }
   .lp button:disabled { opacity: 0.45; cursor: default; }
   .lp-slider { display: flex; align-items: center; gap: 8px; flex: 1 1 220px; min-width: 180px; }
-  .lp-slider input { flex: 1; accent-color: #D55E00; }
+  .lp-slider input { flex: 1; accent-color: ${PALETTE[1]}; }
   .lp-slider label { white-space: nowrap; }
   .lp-export { display: flex; gap: 6px; align-items: center; color: #555; font-size: 0.88em; }
   .lp-export button { min-height: 28px; padding: 2px 10px; }
@@ -46,7 +46,7 @@
   .lp-tabs { display: flex; flex: none; }
   .lp-tabs button { min-height: 28px; padding: 2px 10px; border-radius: 0; margin-left: -1px; font-size: 0.9em; }
   .lp-tabs button:first-child { border-radius: 8px 0 0 8px; } .lp-tabs button:last-child { border-radius: 0 8px 8px 0; }
-  .lp-tabs button.on { background: #eef4fb; border-color: #0072B2; color: #0072B2; position: relative; }
+  .lp-tabs button.on { background: #eef4fb; border-color: ${PALETTE[0]}; color: ${PALETTE[0]}; position: relative; }
   .lp-title { font-weight: 600; margin: 0 0 2px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
   .lp-caption { color: #555; margin: 2px 0 0; font-size: 0.88em; }
   .lp-keys { color: #555; font-size: 0.88em; margin: 0; }
@@ -128,7 +128,6 @@
       const h = args.header;
       const fresh = !this.run || this.run.id !== args.run_id;
       if (fresh) {
-        const P = h.palette;
         this.run = {
           id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter,
           cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [], fstar: [],
@@ -138,7 +137,7 @@
         this.kf = 0;
         this.playing = false;
         this.ended = false;
-        this.P0 = { palette: P, scale: makeScale(h.colorscale) };
+        this.costScale = makeScale(h.colorscale);
       }
       const run = this.run;
       run.rate = h.rate;
@@ -330,7 +329,7 @@
     P() {
       const lecture = this.run && this.run.lecture;
       return {
-        palette: this.P0 ? this.P0.palette : [], scale: this.P0 ? this.P0.scale : (t) => [t * 255, t * 255, t * 255],
+        palette: PALETTE, scale: this.costScale || ((t) => [t * 255, t * 255, t * 255]),
         font: lecture ? 17 : 13, thick: lecture ? 4.5 : 3, thin: lecture ? 2.5 : 1.5, marker: lecture ? 9 : 6, pad: 18,
       };
     }

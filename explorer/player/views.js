@@ -2,7 +2,7 @@
  * convergence panels (window.Landing; after axes.js). */
 (function (L) {
   "use strict";
-  const { arrowHead, diamond, dot, drawAxes, drawSeries, legend, linearTicks, makeChart, num, rgb, sub } = L;
+  const { arrowHead, diamond, dot, drawAxes, drawSeries, legend, linearTicks, makeChart, num, parseColour, rgb, sub } = L;
 
   // ------------------------------------------------------------------ 3-D (orthographic)
 
@@ -317,7 +317,7 @@
       const last = Math.min(Math.floor(kf), X.length - 1);
       const pts = X.slice(0, last + 1).map(lift);
       pts.push(lift(cur));
-      line3(ctx, pr, pts, P.palette[1], P.thick, "rgba(213,94,0,0.28)");
+      line3(ctx, pr, pts, P.palette[1], P.thick, rgb(parseColour(P.palette[1]), 0.28));
       markEnds(ctx, pr.at(lift(X[0])), pr.at(lift(cur)), P);
       ctx.restore();
     },
@@ -373,7 +373,7 @@
         const col = (r) => [r[j], r[2 + j], r[4 + j]];
         const tips = X.slice(0, last + 1).map(col);
         tips.push(col(cur));
-        line3(ctx, pr, tips, colour, P.thick, j ? "rgba(213,94,0,0.3)" : "rgba(0,114,178,0.3)");
+        line3(ctx, pr, tips, colour, P.thick, rgb(parseColour(colour), 0.3));
         const o = pr.at([0, 0, 0]), t = pr.at(col(cur)), s = pr.at(col(X[0]));
         ctx.strokeStyle = colour; ctx.lineWidth = P.thick + 2;
         ctx.beginPath(); ctx.moveTo(o[0], o[1]); ctx.lineTo(t[0], t[1]); ctx.stroke();
