@@ -13,6 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explorer.style import PALETTE, SUPERSCRIPTS
+
 Array = np.ndarray
 
 __all__ = [
@@ -26,8 +28,6 @@ __all__ = [
     "trajectories_figure",
 ]
 
-# Okabe & Ito (2008): distinguishable under the common colour-vision deficiencies.
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
 # The text of every figure as the explorer's player draws its own (explorer/player/player.js:
 # tick labels and axis titles 13 px in #333 sans-serif, its other text 15 px; 17 and 19 px in
 # lecture mode, for a projector), so that the pages' figures and the player read alike:
@@ -56,12 +56,9 @@ def text_size(fig: go.Figure, lecture: bool = False) -> go.Figure:
     return fig
 
 
-_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
 def _power_label(mantissa: int, exponent: int) -> str:
     """2×10⁻³, 10⁻³ (plotly's 'power' exponent format, for ticks we place ourselves)."""
-    power = f"10{str(exponent).translate(_SUPERSCRIPTS)}"
+    power = f"10{str(exponent).translate(SUPERSCRIPTS)}"
     return power if mantissa == 1 else f"{mantissa}×{power}"
 
 
@@ -384,7 +381,7 @@ def _log_colorbar(z: Array, title: str) -> dict:
     lo, hi = (np.floor(finite.min()), np.ceil(finite.max())) if finite.size else (0.0, 0.0)
     ticks = np.arange(hi, lo - 1, -max(1, int(np.ceil((hi - lo + 1) / 8))))[::-1]  # top ticked
     return dict(title=dict(text=title), tickvals=ticks.tolist(),
-                ticktext=["10" + str(int(t)).translate(_SUPERSCRIPTS) if t else "1" for t in ticks])
+                ticktext=["10" + str(int(t)).translate(SUPERSCRIPTS) if t else "1" for t in ticks])
 
 
 def _sweep_cells(eta: Array, param: Array, hover: Array, size: float) -> go.Scatter:

@@ -17,7 +17,6 @@ from landing_core import methods
 from landing_core.normal_flow import flow_time, gram_flow, singular_value_flow
 from landing_core.problems import Problem
 
-from .figures import PALETTE
 from .runner import Trace
 from .state import SPEEDS, AppConfig
 from .views import B_VIEWS, VIEWS, available

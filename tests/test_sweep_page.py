@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import figures
 from explorer import sweeps as page
 from explorer.state import AppConfig
+from explorer.style import SUPERSCRIPTS
 from landing_core import initial_point, landing
 from landing_core import sweep as batch
 from landing_core.steps import Safe
@@ -120,7 +121,7 @@ def test_log_colour_bar_is_ticked_in_powers_of_ten():
     bar = fig.data[0].colorbar
     assert np.asarray(fig.data[0].z)[1, 1] == np.log10(figures.LOG_FLOOR)  # zero at the floor
     assert bar.ticktext[-1] == "1" and bar.tickvals[0] >= -16 and len(bar.tickvals) <= 9
-    assert bar.ticktext[-2] == "10" + str(int(bar.tickvals[-2])).translate(figures._SUPERSCRIPT)
+    assert bar.ticktext[-2] == "10" + str(int(bar.tickvals[-2])).translate(SUPERSCRIPTS)
     assert list(bar.tickvals) == sorted(bar.tickvals)
 
 
