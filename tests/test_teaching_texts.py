@@ -178,7 +178,7 @@ def test_omega_barely_acts_under_bb(guide):
     lowered = result.normal_step[1:] < 10.0 * result.step[1:] * (1 - 1e-12)
     assert lowered.mean() > 0.8  # "about nine steps in ten" (17 of 20 here)
     assert "about nine steps in ten at ω = 10" in controls.OMEGA_HELP
-    assert "nine BB steps in ten" in guide and "barely acts" in guide
+    assert "nine BB steps in ten" in guide
     assert "constant or the safe step" in guide and "constant or the" in controls.OMEGA_HELP
     for preset in presets.PRESETS:  # presets about omega use a rule where it acts
         about_omega = "ω" in preset.title or "ω" in preset.look_at

@@ -14,8 +14,12 @@ import re
 import numpy as np
 import pytest
 
+from explorer import controls, state
+from explorer.runner import build_problem, initial
 from landing_core import geometry as geo
 from landing_core.problems import initial_point, make_problem
+from landing_core.solvers import Config, solve
+from landing_core.steps import BarzilaiBorwein
 from tests.app_helpers import open_app
 
 
@@ -67,3 +71,68 @@ def test_the_theory_page_names_who_proves_convergence(theory_statements, theory_
     relative = 0.5 * (G @ X.T - X @ G.T) @ X  # skew(G X^T) X, n x n only in this test
     np.testing.assert_allclose(geo.grad_beta(X, G, 0.5), 2 * relative,
                                atol=1e-13 * np.linalg.norm(G) * np.linalg.norm(X) ** 2)
+
+
+# ----------------------------------------------------------------- omega under Barzilai-Borwein
+
+
+@pytest.fixture(scope="module")
+def guide() -> str:
+    return _page_text("pages/guide.py")
+
+
+@pytest.fixture(scope="module")
+def omega_demo() -> str:
+    """The Theory page's ω trade-off demonstration, its caption and its "Why"."""
+    return _page_text("pages/theory.py", radios={"theory_part": "demonstrations",
+                                                 "theory_demo": "omega"})
+
+
+def _bb_runs(n: int, p: int, omegas: tuple[float, ...]) -> list:
+    """BB landing on brockett(n, p) from the app's default X0 (seed 0, distance 0.4, beta 0.5,
+    tol 1e-8), one run per omega."""
+    config = state.AppConfig(n=n, p=p)
+    problem = build_problem(config)
+    X0 = initial(config, problem)
+    return [solve(problem, X0, Config(beta=config.beta, omega=w, step=BarzilaiBorwein()),
+                  tol=config.tol, max_iter=5000) for w in omegas]
+
+
+def _close(fresh: int, quoted: int, rel: float) -> bool:
+    """An iteration count against its quoted value: within rel, or 2 iterations (the counts
+    may shift by a few under another BLAS kernel)."""
+    return abs(fresh - quoted) <= max(2, rel * quoted)
+
+
+OMEGAS = (0.1, 1.0, 10.0, 100.0)
+
+
+def test_bb_lowers_omega_and_never_raises_it(guide, omega_demo):
+    """Was: "under Barzilai–Borwein ω barely acts". BB takes omega_k <= omega on every step, so
+    a small omega still slows it: the quoted counts, recomputed."""
+    for text in (guide, controls.OMEGA_HELP, omega_demo):
+        assert "barely" not in text
+    assert "can only lower it, never raise it" in guide
+    assert "can only lower ω, never raise it" in controls.OMEGA_HELP
+    assert "never raises ω, so a small ω still slows it" in omega_demo
+    small = _bb_runs(3, 2, OMEGAS)
+    large = _bb_runs(20, 4, OMEGAS)
+    for runs in (small, large):
+        assert all(r.status == "converged" for r in runs)
+        for r, w in zip(runs, OMEGAS, strict=True):  # omega_k = normal_step / step <= omega
+            assert np.all(r.normal_step[1:] <= w * r.step[1:] * (1 + 1e-12))
+        counts = [r.iterations for r in runs]
+        assert counts[0] > 3 * counts[2]  # a small omega slows BB
+        assert max(counts[1:]) < 2 * min(counts[1:])  # from omega = 1 on, far less
+    quoted = re.search(r"BB took (\d+), (\d+), (\d+) and (\d+) iterations for ω = 0\.1, 1, 10 "
+                       r"and 100 on brockett 3 × 2 \(the default problem\), and about (\d+), "
+                       r"(\d+), (\d+) and (\d+) on brockett 20 × 4", guide)
+    assert quoted, "the guide quotes the counts"
+    numbers = [int(g) for g in quoted.groups()]
+    # brockett 3 x 2: the same counts under the Haswell, Sandybridge and Prescott kernels;
+    # brockett 20 x 4: 1145-1157 at omega = 0.1 and 160-174 at omega = 100 across them
+    assert all(_close(r.iterations, q, 0.05) for r, q in zip(small, numbers[:4], strict=True))
+    assert all(_close(r.iterations, q, 0.1) for r, q in zip(large, numbers[4:], strict=True))
+    helped = re.search(r"brockett 3 × 2: (\d+), (\d+), (\d+) and (\d+) iterations",
+                       _squash(controls.OMEGA_HELP))
+    assert helped and [int(g) for g in helped.groups()] == numbers[:4]
