@@ -39,8 +39,10 @@ $p = 1$ that rotation block vanishes and β changes nothing.
 first order, so $M = X^\top X$ follows $\dot M = -2\omega M(M - I)$: $\|X^\top X - I\|$ decays at
 rate $2\omega$. A larger ω pulls harder but caps the step at $1/(2\omega)$ (the safe step's cap).
 ω acts under every step rule, **but Barzilai–Borwein can only lower it, never raise it**: a BB
-step longer than $1/(2\omega)$ lowers it to $\omega_k = 1/(2\eta_k)$ for that step (at ω = 10
-about nine BB steps in ten do), so the normal term moves by $\eta_k\omega_k = \tfrac12$. A small
+step longer than $1/(2\omega)$ lowers it to $\omega_k = 1/(2\eta_k)$ for that step, so the
+normal term moves by $\eta_k\omega_k = \tfrac12$. How often depends on the problem: in this
+app's runs at ω = 10, on 85 % of BB's steps for the default problem, on 65 % to 97 % for the
+five costs at sizes 3 × 2 to 10 × 3 (seeds 0 and 1), but on 41 % for brockett 50 × 10. A small
 ω still slows BB; a large one costs it less. In this app's runs BB took 149, 25, 20 and 36
 iterations for ω = 0.1, 1, 10 and 100 on brockett 3 × 2 (the default problem), and about 1150,
 179, 154 and 165 on brockett 20 × 4. To see the cap $1/(2\omega)$ at work, use the constant or
