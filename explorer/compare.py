@@ -257,8 +257,9 @@ SAFE_NOTE = (
     "every row, so it favours whichever field is scaled for that η, as a constant step does. "
     "Only Armijo and Barzilai–Borwein adapt the step to each row.")
 TURN_HELP = (
-    "How far the frame turns within its own span, summed over the run: the columns stay "
-    "orthonormal and turn together in span(Xₖ) (for p = 2, the angle turned in that plane). "
+    "How far the frame turns within its own span, summed over the run: the columns keep their "
+    "lengths and angles (XₖᵀXₖ) and turn together in span(Xₖ) (for p = 2, the angle turned in "
+    "that plane). "
     "β scales the rate of this rotation by 1/β.")
 
 

@@ -60,8 +60,9 @@ STEP_HELP = (
 )
 BETA_HELP = (
     "The β-metric's weight on rotations within span(X): the tangent term's rotation block, "
-    "in which the columns stay orthonormal and turn together within their span, is scaled by "
-    "1/β, so β sets the rate of that turn; the motion out of the span does not depend on β. "
+    "in which the columns keep their lengths and angles (XᵀX) and turn together within their "
+    "span, is scaled by 1/β, so β sets the rate of that turn; the motion out of the span does "
+    "not depend on β. "
     "β = 1: the embedded metric; β = ½: the canonical one. For p = 1 there is no such turn."
 )
 OMEGA_HELP = (

@@ -47,9 +47,9 @@ PRESETS: list[Preset] = [
     Preset(
         "The frame on the sphere: β = 0.1 against β = 10",
         "Small β speeds up the rotation of the frame within its own span (the 1/β block): the "
-        "columns stay orthonormal and turn together in their plane, and with β = 0.1 the frame "
-        "turns there about seven times as far as with β = 10, while the span itself moves about "
-        "as much (the summary's last two columns). Both land.",
+        "columns keep their lengths and angle and turn together in their plane, and with "
+        "β = 0.1 the frame turns there about seven times as far as with β = 10, while the span "
+        "itself moves about as much (the summary's last two columns). Both land.",
         "compare",
         AppConfig(problem="brockett", n=3, p=2, seed=4, distance=0.6, step="bb", max_iter=3000),
         rows_over("beta", (0.1, 10.0), step="bb"),

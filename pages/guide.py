@@ -31,8 +31,9 @@ st.latex(
 )
 st.markdown(
     r"""
-β weighs rotations of the frame within its span against motion out of the span: the columns
-stay orthonormal and turn together within their span, at a rate scaled by $1/\beta$; for
+β weighs rotations of the frame within its span against motion out of the span: in a rotation
+the columns keep their lengths and angles ($X^\top X$, which is $I$ only on the manifold) and
+turn together within their span, at a rate scaled by $1/\beta$; for
 $p = 1$ that rotation block vanishes and β changes nothing.
 
 **ω, the normal term's weight.** Whatever $f$ and β, the tangent term leaves $X^\top X$ fixed to

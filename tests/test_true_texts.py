@@ -13,8 +13,9 @@ import re
 
 import numpy as np
 import pytest
+from scipy.linalg import expm
 
-from explorer import controls, state
+from explorer import compare, controls, presets, state
 from explorer.runner import build_problem, initial
 from landing_core import geometry as geo
 from landing_core.problems import initial_point, make_problem
@@ -173,3 +174,40 @@ def test_how_often_bb_lowers_omega(guide):
     assert abs(min(fresh) - low) <= 0.05 and abs(max(fresh) - high) <= 0.05
     (big,) = _bb_runs(50, 10, (10.0,))
     assert big.status == "converged" and abs(_lowered(big, 10.0) - large) <= 0.05
+
+
+# ----------------------------------------------------------------- the turn within the span
+
+
+def _preset(title: str) -> presets.Preset:
+    return next(p for p in presets.PRESETS if p.title.startswith(title))
+
+
+def test_a_turn_keeps_the_gram_matrix_not_the_identity(guide):
+    """Was: "the columns stay orthonormal and turn together". Off the manifold the rotation
+    block R/beta = X M^{-1} skew(X^T G M)/beta keeps X^T X = M, not I: along dX/dt = -R/beta,
+    X(t) = X expm(-t M^{-1} Omega / beta) with Omega = skew(X^T G M), and the two columns
+    turn by one angle, keeping their lengths and angle."""
+    texts = [guide, controls.BETA_HELP, compare.TURN_HELP,
+             _preset("The frame on the sphere").look_at]
+    for text in texts:
+        assert "stay orthonormal" not in _squash(text)
+        assert "keep their lengths and angle" in _squash(text)
+        assert "turn together" in _squash(text)
+    assert "which is $I$ only on the manifold" in guide
+    config = state.AppConfig()  # brockett 3 x 2, X0 at distance 0.4 off the manifold
+    problem = build_problem(config)
+    X = initial(config, problem)
+    G, M, beta = problem.egrad(X), X.T @ X, 0.1
+    assert np.linalg.norm(M - np.eye(2)) > 0.5
+    Omega = geo.skew(X.T @ G @ M)
+    N = G @ M - X @ np.linalg.solve(M, X.T @ G @ M)  # the out-of-span block, free of beta
+    R = X @ np.linalg.solve(M, Omega)
+    scale = np.linalg.norm(G) * np.linalg.norm(M) * np.linalg.norm(X) / beta
+    np.testing.assert_allclose(geo.grad_beta(X, G, beta), R / beta + N, atol=1e-13 * scale)
+    for t in (0.05, 0.2):
+        Y = X @ expm(-t * np.linalg.solve(M, Omega) / beta)
+        np.testing.assert_allclose(Y.T @ Y, M, atol=1e-13 * np.linalg.norm(M))  # M, not I
+        np.testing.assert_allclose(Y - X @ np.linalg.solve(M, X.T @ Y), 0, atol=1e-13)
+        cosines = [X[:, j] @ Y[:, j] / (X[:, j] @ X[:, j]) for j in range(2)]
+        assert cosines[0] == pytest.approx(cosines[1], abs=1e-12) and cosines[0] < 1 - 1e-4
