@@ -66,12 +66,13 @@ BETA_HELP = (
     "β = 1: the embedded metric; β = ½: the canonical one. For p = 1 there is no such turn."
 )
 OMEGA_HELP = (
-    "The normal term's weight: ‖XᵀX − I‖ decays at rate 2ω (about 2ηω per step), and the "
-    "safe step caps η at 1/(2ω). Barzilai–Borwein can only lower ω, never raise it: a BB step "
-    "longer than 1/(2ω) takes ω = 1/(2η) for that step (at ω = 10: 85 % of the steps on "
-    "brockett 3 × 2, 41 % on 50 × 10). "
-    "A small ω still slows BB (brockett 3 × 2: 149, 25, 20 and 36 iterations for ω = 0.1, 1, "
-    "10 and 100, this app's runs). Use the constant or the safe step to see the cap act."
+    "The normal term's weight: near XᵀX = I, ‖XᵀX − I‖ decays at rate 2ω (about 2ηω per "
+    "step; exactly, 1/σᵢ² − 1 decays like e^(−2ωt)), and the safe step caps η at 1/(2ω). "
+    "Barzilai–Borwein can only lower ω, never raise it: a BB step longer than 1/(2ω) takes "
+    "ω = 1/(2η) for that step (at ω = 10: 85 % of the steps on brockett 3 × 2, 41 % on "
+    "50 × 10). A small ω still slows BB (brockett 3 × 2: 149, 25, 20 and 36 iterations for "
+    "ω = 0.1, 1, 10 and 100, this app's runs). Use the constant or the safe step to see the "
+    "cap act."
 )
 
 

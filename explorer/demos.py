@@ -138,8 +138,9 @@ def omega_demo(config: AppConfig) -> None:
         f"fastest at ω = {sweep.omegas[best]:g} and lands on the sphere for every ω; the "
         f"penalty stops off it at ‖h‖ = 2|λₘᵢₙ|/ω (relative difference {error:.0e}).")
     _explain(config, (
-        "**Pull harder, step shorter.** By the normal flow, $\\|X^\\top X - I\\|$ decays at "
-        "rate $2\\omega$ per unit time, and a step of length η advances that time by η. But the "
+        "**Pull harder, step shorter.** By the normal flow, $1/\\sigma_i^2 - 1$ decays like "
+        "$e^{-2\\omega t}$, so near the manifold $\\|X^\\top X - I\\|$ decays at rate "
+        "$2\\omega$ per unit time, and a step of length η advances that time by η. But the "
         "safe step caps η at $1/(2\\omega)$ (the normal term's own step $\\eta\\omega$ must stay "
         "$\\le \\tfrac12$): beyond $\\omega = 1/(2\\eta)$ a larger ω no longer lands faster per "
         "iteration, it only shortens the tangent step. Too small an ω lands slowly; too large "

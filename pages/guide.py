@@ -37,8 +37,10 @@ turn together within their span, at a rate scaled by $1/\beta$; for
 $p = 1$ that rotation block vanishes and β changes nothing.
 
 **ω, the normal term's weight.** Whatever $f$ and β, the tangent term leaves $X^\top X$ fixed to
-first order, so $M = X^\top X$ follows $\dot M = -2\omega M(M - I)$: $\|X^\top X - I\|$ decays at
-rate $2\omega$. A larger ω pulls harder but caps the step at $1/(2\omega)$ (the safe step's cap).
+first order, so $M = X^\top X$ follows $\dot M = -2\omega M(M - I)$: for each eigenvalue λ of
+$M$, $1/\lambda - 1$ decays exactly like $e^{-2\omega t}$, so $\|X^\top X - I\|$ decays at rate
+$2\omega$ asymptotically, near $I$ (faster from above, slower from below). A larger ω pulls
+harder but caps the step at $1/(2\omega)$ (the safe step's cap).
 ω acts under every step rule, **but Barzilai–Borwein can only lower it, never raise it**: a BB
 step longer than $1/(2\omega)$ lowers it to $\omega_k = 1/(2\eta_k)$ for that step, so the
 normal term moves by $\eta_k\omega_k = \tfrac12$. How often depends on the problem: in this

@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 import pytest
+from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
 from explorer import compare, controls, presets, state
@@ -211,3 +212,39 @@ def test_a_turn_keeps_the_gram_matrix_not_the_identity(guide):
         np.testing.assert_allclose(Y - X @ np.linalg.solve(M, X.T @ Y), 0, atol=1e-13)
         cosines = [X[:, j] @ Y[:, j] / (X[:, j] @ X[:, j]) for j in range(2)]
         assert cosines[0] == pytest.approx(cosines[1], abs=1e-12) and cosines[0] < 1 - 1e-4
+
+
+# ----------------------------------------------------------------- the normal flow's rate
+
+
+def test_the_rate_2_omega_is_asymptotic(guide, omega_demo):
+    """Was: "‖XᵀX − I‖ decays at rate 2ω". Along dM/dt = -2 omega M (M - I), integrated here
+    by scipy from the default X0's Gram matrix, 1/lambda - 1 decays exactly like
+    e^{-2 omega t}; ||M - I|| only tends to that rate, faster from above, slower from below."""
+    assert "decays at rate $2\\omega$ asymptotically, near $I$ (faster from above, slower " \
+        "from below)" in guide
+    assert "near XᵀX = I, ‖XᵀX − I‖ decays at rate 2ω" in controls.OMEGA_HELP
+    assert "exactly, 1/σᵢ² − 1 decays like e^(−2ωt)" in controls.OMEGA_HELP
+    assert "Near the sphere ‖XᵀX − I‖ decays at rate 2ω" in _preset("ω: pull").look_at
+    assert "so near the manifold $\\|X^\\top X - I\\|$ decays at rate $2\\omega$" in omega_demo
+    config = state.AppConfig()
+    X0 = initial(config, build_problem(config))
+    omega, t = 1.0, np.linspace(0.0, 8.0, 81)
+
+    def flow(_t: float, m: np.ndarray) -> np.ndarray:
+        M = m.reshape(2, 2)
+        return (-2 * omega * M @ (M - np.eye(2))).ravel()
+
+    path = solve_ivp(flow, (0, t[-1]), (X0.T @ X0).ravel(), t_eval=t, method="DOP853",
+                     rtol=1e-12, atol=1e-14).y.T.reshape(-1, 2, 2)
+    lam = np.linalg.eigvalsh(path)
+    assert lam[0, 0] < 0.8 and lam[0, 1] > 1.2  # one eigenvalue below 1, one above
+    # the integrator's error is absolute (~1e-14 on M): compare 1/lambda - 1 itself
+    np.testing.assert_allclose(1 / lam - 1, (1 / lam[:1] - 1) * np.exp(-2 * omega * t)[:, None],
+                               rtol=1e-8, atol=1e-12)
+    for j, sign in ((0, 1), (1, -1)):  # from below: slower than 2 omega; from above: faster
+        rate = -np.gradient(np.log(np.abs(lam[:, j] - 1)), t)
+        assert sign * (2 * omega - rate[1]) > 0.2 * omega  # not 2 omega early on ...
+        assert abs(rate[-2] - 2 * omega) < 1e-3 * omega  # ... but in the limit
+    gap = np.linalg.norm(path - np.eye(2), axis=(1, 2))
+    assert abs(-np.gradient(np.log(gap), t)[-2] - 2 * omega) < 1e-3 * omega
