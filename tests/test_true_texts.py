@@ -10,6 +10,7 @@ margin, and spreads and orders rather than exact values.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from scipy.linalg import expm
 from explorer import compare, controls, presets, state
 from explorer.runner import build_problem, initial
 from landing_core import geometry as geo
+from landing_core.normal_flow import flow_time, gram_flow
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
 from landing_core.steps import BarzilaiBorwein
@@ -248,3 +250,48 @@ def test_the_rate_2_omega_is_asymptotic(guide, omega_demo):
         assert abs(rate[-2] - 2 * omega) < 1e-3 * omega  # ... but in the limit
     gap = np.linalg.norm(path - np.eye(2), axis=(1, 2))
     assert abs(-np.gradient(np.log(gap), t)[-2] - 2 * omega) < 1e-3 * omega
+
+
+# ----------------------------------------------------------------- the Gram path and the flow
+
+
+def _gram_gap(config: state.AppConfig) -> float:
+    """max_k ||X_k^T X_k - M(t_k)||_F for a constant-step run of ``config``, M the exact
+    normal flow from X_0^T X_0 at the iterates' times (what the cone view draws, dotted)."""
+    problem = build_problem(config)
+    X0 = initial(config, problem)
+    grams: list[np.ndarray] = []
+    result = solve(problem, X0, Config(beta=config.beta, omega=config.omega, step=config.eta),
+                   tol=config.tol, max_iter=config.max_iter,
+                   callback=lambda record: grams.append(record.X.T @ record.X))
+    grams.append(result.X.T @ result.X)  # the stopping iterate reaches no callback
+    flow = gram_flow(X0.T @ X0, flow_time(result.normal_step, config.omega), config.omega)
+    return float(np.linalg.norm(np.array(grams[: len(flow)]) - flow, axis=(1, 2)).max())
+
+
+def test_the_gram_path_leaves_the_flow_by_o_eta_times_the_field():
+    """Was: "change the cost function or β and the path stays on it". Each step is the flow's
+    Euler step plus eta^2 V^T V, so the gap is O(eta) and grows with the field: 0.05 for the
+    preset (linear, beta = 1/2), halving with eta, but 0.41 for PCA at beta = 0.1."""
+    preset = _preset("The Gram matrix flows to I")
+    text = _squash(preset.look_at)
+    assert "the path stays on it" not in text
+    quoted = re.search(r"largest gap ‖XₖᵀXₖ − M\(tₖ\)‖ is (\d\.\d+) here \(η = 0\.02\) and "
+                       r"halves with η, but is (\d\.\d+) for PCA at β = 0\.1", text)
+    assert quoted and preset.config.eta == 0.02
+    here, pca = (float(g) for g in quoted.groups())
+    gap = _gram_gap(preset.config)
+    halved = _gram_gap(replace(preset.config, eta=0.01, max_iter=3000))
+    gap_pca = _gram_gap(replace(preset.config, problem="pca", beta=0.1))
+    assert abs(gap - here) <= 0.15 * here and abs(gap_pca - pca) <= 0.15 * pca
+    assert 1.7 < gap / halved < 2.3  # O(eta)
+    assert gap_pca > 5 * gap
+    # one step: M_1 = M_0 - 2 eta omega M_0 h_0 + eta^2 V^T V, V the landing field
+    problem = build_problem(preset.config)
+    X0 = initial(preset.config, problem)
+    eta, omega, beta = preset.config.eta, preset.config.omega, preset.config.beta
+    first = solve(problem, X0, Config(beta=beta, omega=omega, step=eta), max_iter=1).X
+    M0, H0 = X0.T @ X0, geo.h(X0)
+    V = geo.grad_beta(X0, problem.egrad(X0), beta) + omega * X0 @ H0
+    np.testing.assert_allclose(first.T @ first, M0 - 2 * eta * omega * M0 @ H0 + eta**2 * V.T @ V,
+                               atol=1e-14 * np.linalg.norm(M0) ** 2)
