@@ -243,7 +243,11 @@ def statements(problem: Problem, X: np.ndarray, rng: np.random.Generator, what: 
         "term that pulls $X^\\top X$ to $I_p$. **Mind the factor:** the paper calls "
         "$X(X^\\top X - I_p)$ the gradient of $\\mathcal{N} = \\tfrac12\\|h\\|^2$, but "
         "$\\nabla\\mathcal{N}(X) = 2X(X^\\top X - I_p)$: the normal term is *half* the gradient, "
-        "and the factor 2 is absorbed in ω.",
+        "and the factor 2 is absorbed in ω. **The stop test differs from the paper's:** every "
+        "run in this app stops when $\\|\\operatorname{grad}_1 f(X_k)\\| + \\|h(X_k)\\| \\le "
+        "\\varepsilon$, with the β = 1 gradient whatever β and method, as the Guide says: the "
+        "norm of $\\operatorname{grad}_\\beta f$ itself has a rotation block that scales like "
+        "1/β, so iterations to ε would not compare β values like with like.",
         ["normal_term_fd"], checks)
 
     beta_section(problem, X, checks)
