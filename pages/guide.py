@@ -88,11 +88,12 @@ every page.
   larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
   not); *fair rates* (local rates against β under the two rules that adapt the step, on the
-  one stationarity measure; for $p = n$, β only rescales the tangent term and BB's iterations
-  do not change). Lecture mode hides their explanations; presets open them. A third part,
-  **XᵀBX = I**: the generalized Stiefel constraint's formulas (tangent terms, a β-family for
-  B, the change of variables $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is
-  proved and what is not.
+  one stationarity measure; for $p = n$, β only rescales the tangent term, so with ω scaled
+  to ω/β, as there, BB's iterations do not change; with ω fixed they do: 118, 37, 22, 25 and 32
+  on O(3) for β = 0.1, 0.3, 1, 3 and 10 in this app's runs). Lecture mode hides their
+  explanations; presets open them. A third part, **XᵀBX = I**: the generalized Stiefel
+  constraint's formulas (tangent terms, a β-family for B, the change of variables
+  $Y = B^{1/2}X$, the B-ball safe step) checked live, with what is proved and what is not.
 - *Constraint* (sidebar): XᵀX = I, or XᵀBX = I with a preset ill-conditioned B or your own;
   the plane and 3-D views then draw the layers $x^\top Bx = c$ as ellipses and ellipsoids, and
   the compare page can run a row on each constraint from the same $X_0$.

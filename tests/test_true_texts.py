@@ -17,13 +17,13 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
-from explorer import compare, controls, presets, state
+from explorer import compare, controls, demos, presets, state
 from explorer.runner import build_problem, initial
 from landing_core import geometry as geo
 from landing_core.normal_flow import flow_time, gram_flow
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
-from landing_core.steps import BarzilaiBorwein
+from landing_core.steps import BarzilaiBorwein, make_step_rule
 from tests.app_helpers import open_app
 
 
@@ -331,3 +331,40 @@ def test_the_theory_page_says_every_run_stops_on_grad_1(theory_statements):
     h = np.linalg.norm(X.T @ X - np.eye(problem.p))
     assert one + h <= config.tol < result.grad_norm[-2] + result.infeasibility[-2]
     assert tenth > 1.2 * one  # the paper's test at beta = 0.1 reads a larger norm (1.9x here)
+
+
+# ----------------------------------------------------------------- p = n: beta rescales
+
+
+def _o3_counts(rule: str, scale_omega: bool) -> list[int]:
+    """Iterations of landing on brockett O(3) (seed 0, distance 0.4; the Fair rates demo's
+    problem, tolerance and iteration limit) for each of its betas, omega = 1 or 1/beta."""
+    problem = make_problem("brockett", 3, 3, 0)
+    X0 = initial_point(3, 3, 0.4, 0)
+    counts = []
+    for beta in demos.RATE_BETAS:
+        omega = 1.0 / beta if scale_omega else 1.0
+        run = solve(problem, X0, Config(beta=beta, omega=omega, step=make_step_rule(rule, 1.0)),
+                    tol=demos.RATE_TOL, max_iter=demos.RATE_MAX_ITER)
+        assert run.status == "converged"
+        counts.append(run.iterations)
+    return counts
+
+
+def test_for_p_equal_n_bb_is_flat_in_beta_only_with_omega_over_beta(guide):
+    """Was: "for p = n, BB's iterations do not change with β". They do not with omega/beta
+    (the run is then the beta = 1 run with its step divided by beta); with omega fixed they
+    do: 118, 37, 22, 25, 32 (the same under the Haswell, Sandybridge and Prescott kernels)."""
+    look = _squash(_preset("Fair rates").look_at)
+    assert "BB's iterations do not change)" not in guide
+    pattern = r"{}: (\d+), (\d+), (\d+), (\d+) and (\d+) {} β = 0\.1, 0\.3, 1, 3 and 10"
+    in_guide = re.search(pattern.format("with ω fixed they do", "on O\\(3\\) for"), guide)
+    in_preset = re.search(pattern.format("with ω fixed it would not", "for"), look)
+    assert in_guide and in_preset and in_guide.groups() == in_preset.groups()
+    assert "with ω scaled to ω/β" in guide and "with ω scaled to ω/β, as here" in look
+    assert demos.RATE_BETAS == (0.1, 0.3, 1.0, 3.0, 10.0)
+    scaled, fixed = _o3_counts("bb", True), _o3_counts("bb", False)
+    assert max(scaled) - min(scaled) <= 1
+    quoted = [int(g) for g in in_guide.groups()]
+    assert all(_close(c, q, 0.05) for c, q in zip(fixed, quoted, strict=True))
+    assert max(fixed) > 3 * min(fixed)
