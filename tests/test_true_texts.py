@@ -368,3 +368,27 @@ def test_for_p_equal_n_bb_is_flat_in_beta_only_with_omega_over_beta(guide):
     quoted = [int(g) for g in in_guide.groups()]
     assert all(_close(c, q, 0.05) for c, q in zip(fixed, quoted, strict=True))
     assert max(fixed) > 3 * min(fixed)
+
+
+def test_armijo_on_o3_moves_with_beta():
+    """Was: "Armijo nearly [flat]" on O(3). With omega/beta, Armijo (first trial 1) took 59, 52,
+    74, 133, 53 iterations for the five betas (identical under the Haswell, Sandybridge and
+    Prescott kernels); on St(5, 3), 440, 325, 1067 and two runs beyond 2000."""
+    look = _squash(_preset("Fair rates").look_at)
+    assert "Armijo nearly" not in look
+    quoted = re.search(r"Armijo's counts still move, from (\d+) to (\d+) iterations \(a "
+                       r"(\d\.\d)× spread\).* on St\(5, 3\), where Armijo took (\d+) to more "
+                       r"than (\d+)", look)
+    assert quoted
+    low, high, spread, low_5_3, limit = (float(g) for g in quoted.groups())
+    counts = _o3_counts("armijo", True)
+    assert _close(min(counts), int(low), 0.05) and _close(max(counts), int(high), 0.05)
+    assert abs(max(counts) / min(counts) - spread) < 0.2
+    assert f"{high / low:.1f}" == f"{spread:.1f}"
+    problem = make_problem("brockett", 5, 3, 0)
+    X0 = initial_point(5, 3, 0.4, 0)
+    assert limit == demos.RATE_MAX_ITER
+    wide = [solve(problem, X0, Config(beta=beta, omega=1.0, step=make_step_rule("armijo", 1.0)),
+                  tol=demos.RATE_TOL, max_iter=demos.RATE_MAX_ITER) for beta in demos.RATE_BETAS]
+    done = [r.iterations for r in wide if r.status == "converged"]
+    assert _close(min(done), int(low_5_3), 0.05) and len(done) < len(wide)
