@@ -302,7 +302,11 @@ def generalized_section(config: AppConfig) -> None:
         "Exact, and free of $B^{1/2}$, but it needs $B^{-1}G$: one solve with B per "
         "iteration. The paper's β-family transported exactly is the gradient of the pulled-back "
         "metric $\\langle\\xi, (B - (1-\\beta)BXM^{-1}X^\\top B)\\zeta M^{-1}\\rangle$; "
-        "$g^{\\beta,B}$ above replaces its leading $B$ by $I$, which removes $B^{-1}$, and the two "
+        "$g^{\\beta,B}$ above replaces its leading $B$ by $I$ **and** $BXM^{-1}X^\\top B$ by "
+        "$P_{BX}$, the orthogonal projector onto span(BX): that removes $B^{-1}$ and keeps the "
+        "form positive definite ($I - (1-\\beta)P_{BX}$ has eigenvalues 1 and β). Replacing "
+        "the leading $B$ alone would give $I - (1-\\beta)BXM^{-1}X^\\top B$, which is indefinite "
+        "when β < 1 and an eigenvalue of $M^{-1}C$ exceeds $1/(1-\\beta)$. The two metrics "
         "agree only at $B = I$. So the iteration offers $g^{\\beta,B}$, and this map is checked "
         "here against `scipy.linalg.sqrtm`, not run.",
         ["b_change"], checks)

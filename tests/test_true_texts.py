@@ -20,6 +20,7 @@ from scipy.linalg import expm
 from explorer import compare, controls, demos, presets, state
 from explorer.runner import build_problem, initial
 from landing_core import geometry as geo
+from landing_core.generalized import grad_beta_B
 from landing_core.normal_flow import flow_time, gram_flow
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
@@ -392,3 +393,40 @@ def test_armijo_on_o3_moves_with_beta():
                   tol=demos.RATE_TOL, max_iter=demos.RATE_MAX_ITER) for beta in demos.RATE_BETAS]
     done = [r.iterations for r in wide if r.status == "converged"]
     assert _close(min(done), int(low_5_3), 0.05) and len(done) < len(wide)
+
+
+# ----------------------------------------------------------------- the beta-family for B
+
+
+def test_the_b_metric_swaps_in_a_projector(theory_generalized):
+    """Was: "g^{β,B} replaces its leading B by I". It also replaces B X M^{-1} X^T B by the
+    projector P_BX; the leading B alone would leave a form that is indefinite for a B of
+    condition 10^3. grad_beta_B is the gradient of the form with the projector."""
+    assert "**and** $BXM^{-1}X^\\top B$ by $P_{BX}$, the orthogonal projector" in \
+        theory_generalized
+    assert "which is indefinite when β < 1 and an eigenvalue of $M^{-1}C$ exceeds " \
+        "$1/(1-\\beta)$" in theory_generalized
+    rng = np.random.default_rng(21)
+    Q = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    B = (Q * np.array([1.0, 30.0, 1e3])) @ Q.T
+    X = rng.standard_normal((3, 2))
+    BX, beta = B @ X, 0.5
+    M, C = X.T @ BX, BX.T @ BX
+    P = BX @ np.linalg.solve(C, BX.T)
+    np.testing.assert_allclose(P @ P, P, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.eigvalsh(np.eye(3) - (1 - beta) * P), [beta, beta, 1],
+                               atol=1e-12)
+    leading_only = np.eye(3) - (1 - beta) * BX @ np.linalg.solve(M, BX.T)
+    top = np.linalg.eigvals(np.linalg.solve(M, C)).real.max()
+    assert top > 1 / (1 - beta)  # so the form is indefinite:
+    assert np.linalg.eigvalsh(leading_only).min() == pytest.approx(1 - (1 - beta) * top,
+                                                                   rel=1e-9)
+    assert np.linalg.eigvalsh(leading_only).min() < 0
+    G = rng.standard_normal((3, 2))
+    grad = grad_beta_B(X, BX, G, beta)
+    for _ in range(3):  # g(grad, xi) = <G, xi> for xi tangent: X^T B xi skew
+        Omega = geo.skew(rng.standard_normal((2, 2)))
+        xi = X @ np.linalg.solve(M, Omega) + (np.eye(3) - P) @ rng.standard_normal((3, 2))
+        np.testing.assert_allclose(X.T @ B @ xi + (X.T @ B @ xi).T, 0, atol=1e-10)
+        metric = np.sum(xi * ((np.eye(3) - (1 - beta) * P) @ grad @ np.linalg.inv(M)))
+        assert metric == pytest.approx(np.sum(G * xi), rel=1e-9)
