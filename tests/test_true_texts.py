@@ -9,6 +9,7 @@ margin, and spreads and orders rather than exact values.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import replace
 
@@ -21,8 +22,10 @@ from explorer import compare, controls, demos, presets, state
 from explorer.runner import build_problem, initial
 from landing_core import geometry as geo
 from landing_core.generalized import grad_beta_B
+from landing_core.methods.minibatch import Minibatches
+from landing_core.methods.saga import saga_estimate
 from landing_core.normal_flow import flow_time, gram_flow
-from landing_core.problems import initial_point, make_problem
+from landing_core.problems import initial_point, make_problem, online_pca
 from landing_core.solvers import Config, solve
 from landing_core.steps import BarzilaiBorwein, make_step_rule
 from tests.app_helpers import open_app
@@ -430,3 +433,33 @@ def test_the_b_metric_swaps_in_a_projector(theory_generalized):
         np.testing.assert_allclose(X.T @ B @ xi + (X.T @ B @ xi).T, 0, atol=1e-10)
         metric = np.sum(xi * ((np.eye(3) - (1 - beta) * P) @ grad @ np.linalg.inv(M)))
         assert metric == pytest.approx(np.sum(G * xi), rel=1e-9)
+
+
+# ----------------------------------------------------------------- the stochastic estimates
+
+
+def test_what_holds_of_the_reshuffled_estimates():
+    """Was: "both estimates are unbiased". With reshuffling, the batch after the first is
+    drawn from the samples the epoch has not used: here (m = 6, b = 3) it is the complement,
+    whose SGD estimate is 2 grad f - G_0, not grad f. One batch alone is uniform, so over all
+    3-subsets the estimate averages to grad f; SAGA's is exact when its table holds X."""
+    text = _page_text("pages/stochastic.py")
+    assert "unbiased" in text and "Both estimates are unbiased" not in text
+    assert "given the epoch's earlier batches neither estimate is unbiased" in text
+    assert "at a point fixed in advance the SGD estimate's mean is ∇f" in text
+    assert "SAGA's estimate is exactly ∇f(X) once its table holds X for every sample" in text
+    problem = online_pca(5, 2, samples=6, seed=2)
+    X = initial_point(5, 2, 0.3, 2)
+    grad = problem.egrad(X)
+    batches = Minibatches(6, 3, seed=4)
+    first, second = batches(0), batches(1)
+    assert sorted(np.concatenate([first, second])) == list(range(6))  # one epoch, each once
+    G0, G1 = problem.minibatch(X, first)[1], problem.minibatch(X, second)[1]
+    np.testing.assert_allclose(G1, 2 * grad - G0, atol=1e-12 * np.linalg.norm(grad))
+    assert np.linalg.norm(G1 - grad) > 1e-2 * np.linalg.norm(grad)  # biased given the first
+    subsets = list(itertools.combinations(range(6), 3))
+    mean = sum(problem.minibatch(X, np.array(s))[1] for s in subsets) / len(subsets)
+    np.testing.assert_allclose(mean, grad, atol=1e-12 * np.linalg.norm(grad))
+    _, table = problem.sample_terms(X, np.arange(6))
+    _, G, _, _ = saga_estimate(problem, X, first, table, grad)
+    np.testing.assert_allclose(G, grad, atol=1e-12 * np.linalg.norm(grad))
