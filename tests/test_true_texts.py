@@ -463,3 +463,24 @@ def test_what_holds_of_the_reshuffled_estimates():
     _, table = problem.sample_terms(X, np.arange(6))
     _, G, _, _ = saga_estimate(problem, X, first, table, grad)
     np.testing.assert_allclose(G, grad, atol=1e-12 * np.linalg.norm(grad))
+
+
+# ----------------------------------------------------------------- the generalized eigenproblem
+
+
+def test_the_generalized_eigen_gaps_are_at_the_tolerance():
+    """Was: "both gaps fall to rounding level". They stop at tol = 1e-8 on ||grad|| + ||h||:
+    the gaps were -9.2e-10 and -7.2e-10 here, and shrink to below 1e-12 at tol = 1e-12."""
+    preset = _preset("The generalized eigenproblem")
+    text = _squash(preset.look_at)
+    assert "rounding level:" in text and "fall to rounding level" not in text
+    quoted = re.search(r"about −(\d)·10⁻¹⁰ and −(\d)·10⁻¹⁰ in this app's runs", text)
+    assert quoted and preset.config.tol == 1e-8 and "tolerance 10⁻⁸" in text
+    runs, _ = compare.run_rows(preset.config, preset.rows, None)
+    gaps = [r["cost"][-1] - r["f_star"] for r in runs]
+    assert all(r["status"] == "converged" for r in runs)
+    assert abs(runs[0]["f_star"] - runs[1]["f_star"]) > 1e-3  # the two optima differ
+    for gap, digit in zip(gaps, quoted.groups(), strict=True):
+        assert -2 * int(digit) * 1e-10 < gap < -0.5 * int(digit) * 1e-10  # within a factor 2
+    tight, _ = compare.run_rows(replace(preset.config, tol=1e-12), preset.rows, None)
+    assert all(abs(r["cost"][-1] - r["f_star"]) < 1e-11 for r in tight)
