@@ -96,7 +96,7 @@ def test_the_turn_within_the_span_is_described_as_a_rotation_rate(guide):
     assert "rate scaled by" in guide
 
 
-def test_the_columns_stay_orthonormal_and_turn_together():
+def test_on_the_manifold_the_columns_stay_orthonormal_and_turn_together():
     """Under the rotation block alone (a step X <- X exp(-t Omega) of the 1/beta block
     X skew(X^T G)), the Gram matrix is unchanged: the columns keep their lengths and angle and
     turn together, by the same angle, within span(X)."""
