@@ -19,6 +19,8 @@ DEMOS = {
     "omega": "The ω trade-off",
     "rates": "Fair rates",
 }
+DEMOS_NOTE = ("These are this app's own runs: the paper derives the formulas and reports no "
+              "numerical experiments.")
 FLOW_ETA = 0.02  # small: the iterates follow the flow to O(eta)
 FLOW_STEPS = 300  # per cost: three runs of at most this many steps
 LAYER_BETAS = (0.1, 0.3, 1.0, 3.0, 10.0)
@@ -217,6 +219,7 @@ def section(config: AppConfig, X: np.ndarray) -> None:
     controls.persist("theory_demo", next(iter(DEMOS)))
     choice = st.radio("Demonstration", list(DEMOS), format_func=DEMOS.get, horizontal=True,
                       key="theory_demo")
+    st.caption(DEMOS_NOTE)
     if choice == "flow":
         flow_demo(config, X)
     elif choice == "layer":

@@ -73,8 +73,8 @@ every page.
   Armijo" or "each with Barzilai–Borwein", the two rules that adapt the step to each field.
   "Each at its safe step" is not fair: near the solution the safe bound grows without limit, so
   the step is the constant $\min(\eta, 1/(2\omega))$ and keeps the constant step's bias
-  (brockett 3 × 2, cap 0.1: 125, 128, 244 and 1202 iterations for β = 0.1, 0.5, 1, 5; with BB
-  31, 25, 29 and 42).
+  (this app's runs on brockett 3 × 2, cap 0.1: 125, 128, 244 and 1202 iterations for β = 0.1,
+  0.5, 1, 5; with BB 31, 25, 29 and 42).
 - *Sweep*: heatmaps of iterations, final gap and final infeasibility over β × η or ω × η;
   diverged cells are grey with ×; pick a cell to open it in the explorer.
 - *Stochastic*: landing on a finite sum (online PCA over m samples) with minibatch gradients:

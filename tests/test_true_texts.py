@@ -484,3 +484,15 @@ def test_the_generalized_eigen_gaps_are_at_the_tolerance():
         assert -2 * int(digit) * 1e-10 < gap < -0.5 * int(digit) * 1e-10  # within a factor 2
     tight, _ = compare.run_rows(replace(preset.config, tol=1e-12), preset.rows, None)
     assert all(abs(r["cost"][-1] - r["f_star"]) < 1e-11 for r in tight)
+
+
+# ----------------------------------------------------------------- whose measurements
+
+
+def test_quoted_counts_say_they_are_the_apps_own(guide):
+    """The seed paper has no experiments: the counts the Guide and Compare quote, and the
+    demonstrations, say they are this app's runs (their figures: tests/test_teaching_texts)."""
+    assert "this app's runs on brockett 3 × 2, cap 0.1: 125," in guide
+    assert "this app's runs on brockett 3 × 2: 125," in _squash(compare.STEPS_HELP)
+    demos_page = _page_text("pages/theory.py", radios={"theory_part": "demonstrations"})
+    assert demos.DEMOS_NOTE in demos_page and "reports no numerical experiments" in demos_page
