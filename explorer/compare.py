@@ -246,8 +246,8 @@ STEPS_HELP = (
     "1/β. **Armijo** and **Barzilai–Borwein** adapt the step to each row's field. **The safe "
     "step does not**: it only shortens steps that would take ‖XᵀX − I‖ above ε; near the solution "
     "its bound grows without limit and every row takes the same constant min(η, 1/(2ω)), with "
-    "the constant step's bias (brockett 3 × 2: 125, 128, 244 and 1202 iterations for β = 0.1, "
-    "0.5, 1, 5 at its safe step; 31, 25, 29, 42 with BB).")
+    "the constant step's bias (this app's runs on brockett 3 × 2: 125, 128, 244 and 1202 "
+    "iterations for β = 0.1, 0.5, 1, 5 at its safe step; 31, 25, 29, 42 with BB).")
 CONSTANT_NOTE = (
     "A constant η favours whichever field happens to be scaled for it. For a fair comparison "
     "choose “each with Armijo” or “each with Barzilai–Borwein” above: only they adapt the "
@@ -257,8 +257,9 @@ SAFE_NOTE = (
     "every row, so it favours whichever field is scaled for that η, as a constant step does. "
     "Only Armijo and Barzilai–Borwein adapt the step to each row.")
 TURN_HELP = (
-    "How far the frame turns within its own span, summed over the run: the columns stay "
-    "orthonormal and turn together in span(Xₖ) (for p = 2, the angle turned in that plane). "
+    "How far the frame turns within its own span, summed over the run: the columns keep their "
+    "lengths and angles (XₖᵀXₖ) and turn together in span(Xₖ) (for p = 2, the angle turned in "
+    "that plane). "
     "β scales the rate of this rotation by 1/β.")
 
 

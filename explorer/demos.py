@@ -19,6 +19,8 @@ DEMOS = {
     "omega": "The ω trade-off",
     "rates": "Fair rates",
 }
+DEMOS_NOTE = ("These are this app's own runs: the paper derives the formulas and reports no "
+              "numerical experiments.")
 FLOW_ETA = 0.02  # small: the iterates follow the flow to O(eta)
 FLOW_STEPS = 300  # per cost: three runs of at most this many steps
 LAYER_BETAS = (0.1, 0.3, 1.0, 3.0, 10.0)
@@ -138,14 +140,16 @@ def omega_demo(config: AppConfig) -> None:
         f"fastest at ω = {sweep.omegas[best]:g} and lands on the sphere for every ω; the "
         f"penalty stops off it at ‖h‖ = 2|λₘᵢₙ|/ω (relative difference {error:.0e}).")
     _explain(config, (
-        "**Pull harder, step shorter.** By the normal flow, $\\|X^\\top X - I\\|$ decays at "
-        "rate $2\\omega$ per unit time, and a step of length η advances that time by η. But the "
+        "**Pull harder, step shorter.** By the normal flow, $1/\\sigma_i^2 - 1$ decays like "
+        "$e^{-2\\omega t}$, so near the manifold $\\|X^\\top X - I\\|$ decays at rate "
+        "$2\\omega$ per unit time, and a step of length η advances that time by η. But the "
         "safe step caps η at $1/(2\\omega)$ (the normal term's own step $\\eta\\omega$ must stay "
         "$\\le \\tfrac12$): beyond $\\omega = 1/(2\\eta)$ a larger ω no longer lands faster per "
         "iteration, it only shortens the tangent step. Too small an ω lands slowly; too large "
         "a one crawls along $f$: the iterations are smallest in between. (This needs a rule "
-        "where ω acts: under Barzilai–Borwein a long step lowers ω to $1/(2\\eta_k)$ for that "
-        "step, so ω barely matters there.)\n\n"
+        "that keeps the cap: Barzilai–Borwein lowers ω to $1/(2\\eta_k)$ for a step longer "
+        "than $1/(2\\omega)$ instead of shortening it, so a large ω costs it little; it never "
+        "raises ω, so a small ω still slows it.)\n\n"
         "**The penalty's bias.** Gradient descent on $f + \\tfrac{\\omega}{4}\\|h\\|^2$ stops "
         "where $\\nabla f + \\omega X h = 0$, i.e. $h = -M^{-1} X^\\top \\nabla f / \\omega$, "
         "which is not 0 at a solution ($X^\\top\\nabla f$ is the Lagrange multiplier): for "
@@ -215,6 +219,7 @@ def section(config: AppConfig, X: np.ndarray) -> None:
     controls.persist("theory_demo", next(iter(DEMOS)))
     choice = st.radio("Demonstration", list(DEMOS), format_func=DEMOS.get, horizontal=True,
                       key="theory_demo")
+    st.caption(DEMOS_NOTE)
     if choice == "flow":
         flow_demo(config, X)
     elif choice == "layer":

@@ -55,8 +55,13 @@ if not config.lecture:
         st.latex(r"G_k^{\rm SGD} = \tfrac1b \textstyle\sum_{i\in B_k}\nabla f_i(X_k),\qquad "
                  r"G_k^{\rm SAGA} = \tfrac1b \sum_{i\in B_k}\big(\nabla f_i(X_k) - "
                  r"\nabla f_i(\phi_i)\big) + \tfrac1m\sum_{j}\nabla f_j(\phi_j)")
-        st.caption("Both estimates are unbiased. The batches reshuffle the samples every "
-                   "epoch; each curve shows the full sum once per epoch. SAGA's table holds "
+        st.caption("The batches reshuffle the samples every epoch and draw without "
+                   "replacement, so given the epoch's earlier batches neither estimate is "
+                   "unbiased: the next batch comes from the samples not used yet. What holds: "
+                   "one batch, taken alone, is a uniformly drawn subset, so at a point fixed "
+                   "in advance the SGD estimate's mean is ∇f; an epoch uses every sample once; "
+                   "SAGA's estimate is exactly ∇f(X) once its table holds X for every sample. "
+                   "Each curve shows the full sum once per epoch. SAGA's table holds "
                    "Xᵀaᵢ for each sample (p numbers: the gradient −aᵢaᵢᵀX is rebuilt from it).")
 
 # a lecture folds the settings, so that the curves fill a projector's first screen

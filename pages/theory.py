@@ -79,9 +79,11 @@ def header(X: np.ndarray, problem: Problem, what: str, checks: list[theory.Check
         "for orthogonality constraints*. Each statement is evaluated at a random full-rank "
         r"$X \in \mathbb{R}_*^{n\times p}$ **off** the manifold ($X^\top X \ne I_p$), for the "
         f"sidebar's cost **{PROBLEM_LABELS[config.problem]}** and β = **{config.beta:g}**.\n\n"
-        "A ✓ means the relative residual is below its threshold: 10⁻¹² for exact identities "
-        "(rounding errors only), 10⁻⁶ for those checked against finite differences of the "
-        "cost (their residual is ~10⁻⁸, the accuracy of a central difference).")
+        "The paper derives these formulas; it proves no convergence result and reports no "
+        "numerical experiments, so every run, rate and count in this app is the app's own "
+        "measurement. A ✓ means the relative residual is below its threshold: 10⁻¹² for exact "
+        "identities (rounding errors only), 10⁻⁶ for those checked against finite differences "
+        "of the cost (their residual is ~10⁻⁸, the accuracy of a central difference).")
     sigma = np.linalg.svd(X, compute_uv=False)
     c = st.columns([1, 1, 1, 1, 1.3])
     c[0].metric("X is n × p", f"{problem.n} × {problem.p}")
@@ -241,7 +243,11 @@ def statements(problem: Problem, X: np.ndarray, rng: np.random.Generator, what: 
         "term that pulls $X^\\top X$ to $I_p$. **Mind the factor:** the paper calls "
         "$X(X^\\top X - I_p)$ the gradient of $\\mathcal{N} = \\tfrac12\\|h\\|^2$, but "
         "$\\nabla\\mathcal{N}(X) = 2X(X^\\top X - I_p)$: the normal term is *half* the gradient, "
-        "and the factor 2 is absorbed in ω.",
+        "and the factor 2 is absorbed in ω. **The stop test differs from the paper's:** every "
+        "run in this app stops when $\\|\\operatorname{grad}_1 f(X_k)\\| + \\|h(X_k)\\| \\le "
+        "\\varepsilon$, with the β = 1 gradient whatever β and method, as the Guide says: the "
+        "norm of $\\operatorname{grad}_\\beta f$ itself has a rotation block that scales like "
+        "1/β, so iterations to ε would not compare β values like with like.",
         ["normal_term_fd"], checks)
 
     beta_section(problem, X, checks)
@@ -296,7 +302,11 @@ def generalized_section(config: AppConfig) -> None:
         "Exact, and free of $B^{1/2}$, but it needs $B^{-1}G$: one solve with B per "
         "iteration. The paper's β-family transported exactly is the gradient of the pulled-back "
         "metric $\\langle\\xi, (B - (1-\\beta)BXM^{-1}X^\\top B)\\zeta M^{-1}\\rangle$; "
-        "$g^{\\beta,B}$ above replaces its leading $B$ by $I$, which removes $B^{-1}$, and the two "
+        "$g^{\\beta,B}$ above replaces its leading $B$ by $I$ **and** $BXM^{-1}X^\\top B$ by "
+        "$P_{BX}$, the orthogonal projector onto span(BX): that removes $B^{-1}$ and keeps the "
+        "form positive definite ($I - (1-\\beta)P_{BX}$ has eigenvalues 1 and β). Replacing "
+        "the leading $B$ alone would give $I - (1-\\beta)BXM^{-1}X^\\top B$, which is indefinite "
+        "when β < 1 and an eigenvalue of $M^{-1}C$ exceeds $1/(1-\\beta)$. The two metrics "
         "agree only at $B = I$. So the iteration offers $g^{\\beta,B}$, and this map is checked "
         "here against `scipy.linalg.sqrtm`, not run.",
         ["b_change"], checks)
@@ -318,7 +328,12 @@ def generalized_section(config: AppConfig) -> None:
         "restricted to the layer is stationary, like Vary et al.'s $\\Psi_B$), the change of "
         "variables, and the safe step's bound.  \n"
         "**Not proved here:** convergence of landing with $\\operatorname{grad}^B_\\beta$ for "
-        "$B \\ne I$ (Vary et al.'s analysis covers $\\Psi_B$; the paper's covers $B = I$); a bound "
+        "$B \\ne I$. The convergence results cited in this app come from two other papers, "
+        "each for its own tangent term: Vary, Ablin, Gao & Absil (2024) for $\\Psi_B$ on "
+        "$X^\\top BX = I$, and Ablin, Vary, Gao & Absil (2024) for the relative gradient "
+        "$\\operatorname{skew}(GX^\\top)X = \\tfrac12\\operatorname{grad}_{1/2} f$ on "
+        "St(n, p). Goyens, Absil & Feppon derive $\\operatorname{grad}_\\beta$ and prove no "
+        "convergence result: for β ≠ ½ it gives none, even at $B = I$. Also not proved: a bound "
         "relating $\\|\\operatorname{grad}^B_1 f(X)\\|$ to the gradient at the nearest feasible "
         "point; the rate at which the normal term contracts $h_B$, which depends on the spread "
         "of C's eigenvalues (those of B on span(X)), not on a constant as for B = I.")

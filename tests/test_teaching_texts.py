@@ -96,7 +96,7 @@ def test_the_turn_within_the_span_is_described_as_a_rotation_rate(guide):
     assert "rate scaled by" in guide
 
 
-def test_the_columns_stay_orthonormal_and_turn_together():
+def test_on_the_manifold_the_columns_stay_orthonormal_and_turn_together():
     """Under the rotation block alone (a step X <- X exp(-t Omega) of the 1/beta block
     X skew(X^T G)), the Gram matrix is unchanged: the columns keep their lengths and angle and
     turn together, by the same angle, within span(X)."""
@@ -176,15 +176,13 @@ def test_the_safe_step_help_says_what_the_lemma_gives():
 # ----------------------------------------------------------------------------- 8: omega under BB
 
 
-def test_omega_barely_acts_under_bb(guide):
+def test_bb_lowers_omega_on_most_steps_here(guide):
     config = state.AppConfig()
     problem = build_problem(config)
     X0 = initial(config, problem)
     result = solve(problem, X0, Config(beta=config.beta, omega=10.0, step=BarzilaiBorwein()))
     lowered = result.normal_step[1:] < 10.0 * result.step[1:] * (1 - 1e-12)
-    assert lowered.mean() > 0.8  # "about nine steps in ten" (17 of 20 here)
-    assert "about nine steps in ten at ω = 10" in controls.OMEGA_HELP
-    assert "nine BB steps in ten" in guide and "barely acts" in guide
+    assert lowered.mean() > 0.8  # 17 of 20 here (tests/test_true_texts.py quotes it)
     assert "constant or the safe step" in guide and "constant or the" in controls.OMEGA_HELP
     for preset in presets.PRESETS:  # presets about omega use a rule where it acts
         about_omega = "ω" in preset.title or "ω" in preset.look_at

@@ -1,8 +1,10 @@
 """Stochastic landing, plain SGD (Ablin, Vary, Gao & Absil 2024, Algorithm 2).
 
-G_k = 1/b sum_{i in B_k} grad f_i(X_k), an unbiased estimate of grad f(X_k); X_{k+1} = X_k -
-eta_k (grad_beta from G_k + omega X_k h(X_k)). Its variance does not vanish at the optimum, so
-a constant step stalls at a noise floor of order eta; a decreasing step
+G_k = 1/b sum_{i in B_k} grad f_i(X_k), the minibatch estimate of grad f(X_k) (unbiased for a
+batch drawn uniformly and independently of X_k; under the reshuffling of ``Minibatches`` only
+marginally: given the epoch's earlier batches, B_k comes from the samples not used yet);
+X_{k+1} = X_k - eta_k (grad_beta from G_k + omega X_k h(X_k)). Its variance does not vanish at
+the optimum, so a constant step stalls at a noise floor of order eta; a decreasing step
 (``steps.Decreasing``) goes on, slowly.
 """
 
