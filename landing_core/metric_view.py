@@ -45,11 +45,13 @@ No n x n matrix is formed: every inner product above is a p x p or an n x p comp
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 import numpy as np
 
-from .geometry import _gram_solve, gram, proj_euclidean
+from .geometry import _cholesky, _gram_solve, gram
 
 Array = np.ndarray
 
@@ -110,7 +112,7 @@ def _span(X: Array, M: Array, Z: Array) -> Array:
     return Z - X @ _gram_solve(M, X.T @ Z)
 
 
-def _orthonormal(candidates: list[Array], basis: list[Array], count: int) -> list[Array]:
+def _orthonormal(candidates: Iterable[Array], basis: list[Array], count: int) -> list[Array]:
     """Up to ``count`` Frobenius-orthonormal vectors spanning the leading candidates (modified
     Gram-Schmidt against ``basis`` and each other, twice for orthogonality to rounding)."""
     found: list[Array] = []
@@ -133,7 +135,8 @@ def _orthonormal(candidates: list[Array], basis: list[Array], count: int) -> lis
 def _normal_3x2(X: Array) -> Array:
     """The unit normal X_1 x X_2 / ||X_1 x X_2|| of the span of a 3 x 2 matrix (it turns with X,
     so the axes b_1, b_2 keep their meaning along a run)."""
-    c = np.cross(X[:, 0], X[:, 1])
+    (a1, b1), (a2, b2), (a3, b3) = X.tolist()
+    c = np.array([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1])
     return c / np.linalg.norm(c)
 
 
@@ -143,39 +146,40 @@ def _axes(X: Array, G: Array, M: Array) -> tuple[list[Array], list[str], list[st
     if (n, p) == (3, 2):
         nrm = _normal_3x2(X)
         u = _turn(X, M, J)
-        return ([u / np.linalg.norm(u), np.outer(nrm, [1.0, 0.0]), np.outer(nrm, [0.0, 1.0])],
-                ["turn", "span", "span"],
+        span = np.zeros((2, 3, 2))
+        span[0, :, 0] = span[1, :, 1] = nrm
+        return ([u / np.linalg.norm(u), span[0], span[1]], ["turn", "span", "span"],
                 ["u: turn within the span (Ω = θJ)", "b₁: column 1 leaves the span",
                  "b₂: column 2 leaves the span"])
     A = X.T @ G
     AM = A @ M
-    fixed_turns = []
-    for i in range(p):
-        for j in range(i + 1, p):
-            E = np.zeros((p, p))
-            E[j, i], E[i, j] = 1.0, -1.0
-            fixed_turns.append(E)
-    turn_dir = [J] if p == 2 else [AM - AM.T]  # A M - M A^T, M symmetric
-    turn_cands = [_turn(X, M, Om) for Om in turn_dir + fixed_turns]
-    span_cands = [_span(X, M, G), _span(X, M, G @ M)]
-    span_cands += [_span(X, M, _unit(n, p, i, j)) for i in range(n) for j in range(p)]
+
+    def turn_cands() -> Iterator[Array]:
+        yield _turn(X, M, J if p == 2 else AM - AM.T)  # A M - M A^T (M symmetric)
+        for i in range(p):
+            for j in range(i + 1, p):
+                E = np.zeros((p, p))
+                E[j, i], E[i, j] = 1.0, -1.0
+                yield _turn(X, M, E)
+
+    def span_cands() -> Iterator[Array]:
+        yield _span(X, M, G)
+        yield _span(X, M, G @ M)
+        for i in range(n):
+            for j in range(p):
+                E = np.zeros((n, p))
+                E[i, j] = 1.0
+                yield _span(X, M, E)
+
     dim_turn, dim_span = p * (p - 1) // 2, (n - p) * p
-    k_turn = min(1, dim_turn)
-    k_span = min(3 - k_turn, dim_span)
-    k_turn = min(3 - k_span, dim_turn)
-    turns = _orthonormal(turn_cands, [], k_turn)
-    spans = _orthonormal(span_cands, turns, k_span)
+    k_span = min(3 - min(1, dim_turn), dim_span)
+    turns = _orthonormal(turn_cands(), [], min(3 - k_span, dim_turn))
+    spans = _orthonormal(span_cands(), turns, k_span)
     first = "u: turn of grad_β f within the span" if p >= 3 else "u: turn within the span (Ω = θJ)"
     labels = [first, "u₂: a further turn within the span", "u₃: a further turn within the span"]
     labels = labels[: len(turns)]
     labels += ["b₁: span move of the Frobenius gradient", "b₂: span move of grad_β f"][: len(spans)]
     return turns + spans, ["turn"] * len(turns) + ["span"] * len(spans), labels
-
-
-def _unit(n: int, p: int, i: int, j: int) -> Array:
-    E = np.zeros((n, p))
-    E[i, j] = 1.0
-    return E
 
 
 def slice_metric(turn_metric: Array, span_metric: Array, beta: float) -> Array:
@@ -195,9 +199,11 @@ def metric_slice(X: Array, G: Array, beta: float) -> MetricSlice:
     k = len(axes)
     E = np.array(axes).reshape(k, n, p)
     Om = X.T @ E  # (k, p, p): the turns' Omega = X^T xi (zero for span moves)
+    _cholesky(M)  # a clear error for a rank-deficient X; the solves below are batched
+    MinvOm = np.linalg.solve(M, Om)
     # M^{-1} Omega M^{-1} = (M^{-1} (M^{-1} Omega)^T)^T and Delta M^{-1} = (M^{-1} Delta^T)^T
-    MOM = np.array([_gram_solve(M, _gram_solve(M, W).T).T for W in Om]).reshape(k, p, p)
-    EMinv = np.array([_gram_solve(M, e.T).T for e in E]).reshape(k, n, p)
+    MOM = np.linalg.solve(M, MinvOm.mT).mT
+    EMinv = np.linalg.solve(M, E.mT).mT
     is_turn = np.array([kind == "turn" for kind in kinds], dtype=bool)
     turn = np.einsum("iab,jab->ij", Om, MOM) * np.outer(is_turn, is_turn)
     span = np.einsum("iab,jab->ij", E, EMinv) * np.outer(~is_turn, ~is_turn)
@@ -205,14 +211,28 @@ def metric_slice(X: Array, G: Array, beta: float) -> MetricSlice:
     K = slice_metric(turn, span, beta)
     c_E = np.einsum("iab,ab->i", E, G)
     grad = np.linalg.solve(K, c_E) if k else c_E
-    level2 = float(c_E @ grad)
-    level = float(np.sqrt(max(level2, 0.0)))
+    level = math.sqrt(max(float(c_E @ grad), 0.0))
     touch = grad / level if level > 0 else np.zeros_like(grad)
-    PG = proj_euclidean(X, G)
-    out = PG - np.einsum("i,iab->ab", c_E, E)
     full = k == n * p - p * (p + 1) // 2
+    residual = 0.0 if p <= 2 or full else _turn_residual(X, G, M, Om, c_E, is_turn)
     return MetricSlice(E, tuple(kinds), tuple(labels), float(beta), turn, span, K, c_E, grad,
-                       touch, level, float(np.linalg.norm(out)), full)
+                       touch, level, residual, full)
+
+
+def _turn_residual(X: Array, G: Array, M: Array, Om: Array, c_E: Array, is_turn: Array) -> float:
+    """The Frobenius norm of the part of P^E G outside the slice, in p x p work.
+
+    P^E G = G - X S with M S + S M = X^T G + G^T X (``geometry.proj_euclidean``): its span move
+    (I - X M^{-1} X^T) G is the slice's first span candidate, so only its turn X M^{-1} Omega_E,
+    Omega_E = A - M S (A = X^T G), can leave the slice; what leaves is the turn R = Omega_E -
+    sum_i c_i Omega_i over the turn axes, of norm <R, M^{-1} R>^(1/2).
+    """
+    A = X.T @ G
+    lam, Q = np.linalg.eigh(M)
+    C = Q.T @ (A + A.T) @ Q
+    S = Q @ (C / (lam[:, None] + lam[None, :])) @ Q.T
+    R = A - M @ S - np.einsum("i,iab->ab", c_E * is_turn, Om)
+    return math.sqrt(max(float(np.vdot(R, np.linalg.solve(M, R))), 0.0))
 
 
 def ball_axes(metric: Array) -> tuple[Array, Array]:
@@ -238,7 +258,7 @@ class SafeCurve(NamedTuple):
     eta_exact: float
 
 
-def safe_curve(X: Array, V: Array, omega: float, eps: float) -> SafeCurve:
+def safe_curve(X: Array, V: Array, omega: float, eps: float, exact: bool = True) -> SafeCurve:
     """||h(X - eta V)||^2 as a quartic in eta, and the safe step's bound on it.
 
     h(X - eta V) = H - eta S + eta^2 Q with H = h(X), S = X^T V + V^T X, Q = V^T V (p x p), so
@@ -248,7 +268,8 @@ def safe_curve(X: Array, V: Array, omega: float, eps: float) -> SafeCurve:
     The safe bound: for a landing field V = T + omega X H (X^T T skew), S = 2 omega (I + H) H
     and the lemma's upper bound ||h(X - eta V)|| <= d - 2 eta omega d (1 - d) + eta^2 ||V||^2
     (for eta omega <= 1/2) stays below max(eps, d) up to the positive root of that quadratic;
-    eta_star is the root, capped at 1/(2 omega).
+    eta_star is the root, capped at 1/(2 omega). ``exact``: also the first crossing
+    (``SafeCurve.eta_exact``, the quartic's roots; NaN when not asked for).
     """
     X, V = np.asarray(X, dtype=float), np.asarray(V, dtype=float)
     p = X.shape[1]
@@ -262,14 +283,14 @@ def safe_curve(X: Array, V: Array, omega: float, eps: float) -> SafeCurve:
     level = max(eps, d)
     g2 = float(np.vdot(V, V))
     if d < 1.0:
-        # g2 eta^2 - 2 omega d (1 - d) eta + (d - level) = 0, larger root (the product of
-        # the roots, (d - level)/g2, is <= 0)
-        roots = np.roots([g2, -2.0 * omega * d * (1.0 - d), d - level]) if g2 > 0 else []
-        root = max((float(r.real) for r in roots if abs(r.imag) == 0), default=np.inf)
+        # the larger root of g2 eta^2 - 2 a eta - (level - d) = 0, a = omega d (1 - d) >= 0
+        # (the roots' product -(level - d)/g2 is <= 0), in the form without cancellation
+        a = omega * d * (1.0 - d)
+        root = (a + np.sqrt(a * a + g2 * (level - d))) / g2 if g2 > 0 else np.inf
         eta_star = min(root, 0.5 / omega) if omega > 0 else root
     else:
         eta_star = float("nan")
-    eta_exact = _first_crossing(coef, level, starts_on=level == d)
+    eta_exact = _first_crossing(coef, level, starts_on=level == d) if exact else float("nan")
     return SafeCurve(coef, d, float(eps), float(eta_star), float(eta_exact))
 
 
