@@ -56,11 +56,16 @@ from .geometry import _cholesky, _gram_solve, gram
 Array = np.ndarray
 
 __all__ = [
+    "METRIC_ROW",
+    "SAFE_ROW",
     "MetricSlice",
     "SafeCurve",
     "ball_axes",
+    "metric_row",
     "metric_slice",
     "safe_curve",
+    "safe_row",
+    "slice_description",
     "slice_metric",
 ]
 
@@ -100,6 +105,26 @@ class MetricSlice(NamedTuple):
     level: float
     residual: float
     full: bool
+
+
+def slice_description(n: int, p: int) -> tuple[tuple[str, ...], str]:
+    """The slice's axis labels for St(n, p) (where the tangent space has a turn and three
+    dimensions: p >= 2, np - p(p+1)/2 >= 3) and one sentence saying which slice is drawn."""
+    dim = n * p - p * (p + 1) // 2
+    if (n, p) == (3, 2):
+        return (("u: turn within the span (Ω = θJ)", "b₁: column 1 leaves the span",
+                 "b₂: column 2 leaves the span"),
+                "St(3, 2): the whole tangent space (3-D) of the layer through Xₖ.")
+    turn = "u: turn of grad_β f within the span" if p >= 3 else "u: turn within the span (Ω = θJ)"
+    if n == p:
+        return ((turn, "u₂: a further turn within the span", "u₃: a further turn within the span"),
+                f"O({n}): the tangent space ({dim}-D) holds turns only; drawn: the 3-D slice "
+                "through the turn of grad_β f and two further turns.")
+    return ((turn, "b₁: span move of the Frobenius gradient", "b₂: span move of grad_β f"),
+            f"St({n}, {p}): the tangent space is {dim}-D; drawn: the 3-D slice through the turn "
+            "of grad_β f and the span moves of the Frobenius gradient and of grad_β f, which "
+            "holds grad_β f for every β"
+            + ("." if p == 2 else " (and the Frobenius gradient up to the residual shown)."))
 
 
 def _turn(X: Array, M: Array, Omega: Array) -> Array:
@@ -178,7 +203,8 @@ def _axes(X: Array, G: Array, M: Array) -> tuple[list[Array], list[str], list[st
     first = "u: turn of grad_β f within the span" if p >= 3 else "u: turn within the span (Ω = θJ)"
     labels = [first, "u₂: a further turn within the span", "u₃: a further turn within the span"]
     labels = labels[: len(turns)]
-    labels += ["b₁: span move of the Frobenius gradient", "b₂: span move of grad_β f"][: len(spans)]
+    labels += ["b₁: span move of the Frobenius gradient", "b₂: span move of grad_β f",
+               "b₃: a further span move"][: len(spans)]
     return turns + spans, ["turn"] * len(turns) + ["span"] * len(spans), labels
 
 
@@ -314,3 +340,29 @@ def _first_crossing(coef: Array, level: float, starts_on: bool) -> float:
             break
         eta -= poly(eta) / slope
     return float(eta)
+
+
+METRIC_ROW = 16
+"""The width of ``metric_row``."""
+SAFE_ROW = 6
+"""The width of ``safe_row``."""
+_UPPER = (np.array([0, 1, 2, 0, 0, 1]), np.array([0, 1, 2, 1, 2, 2]))
+
+
+def metric_row(X: Array, G: Array) -> Array:
+    """What the Metric view needs of iterate X (beta-free, so the player applies the run's beta):
+    the turn and span blocks of the slice's metric (``MetricSlice.turn_metric``, ``span_metric``)
+    as (k00, k11, k22, k01, k02, k12) each, the coordinates of P^E G, and the residual; 16
+    numbers. Axes beyond the tangent space's dimension are zero rows."""
+    S = metric_slice(X, G, 1.0)
+    k = len(S.axes)
+    turn, span, c = np.zeros((3, 3)), np.zeros((3, 3)), np.zeros(3)
+    turn[:k, :k], span[:k, :k], c[:k] = S.turn_metric, S.span_metric, S.frobenius
+    return np.concatenate([turn[_UPPER], span[_UPPER], c, [S.residual]])
+
+
+def safe_row(X: Array, V: Array, omega: float, eps: float) -> Array:
+    """What the Safe step view needs of iterate X and its field V: the quartic's coefficients
+    c_0..c_4 of ||h(X - eta V)||^2 and the safe bound eta* (``safe_curve``); 6 numbers."""
+    C = safe_curve(X, V, omega, eps, exact=False)
+    return np.append(C.coefficients, C.eta_star)

@@ -195,3 +195,50 @@ def test_quartic_matches_direct_evaluation_and_the_safe_rule(it, beta, omega, ep
         at = np.polynomial.polynomial.polyval(C.eta_exact, C.coefficients)
         size = (math.sqrt(p) + nX**2 + 2 * C.eta_exact * nX * nV + (C.eta_exact * nV) ** 2) ** 2
         assert abs(at - max(eps, d) ** 2) <= 1e-9 * size
+
+
+# ----------------------------------------------------------------------------- what the player gets
+
+
+def test_views_offer_the_metric_where_the_tangent_space_has_a_turn_and_three_dimensions():
+    from explorer.views import available
+
+    assert {"metric", "safe"} <= set(available(3, 2)) and "metric" in available(20, 4)
+    assert "metric" in available(3, 3)  # O(3): three turns
+    for n, p in ((2, 1), (3, 1), (2, 2), (50, 1)):
+        assert "metric" not in available(n, p) and "safe" in available(n, p)
+    assert not {"metric", "safe"} & set(available(3, 2, constrained=True))
+
+
+def test_the_run_sends_each_iterates_metric_and_safe_rows():
+    """A safe-step run on St(3, 2): each iterate's rows equal the module's at X_k (recomputed
+    from X_k and the problem's gradient), to the 7 digits sent; the step taken is min(eta, eta*)."""
+    from explorer import playback, runner
+    from explorer.state import AppConfig
+
+    config = AppConfig(problem="brockett", n=3, p=2, beta=0.2, step="safe", eta=0.5,
+                       max_iter=60)
+    problem = runner.build_problem(config)
+    trace, records = runner.start(config, problem)
+    runner.run_to_end(trace, records, config)
+    sent = playback.chunk(trace, 0)
+    assert len(sent["metric"]) == len(sent["safe"]) == trace.k + 1
+    for k in (0, 1, trace.k // 2, trace.k):
+        X = trace.X[k]
+        G = problem.egrad(X)
+        S = mv.metric_slice(X, G, config.beta)
+        row = np.array(sent["metric"][k], dtype=float)
+        turn, span = np.zeros((3, 3)), np.zeros((3, 3))
+        turn[mv._UPPER] = row[:6]
+        span[mv._UPPER] = row[6:12]
+        turn, span = np.triu(turn) + np.triu(turn, 1).T, np.triu(span) + np.triu(span, 1).T
+        tol = 1e-6 * (1 + np.abs(S.metric).max())
+        assert _err(config.beta * turn + span, S.metric) <= tol
+        assert _err(row[12:15], S.frobenius) <= 1e-6 * np.linalg.norm(S.frobenius) + 1e-300
+        V = geo.landing_field(X, G, config.beta, config.omega).V
+        C = mv.safe_curve(X, V, config.omega, trace.eps)
+        safe = np.array(sent["safe"][k], dtype=float)
+        assert _err(safe[:5], C.coefficients) <= 1e-6 * np.abs(C.coefficients).max()
+        assert abs(safe[5] - C.eta_star) <= 1e-6 * C.eta_star
+        if k < trace.k:  # the Safe rule took min(eta, eta*)
+            assert abs(trace.step[k + 1] - min(config.eta, C.eta_star)) <= 1e-12 * config.eta
