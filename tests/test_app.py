@@ -98,12 +98,12 @@ def test_the_speed_reaches_the_player_and_does_not_restart_the_run():
 @pytest.mark.parametrize(
     ("n", "p", "names"),
     [
-        (2, 1, ["plane"]),
-        (3, 1, ["sphere"]),
-        (3, 2, ["frame", "sigma", "cone"]),
-        (2, 2, ["sigma", "cone"]),
-        (10, 4, ["sigma"]),
-        (10, 1, ["sigma"]),
+        (2, 1, ["plane", "safe"]),
+        (3, 1, ["sphere", "safe"]),
+        (3, 2, ["frame", "sigma", "cone", "metric", "safe"]),
+        (2, 2, ["sigma", "cone", "safe"]),
+        (10, 4, ["sigma", "metric", "safe"]),
+        (10, 1, ["sigma", "safe"]),
     ],
 )
 def test_every_view_appears_for_its_size(n, p, names):
