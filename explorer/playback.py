@@ -166,8 +166,8 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
     move (computed from the iterates so far)."""
     label, title, caption = VIEWS[name] if problem.B is None else B_VIEWS.get(name, VIEWS[name])
     data: dict = {"kind": name, "label": label, "title": title, "caption": caption}
-    if name == "plane":
-        data |= _plane(trace, problem, config)
+    if name == "plane":  # with the safe region ‖h‖ <= eps, a band around the circle
+        data |= _plane(trace, problem, config) | {"eps": trace.eps}
     elif name == "sphere":
         data |= _sphere(trace, problem)
     elif name == "frame":  # on XᵀBX = I each column lies on the ellipsoid xᵀBx = 1
@@ -182,7 +182,7 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
     elif name == "metric":
         labels, which = slice_description(trace.n, trace.p)
         data |= {"beta": config.beta, "tangent": config.tangent, "labels": list(labels),
-                 "which": which}
+                 "which": which, "caption": f"{which} {caption}"}
     elif name == "safe":
         data |= {"eps": trace.eps, "omega": trace.omega, "rule": config.step}
     return data

@@ -23,11 +23,8 @@ VIEWS = {  # name -> (short label, title, caption)
              "Dotted: the exact flow Ṁ = −2ωM(M − I) from X₀ᵀX₀, which no cost or β changes. "
              "Drag to turn."),
     "metric": ("Metric", "The β-metric: the unit ball of g^β in the tangent space at Xₖ",
-               "Small β stretches the ball along the turn u, so grad_β f turns the frame "
-               "within its span; large β flattens it, so the step moves the span. Ellipsoid: "
-               "the unit ball of g^β; grey sphere: the Frobenius ball; the plane df = const "
-               "touches the ellipsoid where grad_β f (solid arrow) points; dashed arrow: the "
-               "Frobenius projection of ∇f. Drag to turn."),
+               "Small β: the ball is long along the turn u, so grad_β f turns the frame within "
+               "its span; large β: the ball is flat along u, so the step moves the span."),
     "safe": ("Safe step", "The safe region along the step from Xₖ",
              "The curve: ‖h(Xₖ − ηVₖ)‖ for the step's direction Vₖ (its square is a quartic "
              "in η); dashed: the level ε of the safe region; η*: the safe step's bound, below "
