@@ -5,7 +5,7 @@
  * them into the ball of g^β at the run's β and the curve along the step. */
 (function (L) {
   "use strict";
-  const { VIEWS, projector, camera, arrowHead, dot, drawAxes, makeChart, num, rgb, parseColour, cursor } = L;
+  const { VIEWS, projector, camera, arrowHead, dot, drawAxes, makeChart, num } = L;
 
   const dot3 = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
   const norm3 = (a) => Math.hypot(a[0], a[1], a[2]);
@@ -113,14 +113,17 @@
 
   const BALL = "#0072B2", FROB = "#999", PLANE = "rgba(230,159,0,0.22)", PLANE_EDGE = "rgba(200,130,0,0.9)";
   const GRAD = "#D55E00", EGRAD = "#333";
-  const SHOWN = 3.2;  // the drawing's half-width: semi-axes up to 1/√β = 3.2 (β ≥ 0.1) fit
+  const SHOWN = 4;  // the drawing's half-width: a semi-axis 1/√β = 3.2 (β = 0.1) fits off the manifold too
 
   VIEWS.metric = {
     three: true,
     initialCamera: () => camera(-0.55, 0.3),
     background(ctx, box, run, P, cam) {
-      const R = Math.min(SHOWN, Math.max(1.25, 1.1 * (run.metricReach || 1)));
-      const pr = projector(box, R, cam, P);
+      // the scale: the first iterate's ball (the ball changes little along a run), at most SHOWN
+      const first = run.metric && run.metric.find((r) => !r.some((v) => v === null));
+      const reach = first ? Math.max(...metricAt(first, run.view.beta).radii) : 1;
+      const R = Math.min(SHOWN, Math.max(1.25, 1.2 * reach));
+      const pr = { ...projector(box, R, cam, P), box, reach: R };
       ctx.save();
       ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
       const labels = run.view.labels || ["u", "b₁", "b₂"];
@@ -157,15 +160,9 @@
       const A = [0, 1, 2].map((i) => [0, 1, 2].map((j) => m.axes[j][i] * m.radii[j]));
       const onto = (x) => place([0, 1, 2].map((i) => dot3(A[i], x)));
       const Aplaced = [A[1], A[2], A[0]];
-      ctx.save();
-      ctx.beginPath(); ctx.rect(pr.cx - 4000, pr.cy - 4000, 8000, 8000);
-      // the β-ball: filled outline, rings with their far side faint
-      outline(ctx, pr, Aplaced);
-      ctx.fillStyle = "rgba(0,114,178,0.08)"; ctx.fill();
-      ctx.strokeStyle = BALL; ctx.lineWidth = P.thick; ctx.stroke();
-      for (const ring of rings(onto)) polyline(ctx, pr, ring, "rgba(0,114,178,0.75)", 1.2, "rgba(0,114,178,0.18)");
       // the plane df = level, touching the ball at grad_β f / ‖grad_β f‖_β: a square patch
       // spanned by two directions orthogonal to c (the plane's normal in these coordinates)
+      ctx.save();
       const cn = norm3(m.c);
       let tip = null, frob = null;
       if (cn > 0 && m.level > 0) {
@@ -174,7 +171,7 @@
         let e1 = helper.map((x, i) => x - dot3(helper, nrm) * nrm[i]);
         const l1 = norm3(e1); e1 = e1.map((x) => x / l1);
         const e2 = [nrm[1] * e1[2] - nrm[2] * e1[1], nrm[2] * e1[0] - nrm[0] * e1[2], nrm[0] * e1[1] - nrm[1] * e1[0]];
-        const h = 0.9 * Math.max(...m.radii.map((r) => Math.min(r, SHOWN)));
+        const h = 0.3 * pr.reach;
         const corner = (a, b) => place(m.touch.map((t, i) => t + a * h * e1[i] + b * h * e2[i]));
         const quad = [corner(-1, -1), corner(1, -1), corner(1, 1), corner(-1, 1)].map((x) => pr.at(x));
         ctx.beginPath(); quad.forEach((q, i) => (i ? ctx.lineTo(q[0], q[1]) : ctx.moveTo(q[0], q[1]))); ctx.closePath();
@@ -182,6 +179,13 @@
         ctx.strokeStyle = PLANE_EDGE; ctx.lineWidth = 1.2; ctx.stroke();
         tip = place(m.touch);
         frob = place(nrm);
+      }
+      // the β-ball over the plane: its outline filled, its rings with the far side faint
+      outline(ctx, pr, Aplaced);
+      ctx.fillStyle = "rgba(0,114,178,0.08)"; ctx.fill();
+      ctx.strokeStyle = BALL; ctx.lineWidth = P.thick; ctx.stroke();
+      for (const ring of rings(onto)) polyline(ctx, pr, ring, "rgba(0,114,178,0.75)", 1.2, "rgba(0,114,178,0.18)");
+      if (tip) {
         arrow3(ctx, pr, frob, EGRAD, P.thick, [7, 5]);
         arrow3(ctx, pr, tip, GRAD, P.thick + 1.5);
         const q = pr.at(tip);
@@ -190,13 +194,12 @@
       // what the class reads off: the turn's share of the step in each metric
       const share = (x) => { const n = norm3(x); return n > 0 ? Math.abs(x[0]) / n : NaN; };
       ctx.fillStyle = "#111"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "top";
-      const x0 = pr.cx - Math.min(pr.cx - 8, 1e9), lines = [
+      const lines = [
         `β = ${num(beta, 3)}, k = ${k}`,
         `turn share |u|/‖·‖: grad_β f ${num(share(m.grad), 2)}, Frobenius ${num(share(m.c), 2)}`,
       ];
       if (m.residual > 0) lines.push(`P^E∇f outside the slice: ${num(m.residual, 2)}`);
-      const y0 = run.metricTop || 8;
-      lines.forEach((s, i) => ctx.fillText(s, x0 > 0 ? 12 : 12, y0 + i * (P.font + 4)));
+      lines.forEach((s, i) => ctx.fillText(s, pr.box.x + 8, pr.box.y + 6 + i * (P.font + 4)));
       ctx.restore();
       // the numbers drawn, for tests (the browser test compares them with the server's)
       run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level };
@@ -261,6 +264,10 @@
       ctx.fillRect(rect.x, chart.Y(Math.min(eps, top)), rect.w, rect.y + rect.h - chart.Y(Math.min(eps, top)));
       ctx.setLineDash([7, 5]); ctx.strokeStyle = "#009E73"; ctx.lineWidth = 2;
       ctx.beginPath(); ctx.moveTo(rect.x, chart.Y(eps)); ctx.lineTo(rect.x + rect.w, chart.Y(eps)); ctx.stroke();
+      if (d > eps) {  // outside the region the guarantee is ‖h‖ <= ‖h(Xₖ)‖: the level d, dotted
+        ctx.setLineDash([2, 4]); ctx.strokeStyle = "#009E73";
+        ctx.beginPath(); ctx.moveTo(rect.x, chart.Y(d)); ctx.lineTo(rect.x + rect.w, chart.Y(d)); ctx.stroke();
+      }
       ctx.setLineDash([]);
       // the curve
       ctx.strokeStyle = "#0072B2"; ctx.lineWidth = P.thick;
@@ -289,6 +296,7 @@
       ctx.restore();
       ctx.fillStyle = "#009E73"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "right"; ctx.textBaseline = "bottom";
       ctx.fillText(`ε = ${num(eps, 3)}`, rect.x - 4, chart.Y(eps) + P.font / 2);
+      if (d > eps) ctx.fillText("‖h(Xₖ)‖", rect.x - 4, chart.Y(d) + P.font / 2);
       run.safeDrawn = { k, eta_star: etaStar, eta_k: taken, h_next: next, d, eps, cross };
     },
     legend: (P) => [
