@@ -53,12 +53,18 @@ B_VIEWS = {  # the same views on XᵀBX = I (B symmetric positive definite)
 }
 
 
+METRIC_MAX_NP = 400
+"""The Metric view's slice is computed at every iterate (Gram-Schmidt on n x p matrices, a p x p
+Lyapunov solve for its residual): at St(200, 50) that measured about 1.5 landing iterations
+more per iteration, so large sizes do without it."""
+
+
 def available(n: int, p: int, constrained: bool = False) -> list[str]:
     """The geometry views for this (n, p): the plane (2, 1), the sphere (3, 1), the moving
     frame (3, 2), singular values (any p >= 2, p = 1 beyond n = 3, and St(1, 1)), the SPD(2) cone
     (p = 2); on XᵀX = I (not ``constrained`` to XᵀBX = I) the β-metric where the tangent space
-    has a turn and three dimensions (p >= 2, np - p(p+1)/2 >= 3: ``metric_view``'s slice), and
-    the safe region along the step (every size)."""
+    has a turn and three dimensions (p >= 2, np - p(p+1)/2 >= 3: ``metric_view``'s slice) up to
+    np = METRIC_MAX_NP, and the safe region along the step (every size)."""
     names = []
     if (n, p) == (2, 1):
         names.append("plane")
@@ -71,7 +77,7 @@ def available(n: int, p: int, constrained: bool = False) -> list[str]:
     if p == 2:
         names.append("cone")
     if not constrained:
-        if p >= 2 and n * p - p * (p + 1) // 2 >= 3:
+        if p >= 2 and n * p - p * (p + 1) // 2 >= 3 and n * p <= METRIC_MAX_NP:
             names.append("metric")
         names.append("safe")
     return names

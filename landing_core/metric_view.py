@@ -188,8 +188,9 @@ def _axes(X: Array, G: Array, M: Array) -> tuple[list[Array], list[str], list[st
                 yield _turn(X, M, E)
 
     def span_cands() -> Iterator[Array]:
-        yield _span(X, M, G)
-        yield _span(X, M, G @ M)
+        span_G = G - X @ _gram_solve(M, A)  # (I - X M^{-1} X^T) G
+        yield span_G
+        yield span_G @ M  # (I - X M^{-1} X^T) G M, the span move of grad_beta f
         for i in range(n):
             for j in range(p):
                 E = np.zeros((n, p))
@@ -199,7 +200,7 @@ def _axes(X: Array, G: Array, M: Array) -> tuple[list[Array], list[str], list[st
     dim_turn, dim_span = p * (p - 1) // 2, (n - p) * p
     k_span = min(3 - min(1, dim_turn), dim_span)
     turns = _orthonormal(turn_cands(), [], min(3 - k_span, dim_turn))
-    spans = _orthonormal(span_cands(), turns, k_span)
+    spans = _orthonormal(span_cands(), [], k_span)  # span moves are orthogonal to turns
     first = "u: turn of grad_β f within the span" if p >= 3 else "u: turn within the span (Ω = θJ)"
     labels = [first, "u₂: a further turn within the span", "u₃: a further turn within the span"]
     labels = labels[: len(turns)]
@@ -224,13 +225,14 @@ def metric_slice(X: Array, G: Array, beta: float) -> MetricSlice:
     axes, kinds, labels = _axes(X, G, M)
     k = len(axes)
     E = np.array(axes).reshape(k, n, p)
-    Om = X.T @ E  # (k, p, p): the turns' Omega = X^T xi (zero for span moves)
+    is_turn = np.array([kind == "turn" for kind in kinds], dtype=bool)
+    Om = np.zeros((k, p, p))  # the turns' Omega = X^T xi (zero for span moves)
+    Om[is_turn] = X.T @ E[is_turn]
     _cholesky(M)  # a clear error for a rank-deficient X; the solves below are batched
     MinvOm = np.linalg.solve(M, Om)
     # M^{-1} Omega M^{-1} = (M^{-1} (M^{-1} Omega)^T)^T and Delta M^{-1} = (M^{-1} Delta^T)^T
     MOM = np.linalg.solve(M, MinvOm.mT).mT
     EMinv = np.linalg.solve(M, E.mT).mT
-    is_turn = np.array([kind == "turn" for kind in kinds], dtype=bool)
     turn = np.einsum("iab,jab->ij", Om, MOM) * np.outer(is_turn, is_turn)
     span = np.einsum("iab,jab->ij", E, EMinv) * np.outer(~is_turn, ~is_turn)
     turn, span = 0.5 * (turn + turn.T), 0.5 * (span + span.T)  # symmetric to the last bit
@@ -353,12 +355,39 @@ def metric_row(X: Array, G: Array) -> Array:
     """What the Metric view needs of iterate X (beta-free, so the player applies the run's beta):
     the turn and span blocks of the slice's metric (``MetricSlice.turn_metric``, ``span_metric``)
     as (k00, k11, k22, k01, k02, k12) each, the coordinates of P^E G, and the residual; 16
-    numbers. Axes beyond the tangent space's dimension are zero rows."""
+    numbers. Axes beyond the tangent space's dimension are zero rows. St(3, 2) in closed form
+    (the same numbers, in scalar arithmetic: it runs at every iterate of a live run):
+    turn block 2 / tr M, span block M^{-1}, c = (tr(J^T M^{-1} A) / sqrt(tr M^{-1}),
+    x_perp^T G) with A = X^T G."""
+    if X.shape == (3, 2):
+        return _metric_row_3x2(X, G)
     S = metric_slice(X, G, 1.0)
     k = len(S.axes)
     turn, span, c = np.zeros((3, 3)), np.zeros((3, 3)), np.zeros(3)
     turn[:k, :k], span[:k, :k], c[:k] = S.turn_metric, S.span_metric, S.frobenius
     return np.concatenate([turn[_UPPER], span[_UPPER], c, [S.residual]])
+
+
+def _metric_row_3x2(X: Array, G: Array) -> Array:
+    """metric_row for St(3, 2) in scalar arithmetic (tr(J^T M^{-1} J M^{-1}) = 2 / det M and
+    tr M^{-1} = tr M / det M make the turn block 2 / tr M)."""
+    (x11, x12), (x21, x22), (x31, x32) = X.tolist()
+    (g11, g12), (g21, g22), (g31, g32) = G.tolist()
+    m11 = x11 * x11 + x21 * x21 + x31 * x31
+    m22 = x12 * x12 + x22 * x22 + x32 * x32
+    m12 = x11 * x12 + x21 * x22 + x31 * x32
+    det = m11 * m22 - m12 * m12
+    i11, i22, i12 = m22 / det, m11 / det, -m12 / det  # M^{-1}
+    a11 = x11 * g11 + x21 * g21 + x31 * g31  # A = X^T G
+    a12 = x11 * g12 + x21 * g22 + x31 * g32
+    a21 = x12 * g11 + x22 * g21 + x32 * g31
+    a22 = x12 * g12 + x22 * g22 + x32 * g32
+    # tr(J^T M^{-1} A) with J = [[0, -1], [1, 0]]: J^T M^{-1} = [[i12, i22], [-i11, -i12]]
+    cu = (i12 * a11 + i22 * a21 - i11 * a12 - i12 * a22) / math.sqrt(i11 + i22)
+    nrm = _normal_3x2(X)
+    cb = nrm @ G
+    return np.array([2.0 / (m11 + m22), 0, 0, 0, 0, 0, 0, i11, i22, 0, 0, i12,
+                     cu, cb[0], cb[1], 0.0])
 
 
 def safe_row(X: Array, V: Array, omega: float, eps: float) -> Array:

@@ -208,6 +208,7 @@ def test_views_offer_the_metric_where_the_tangent_space_has_a_turn_and_three_dim
     for n, p in ((2, 1), (3, 1), (2, 2), (50, 1)):
         assert "metric" not in available(n, p) and "safe" in available(n, p)
     assert not {"metric", "safe"} & set(available(3, 2, constrained=True))
+    assert "metric" not in available(200, 50) and "safe" in available(200, 50)
 
 
 def test_the_run_sends_each_iterates_metric_and_safe_rows():
@@ -242,3 +243,21 @@ def test_the_run_sends_each_iterates_metric_and_safe_rows():
         assert abs(safe[5] - C.eta_star) <= 1e-6 * C.eta_star
         if k < trace.k:  # the Safe rule took min(eta, eta*)
             assert abs(trace.step[k + 1] - min(config.eta, C.eta_star)) <= 1e-12 * config.eta
+
+
+@SETTINGS
+@given(iterates(sizes=[(3, 2), (4, 2), (6, 3), (3, 3), (5, 1)]))
+def test_metric_row_packs_the_slice(it):
+    """metric_row (St(3, 2): its scalar closed form) holds the slice's blocks and coordinates."""
+    X, G, _ = it
+    S = mv.metric_slice(X, G, 1.0)
+    row = mv.metric_row(X, G)
+    k = len(S.axes)
+    turn, span = np.zeros((3, 3)), np.zeros((3, 3))
+    turn[mv._UPPER], span[mv._UPPER] = row[:6], row[6:12]
+    turn, span = np.triu(turn) + np.triu(turn, 1).T, np.triu(span) + np.triu(span, 1).T
+    _, nMinv, cond = _sizes(X)
+    assert _err(turn[:k, :k], S.turn_metric) <= REL * nMinv * cond
+    assert _err(span[:k, :k], S.span_metric) <= REL * nMinv * cond
+    assert _err(row[12:12 + k], S.frobenius) <= REL * np.linalg.norm(G) * cond
+    assert row[15] == S.residual
