@@ -55,8 +55,8 @@ B_VIEWS = {  # the same views on XᵀBX = I (B symmetric positive definite)
 
 METRIC_MAX_NP = 400
 """The Metric view's slice is computed at every iterate (Gram-Schmidt on n x p matrices, a p x p
-Lyapunov solve for its residual): at St(200, 50) that measured about 1.5 landing iterations
-more per iteration, so large sizes do without it."""
+Lyapunov solve for its residual): at St(200, 50) it made a live run's iterations about 2.5
+times as costly in CPU time, so large sizes do without it."""
 
 
 def available(n: int, p: int, constrained: bool = False) -> list[str]:
