@@ -199,6 +199,9 @@
         `turn share |u|/‖·‖: grad_β f ${num(share(m.grad), 2)}, Frobenius ${num(share(m.c), 2)}`,
       ];
       if (m.residual > 0) lines.push(`P^E∇f outside the slice: ${num(m.residual, 2)}`);
+      const tangent = run.view.tangent;  // a run on another tangent term does not step along grad_β f
+      if (tangent === "euclidean") lines.push("this run steps along the Frobenius projection (dashed)");
+      if (tangent === "relative") lines.push("this run steps along skew(GXᵀ)X = ½ grad_½ f, not grad_β f");
       lines.forEach((s, i) => ctx.fillText(s, pr.box.x + 8, pr.box.y + 6 + i * (P.font + 4)));
       ctx.restore();
       // the numbers drawn, for tests (the browser test compares them with the server's)
