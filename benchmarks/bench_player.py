@@ -379,11 +379,11 @@ def html_export(browser, url: str) -> None:
         info.value.save_as(path)
         size = path.stat().st_size
         text = path.read_text()
-    data = text.split('<script id="lp-gif">')[0]
+    data = text.split('<script data-lp>')[0]
     context.close()
     print(f"\n6. HTML export of the default run ({have} iterates): {size / 1024:.0f} kB "
           f"({size:,} bytes; the run's data {len(data.encode()) / 1024:.0f} kB, the rest the "
-          f"inlined player.js and gif.js)")
+          f"inlined player scripts)")
 
 
 def main(rounds: int = 5) -> None:

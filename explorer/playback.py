@@ -14,7 +14,6 @@ import numpy as np
 import plotly.colors
 
 from landing_core import methods
-from landing_core.figures import PALETTE
 from landing_core.metric_view import METRIC_ROW, SAFE_ROW, slice_description
 from landing_core.normal_flow import flow_time, gram_flow, singular_value_flow
 from landing_core.problems import Problem
@@ -193,8 +192,9 @@ def header(
     f_star: float | None, *, lecture: bool = False,
 ) -> dict:
     """What the player needs besides the history: sizes, f*, the iteration limit, the speed in
-    iterations per second (None: instant), colours, lecture mode, and every view of this size
-    with its static data (the player switches among them itself), ``view`` shown first."""
+    iterations per second (None: instant), the cost's colours, lecture mode, and every view of
+    this size with its static data (the player switches among them itself), ``view`` shown
+    first. The palette is the player's own (``explorer.style``)."""
     if view not in views:
         raise ValueError(f"view {view!r} is not among {views}")
     rate = SPEEDS[config.speed]
@@ -203,7 +203,7 @@ def header(
         "f_star": None if f_star is None else float(f_star),
         "max_iter": config.max_iter,
         "rate": rate if math.isfinite(rate) else None,
-        "palette": PALETTE, "colorscale": COLORSCALE,
+        "colorscale": COLORSCALE,
         "views": [view_data(name, trace, problem, config) for name in views],
         "view": view,
         "lecture": lecture,

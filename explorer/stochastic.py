@@ -20,11 +20,12 @@ from landing_core.stochastic import EpochRecord, default_step, epochs, stochasti
 
 from .gate import GATE, Gate
 from .state import AppConfig
+from .style import PALETTE
 from .text import quote
 from .worker import LeasedWorker
 
 METHOD_LABELS = {"sgd": "SGD", "saga": "SAGA", "landing": "full-batch landing"}
-METHOD_COLOURS = {"sgd": "#D55E00", "saga": "#0072B2", "landing": "#009E73"}
+METHOD_COLOURS = {"sgd": PALETTE[1], "saga": PALETTE[0], "landing": PALETTE[2]}
 SAMPLES = (200, 1000, 5000)
 WARNINGS_SHOWN = 3  # invalid parts of a ``stoch`` URL value named one by one
 

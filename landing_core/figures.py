@@ -627,7 +627,6 @@ def trajectories_figure(
 # ----------------------------------------------------------------------------- sweep heatmaps
 
 LOG_FLOOR = 1e-16  # log-coloured sweep values below this (exact zeros) are drawn at the floor
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def sweep_hover_text(
@@ -667,7 +666,7 @@ def _log_colorbar(z: Array, title: str) -> dict:
     lo, hi = (np.floor(finite.min()), np.ceil(finite.max())) if finite.size else (0.0, 0.0)
     ticks = np.arange(hi, lo - 1, -max(1, int(np.ceil((hi - lo + 1) / 8))))[::-1]  # top ticked
     return dict(title=dict(text=title), tickvals=ticks.tolist(),
-                ticktext=["10" + str(int(t)).translate(_SUPERSCRIPT) if t else "1" for t in ticks])
+                ticktext=["10" + str(int(t)).translate(_SUPERSCRIPTS) if t else "1" for t in ticks])
 
 
 def _sweep_cells(eta: Array, param: Array, hover: Array, size: float) -> go.Scatter:

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer import playback
+from explorer import playback, style
 from explorer.state import AppConfig
+from explorer.views import B_VIEWS, VIEWS
 from landing_core.geometry import grad_beta
 from tests.app_helpers import run_config
 
@@ -124,3 +127,18 @@ def test_each_iterate_gap_is_taken_in_its_own_component():
     assert data["fstar"] == [problem.f_star_by_det[s] for s in signs]
     assert abs(data["cost"][-1] - data["fstar"][-1]) <= 1e-8
     assert playback.chunk(run_config(n=3, p=2, max_iter=5)[0], 0)["fstar"] is None  # p < n
+
+
+def test_the_player_draws_exactly_the_views_python_names():
+    """The view names are written once, in explorer.views (each view's "kind" in the header);
+    the player's views.js has one drawing for each of them and no other."""
+    js = (Path(playback.__file__).parent / "player" / "views.js").read_text(encoding="utf-8")
+    assert set(re.findall(r"^  VIEWS\.(\w+) = \{", js, re.M)) == set(VIEWS) == set(B_VIEWS)
+
+
+def test_the_figures_constants_are_the_players():
+    """explorer.style reads the player's constants.js: the palette, and the digits of 10⁻¹²
+    and X₁₃₂ as the player writes them."""
+    assert len(set(style.PALETTE)) == 8 and style.PALETTE[0] == "#0072B2"
+    assert "10" + "-12".translate(style.SUPERSCRIPTS) == "10⁻¹²"
+    assert "X" + "132".translate(style.SUBSCRIPTS) == "X₁₃₂"

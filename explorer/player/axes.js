@@ -1,0 +1,254 @@
+/* Landing Explorer's player: formatting, colours, and the 2-D charts' axes, ticks, series,
+ * markers and legends (window.Landing; loaded first, see index.html). */
+(function (L) {
+  "use strict";
+
+  // ------------------------------------------------------------------ formatting
+
+  // what Python's figures share with the player (constants.js, read by explorer/style.py too)
+  const { palette: PALETTE, superscripts, subscripts } = window.LANDING_CONSTANTS;
+  const sup = (n) => String(n).split("").map((c) => superscripts[c] || c).join("");
+  const sub = (n) => String(n).split("").map((c) => subscripts[c]).join("");
+
+  function num(v, digits) {
+    if (v === null || v === undefined || !isFinite(v)) return "—";
+    return Number(v).toPrecision(digits).replace(/(\.\d*?)0+(e|$)/, "$1$2").replace(/\.(e|$)/, "$1");
+  }
+  function sci(v) {
+    if (v === null || v === undefined || !isFinite(v)) return "—";
+    return Number(v).toExponential(3);
+  }
+
+  // ------------------------------------------------------------------ colours
+
+  function parseColour(c) {
+    if (c[0] === "#") {
+      return [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+    }
+    return c.replace(/[^\d,.]/g, "").split(",").slice(0, 3).map(Number);
+  }
+  function makeScale(stops) {
+    const ts = stops.map((s) => s[0]);
+    const cs = stops.map((s) => parseColour(s[1]));
+    return function (t) {
+      t = Math.min(1, Math.max(0, t));
+      let i = 1;
+      while (i < ts.length - 1 && ts[i] < t) i++;
+      const u = (t - ts[i - 1]) / (ts[i] - ts[i - 1] || 1);
+      return [0, 1, 2].map((j) => cs[i - 1][j] + u * (cs[i][j] - cs[i - 1][j]));
+    };
+  }
+  const rgb = (c, a) => (a === undefined ? `rgb(${c[0] | 0},${c[1] | 0},${c[2] | 0})`
+    : `rgba(${c[0] | 0},${c[1] | 0},${c[2] | 0},${a})`);
+
+  // ------------------------------------------------------------------ axes
+
+  function niceStep(span, count) {
+    const raw = span / Math.max(1, count);
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const f = raw / mag;
+    return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+  }
+  function linearTicks(lo, hi, count) {
+    const step = niceStep(hi - lo, count);
+    const ticks = [];
+    for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + 1e-9 * step; v += step) {
+      ticks.push({ v, label: fmtTick(Math.abs(v) < 1e-12 * step ? 0 : v, step) });
+    }
+    return ticks;
+  }
+  function fmtTick(v, step) {
+    if (v === 0) return "0";
+    const a = Math.abs(v);
+    if (a >= 1e5 || a < 1e-3) return v.toExponential(Math.max(0, -Math.floor(Math.log10(step)) + Math.floor(Math.log10(a))));
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    return v.toFixed(decimals).replace("-", "−");
+  }
+  // log10 range [lo, hi]: powers of ten (at most about six); over one to two decades 1-2-5
+  // times the powers of ten; narrower, a few labelled values (as figures._decade_ticks)
+  function logTicks(lo, hi, most) {
+    const span = hi - lo;
+    const ticks = [];
+    if (span >= 2) {
+      const step = Math.max(1, Math.ceil(span / Math.max(1, Math.min(5, (most || 6) - 1))));
+      for (let e = Math.ceil(lo); e <= Math.floor(hi); e += step) ticks.push({ v: e, label: "10" + sup(e) });
+      return ticks;
+    }
+    for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) {
+      for (const m of span >= 1 ? [1, 2, 5] : [1, 2, 3, 5]) {
+        const v = Math.log10(m) + e;
+        if (v >= lo - 1e-9 && v <= hi + 1e-9) ticks.push({ v, label: (m === 1 ? "" : m + "×") + "10" + sup(e) });
+      }
+    }
+    if (ticks.length < 2) {
+      for (const t of [lo, hi]) {
+        const val = Math.pow(10, t);
+        ticks.push({ v: t, label: val.toPrecision(3) });
+      }
+    }
+    return ticks;
+  }
+
+  // a 2-D chart: rectangle in CSS pixels, ranges; y on a log axis stores log10 values
+  function makeChart(rect, xlo, xhi, ylo, yhi, ylog) {
+    const c = { rect, xlo, xhi, ylo, yhi, ylog };
+    c.X = (v) => rect.x + ((v - xlo) / (xhi - xlo || 1)) * rect.w;
+    c.Y = (v) => rect.y + rect.h - (((ylog ? Math.log10(v) : v) - ylo) / (yhi - ylo || 1)) * rect.h;
+    return c;
+  }
+
+  function drawAxes(ctx, chart, opts) {
+    const { rect } = chart;
+    const font = opts.font;
+    ctx.save();
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(rect.x, rect.y, rect.w, rect.h);
+    ctx.font = `${font}px sans-serif`;
+    ctx.fillStyle = "#333";
+    ctx.strokeStyle = "#e3e3e3";
+    ctx.lineWidth = 1;
+    const most = Math.max(2, Math.floor(rect.h / (1.7 * font)));  // labels never touch
+    const yt = chart.ylog ? logTicks(chart.ylo, chart.yhi, most) : linearTicks(chart.ylo, chart.yhi, Math.min(4, most));
+    ctx.textAlign = "right";
+    ctx.textBaseline = "middle";
+    for (const t of yt) {
+      const y = rect.y + rect.h - ((t.v - chart.ylo) / (chart.yhi - chart.ylo || 1)) * rect.h;
+      ctx.beginPath(); ctx.moveTo(rect.x, y); ctx.lineTo(rect.x + rect.w, y); ctx.stroke();
+      ctx.fillText(t.label, rect.x - 4, y);
+    }
+    if (opts.xticks !== false) {
+      const xt = linearTicks(chart.xlo, chart.xhi, Math.max(2, Math.floor(rect.w / (font * 5))));
+      ctx.textAlign = "center";
+      ctx.textBaseline = "top";
+      for (const t of xt) {
+        const x = chart.X(t.v);
+        ctx.beginPath(); ctx.moveTo(x, rect.y); ctx.lineTo(x, rect.y + rect.h); ctx.stroke();
+        if (opts.xlabels !== false) ctx.fillText(t.label, x, rect.y + rect.h + 3);
+      }
+    }
+    ctx.strokeStyle = "#888";
+    ctx.strokeRect(rect.x + 0.5, rect.y + 0.5, rect.w - 1, rect.h - 1);
+    if (opts.title) {
+      ctx.textAlign = "left";
+      ctx.textBaseline = "bottom";
+      ctx.fillStyle = "#111";
+      ctx.font = `600 ${font}px sans-serif`;
+      ctx.fillText(opts.title, rect.x, rect.y - 4);
+    }
+    if (opts.xtitle) {
+      ctx.textAlign = "right";
+      ctx.textBaseline = "top";
+      ctx.font = `${font}px sans-serif`;
+      ctx.fillStyle = "#333";
+      ctx.fillText(opts.xtitle, rect.x + rect.w, rect.y + rect.h + font + 6);
+    }
+    ctx.restore();
+  }
+
+  // ys[0..upto] (upto may be fractional: the last segment is drawn part way) with at most two
+  // points per pixel column (the minimum and maximum of each bucket), gaps at non-finite values
+  function drawSeries(ctx, chart, ys, upto, style) {
+    const last = Math.min(Math.floor(upto), ys.length - 1);
+    if (last < 0) return;
+    const ok = (y) => y !== null && isFinite(y) && (!chart.ylog || y > 0);
+    const bucket = Math.max(1, Math.floor((last + 1) / (2 * chart.rect.w)));
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(chart.rect.x, chart.rect.y, chart.rect.w, chart.rect.h);
+    ctx.clip();
+    ctx.strokeStyle = style.colour;
+    ctx.lineWidth = style.width;
+    ctx.setLineDash(style.dash || []);
+    ctx.lineJoin = "round";
+    ctx.beginPath();
+    let pen = false;
+    const put = (i, y) => {
+      const x = chart.X(i), yy = chart.Y(y);
+      if (pen) ctx.lineTo(x, yy); else { ctx.moveTo(x, yy); pen = true; }
+    };
+    for (let i = 0; i <= last; i += bucket) {
+      const end = Math.min(last, i + bucket - 1);
+      let lo = null, hi = null, ilo = i, ihi = i;
+      for (let j = i; j <= end; j++) {
+        const y = ys[j];
+        if (!ok(y)) { pen = false; continue; }
+        if (lo === null || y < lo) { lo = y; ilo = j; }
+        if (hi === null || y > hi) { hi = y; ihi = j; }
+      }
+      if (lo === null) { pen = false; continue; }
+      if (ilo <= ihi) { put(ilo, lo); if (ihi !== ilo) put(ihi, hi); } else { put(ihi, hi); put(ilo, lo); }
+    }
+    const frac = upto - last;
+    if (frac > 0 && last + 1 < ys.length && ok(ys[last]) && ok(ys[last + 1]) && pen) {
+      const a = chart.ylog ? Math.log10(ys[last]) : ys[last];
+      const b = chart.ylog ? Math.log10(ys[last + 1]) : ys[last + 1];
+      const v = a + frac * (b - a);
+      put(last + frac, chart.ylog ? Math.pow(10, v) : v);
+    }
+    ctx.stroke();
+    ctx.restore();
+  }
+
+  function dot(ctx, x, y, r, fill, stroke) {
+    ctx.beginPath();
+    ctx.arc(x, y, r, 0, 2 * Math.PI);
+    if (fill) { ctx.fillStyle = fill; ctx.fill(); }
+    if (stroke) { ctx.strokeStyle = stroke; ctx.lineWidth = 1.5; ctx.stroke(); }
+  }
+  function diamond(ctx, x, y, r, fill) {
+    ctx.beginPath();
+    ctx.moveTo(x, y - r); ctx.lineTo(x + r, y); ctx.lineTo(x, y + r); ctx.lineTo(x - r, y);
+    ctx.closePath();
+    ctx.fillStyle = fill; ctx.fill();
+    ctx.strokeStyle = "#000"; ctx.lineWidth = 1.5; ctx.stroke();
+  }
+  function arrowHead(ctx, x0, y0, x1, y1, size, colour) {
+    const a = Math.atan2(y1 - y0, x1 - x0);
+    ctx.beginPath();
+    ctx.moveTo(x1, y1);
+    ctx.lineTo(x1 - size * Math.cos(a - 0.4), y1 - size * Math.sin(a - 0.4));
+    ctx.lineTo(x1 - size * Math.cos(a + 0.4), y1 - size * Math.sin(a + 0.4));
+    ctx.closePath();
+    ctx.fillStyle = colour;
+    ctx.fill();
+  }
+  // the rows a legend takes (as legend() wraps it)
+  function legendRows(ctx, items, font, maxWidth) {
+    ctx.save();
+    ctx.font = `${font}px sans-serif`;
+    let cx = 0, rows = 1;
+    for (const it of items) {
+      const w = 26 + ctx.measureText(it.label).width + 14;
+      if (cx + w > maxWidth && cx > 0) { cx = 0; rows++; }
+      cx += w;
+    }
+    ctx.restore();
+    return rows;
+  }
+  function legend(ctx, items, x, y, font, maxWidth) {
+    ctx.save();
+    ctx.font = `${font}px sans-serif`;
+    ctx.textBaseline = "middle";
+    let cx = x, cy = y;
+    for (const it of items) {
+      const w = 26 + ctx.measureText(it.label).width + 14;
+      if (cx + w > x + maxWidth && cx > x) { cx = x; cy += font + 6; }
+      if (it.marker) {
+        dot(ctx, cx + 10, cy, 5, it.colour, "#000");
+      } else {
+        ctx.strokeStyle = it.colour;
+        ctx.lineWidth = it.width || 3;
+        ctx.setLineDash(it.dash || []);
+        ctx.beginPath(); ctx.moveTo(cx, cy); ctx.lineTo(cx + 20, cy); ctx.stroke();
+        ctx.setLineDash([]);
+      }
+      ctx.fillStyle = "#222";
+      ctx.fillText(it.label, cx + 26, cy);
+      cx += w;
+    }
+    ctx.restore();
+    return cy + font;
+  }
+
+  Object.assign(L, { PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, makeChart, drawAxes, drawSeries, dot, diamond, arrowHead, legendRows, legend });
+})(window.Landing = window.Landing || {});

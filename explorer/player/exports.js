@@ -1,0 +1,79 @@
+/* Landing Explorer's player: its exports, a self-contained HTML file and an animated GIF
+ * (methods of Landing.Player; after player.js). */
+(function (L) {
+  "use strict";
+  const { sci } = L;
+
+  Object.assign(L.Player.prototype, {
+    payload() {
+      // the whole run as one chunk, for the standalone file
+      const r = this.run;
+      return {
+        run_id: r.id, start: 0, done: r.done, status: r.status, message: r.message,
+        header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, colorscale: this.headerScale, views: r.views, view: r.view.kind },
+        cost: r.cost, h: r.h, grad: r.grad, step: r.step, nstep: r.nstep, x: r.x, sigma: r.sigma, gram: r.gram,
+        flow_sigma: r.flowSigma, flow_gram: r.flowGram,
+        fstar: r.fstar.length ? r.fstar : null,
+      };
+    },
+
+    // the player's scripts in their order: this standalone file's inlined ones, or the files
+    // index.html loads (a file that fails to load is left out, as the page did without it)
+    async sources() {
+      const inlined = document.querySelectorAll("script[data-lp]");
+      if (inlined.length) return Array.from(inlined, (s) => s.textContent);
+      const get = async (name) => { const r = await fetch(name); return r.ok ? r.text() : ""; };
+      return Promise.all(Array.from(document.querySelectorAll("script[src]"), (s) => get(s.getAttribute("src"))));
+    },
+
+    async exportHtml() {
+      const src = await this.sources();
+      const data = JSON.stringify(this.payload()).replace(/</g, "\\u003c");
+      const title = (this.run.view.title || "Landing Explorer").replace(/</g, "&lt;");
+      const esc = (s) => s.replace(/<\/script/gi, "<\\/script");
+      const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Landing Explorer: ${title}</title></head>\n<body><div id="landing-player"></div>\n<script>window.LANDING_DATA = ${data};</script>\n${src.map((s) => `<script data-lp>${esc(s)}</script>\n`).join("")}</body></html>\n`;
+      download(new Blob([html], { type: "text/html" }), "landing-run.html");
+      this.note("Saved landing-run.html: it plays offline in any browser.");
+    },
+
+    async exportGif() {
+      if (!window.LandingGif || !this.run) return;
+      const frames = Math.min(200, this.available + 1);
+      this.note(`Making a ${frames}-frame GIF…`);
+      await new Promise((r) => setTimeout(r, 30));
+      const t0 = performance.now();
+      const W = 880, H = 400, gw = 380;
+      const canvas = document.createElement("canvas");
+      canvas.width = W; canvas.height = H;
+      const ctx = canvas.getContext("2d", { willReadFrequently: true });
+      const saved = this.kf, P = this.P();
+      const images = [];
+      for (let i = 0; i < frames; i++) {
+        this.kf = frames === 1 ? 0 : (i * this.available) / (frames - 1);
+        ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, H);
+        this.drawGeometry(ctx, { x: 0, y: 24, w: gw, h: H - 24 }, false);
+        this.drawConvergence(ctx, { x: gw + 10, y: 24, w: W - gw - 10, h: H - 24 }, false);
+        const k = Math.floor(this.kf);
+        ctx.fillStyle = "#111"; ctx.font = `600 ${P.font + 1}px sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "top";
+        ctx.fillText(`${this.run.view.title}   k = ${k}   ${this.run.B ? "‖XᵀBX − I‖" : "‖XᵀX − I‖"} = ${sci(this.run.h[k])}`, 8, 4);
+        images.push(ctx.getImageData(0, 0, W, H));
+      }
+      this.kf = saved;
+      this.dirty = true;
+      const bytes = window.LandingGif.encode(images, { delayCs: 5, loop: 0 });
+      const seconds = (performance.now() - t0) / 1000;
+      this.stats.gif = { frames, seconds, bytes: bytes.length };
+      download(new Blob([bytes], { type: "image/gif" }), "landing-run.gif");
+      this.note(`Saved landing-run.gif: ${frames} frames, ${(bytes.length / 1e6).toFixed(1)} MB, made in ${seconds.toFixed(1)} s.`);
+    },
+  });
+
+  function download(blob, name) {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  }
+})(window.Landing = window.Landing || {});
