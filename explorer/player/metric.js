@@ -137,9 +137,15 @@
         const dx = qb[0] - qa[0], dy = qb[1] - qa[1], n = Math.hypot(dx, dy) || 1;
         ctx.fillStyle = i === 0 ? "#000" : "#333";
         ctx.font = `${i === 0 ? "600 " : ""}${P.font}px sans-serif`;
-        const text = i === 0 ? `${short[0]}: turn within the span (rotation)` : short[i];
-        ctx.textAlign = i === 0 ? "left" : "center";
-        ctx.fillText(text, qb[0] + (i === 0 ? 8 : (14 * dx) / n), qb[1] + (i === 0 ? 0 : (14 * dy) / n));
+        const text = i === 0 ? `${short[0]}: the turn (rotation within the span)` : short[i];
+        if (i === 0) {  // beside the axis's tip, kept inside the box
+          const w = ctx.measureText(text).width;
+          ctx.textAlign = "left";
+          ctx.fillText(text, Math.max(box.x + 4, Math.min(qb[0] + 8, box.x + box.w - w - 4)), qb[1] + P.font);
+        } else {
+          ctx.textAlign = "center";
+          ctx.fillText(text, qb[0] + (14 * dx) / n, qb[1] + (14 * dy) / n);
+        }
       });
       // the Frobenius ball: the unit sphere of these coordinates
       for (const ring of rings((x) => x)) polyline(ctx, pr, ring, "#c8c8c8", 1, "#ececec");
@@ -193,7 +199,7 @@
       }
       // what the class reads off: the turn's share of the step in each metric
       const share = (x) => { const n = norm3(x); return n > 0 ? Math.abs(x[0]) / n : NaN; };
-      ctx.fillStyle = "#111"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "top";
+      ctx.fillStyle = "#111"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "bottom";
       const lines = [
         `β = ${num(beta, 3)}, k = ${k}`,
         `turn share |u|/‖·‖: grad_β f ${num(share(m.grad), 2)}, Frobenius ${num(share(m.c), 2)}`,
@@ -202,7 +208,9 @@
       const tangent = run.view.tangent;  // a run on another tangent term does not step along grad_β f
       if (tangent === "euclidean") lines.push("this run steps along the Frobenius projection (dashed)");
       if (tangent === "relative") lines.push("this run steps along skew(GXᵀ)X = ½ grad_½ f, not grad_β f");
-      lines.forEach((s, i) => ctx.fillText(s, pr.box.x + 8, pr.box.y + 6 + i * (P.font + 4)));
+      // at the bottom left, clear of the turn axis's label at the top
+      const bottom = pr.box.y + pr.box.h - 2;
+      lines.forEach((s, i) => ctx.fillText(s, pr.box.x + 8, bottom - (lines.length - 1 - i) * (P.font + 4)));
       ctx.restore();
       // the numbers drawn, for tests (the browser test compares them with the server's)
       run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level };

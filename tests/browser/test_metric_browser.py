@@ -49,6 +49,7 @@ def _show(page, server: str, query: str, tab: str):
     frame = player(page)
     frame.get_by_role("radio", name=tab, exact=True).click()
     frame.wait_for_function(f"landingPlayer.run.view.label === {tab!r}")
+    frame.evaluate("landingPlayer.toast.style.display = 'none'")  # the keys' hint, for shots
     assert frame.evaluate(SEEK_JS, K) == K
     return frame
 
@@ -92,5 +93,18 @@ def test_safe_view_draws_the_safe_rules_bound_and_the_step_taken(server, lecture
     _close(drawn["eta_k"], min(config.eta, C.eta_star))
     _close(drawn["h_next"], trace.infeasibility[K + 1])
     _close(drawn["cross"], C.eta_exact, rel=1e-4)  # the player's bisection on the quartic
+    lecture_page.screenshot(path=shots / "safe_view_outside.png")  # ‖h(X_4)‖ > ε
+    frame.evaluate(SEEK_JS, 30)
+    drawn = frame.evaluate("landingPlayer.run.safeDrawn")
+    assert drawn["k"] == 30 and drawn["d"] < drawn["eps"]  # inside the safe region
     lecture_page.screenshot(path=shots / "safe_view.png")
+    assert lecture_page.console_errors == []
+
+
+def test_plane_view_shades_the_safe_region(server, lecture_page, shots):
+    lecture_page.goto(f"{server}/?lecture=1&n=2&p=1")
+    frame = player(lecture_page)
+    frame.evaluate("landingPlayer.toast.style.display = 'none'")
+    assert frame.evaluate("landingPlayer.run.view.eps") == runner.SAFE_EPS
+    lecture_page.screenshot(path=shots / "plane_safe_band.png")
     assert lecture_page.console_errors == []
