@@ -39,8 +39,12 @@ def _iterate(config: AppConfig, k: int) -> tuple[np.ndarray, np.ndarray, runner.
     """X_k, G_k and the trace of the run the page computes for ``config``."""
     problem = runner.build_problem(config)
     trace, records = runner.start(config, problem)
-    runner.run_to_end(trace, records, config)
-    X = trace.X[k]
+    X = None
+    while not trace.finished:
+        record = next(records)
+        if record.k == k:
+            X = record.X.copy()  # the trace keeps X_k only for n <= 3
+        trace.feed(record, config.tol, config.max_iter)
     return X, problem.egrad(X), trace
 
 
@@ -76,6 +80,22 @@ def test_metric_view_draws_the_libraries_ball_and_gradients(server, lecture_page
     # the arrow is grad_β f itself: its coordinates on the slice's axes (geometry's formula)
     _close(drawn["grad"], np.einsum("iab,ab->i", S.axes, geo.grad_beta(X, G, beta)))
     lecture_page.screenshot(path=shots / f"metric_view_beta_{beta:g}.png")
+    assert lecture_page.console_errors == []
+
+
+def test_metric_view_of_a_larger_size_draws_its_slice(server, lecture_page, shots):
+    """St(10, 4): the slice through grad_β f's turn and the two span moves (metric_view)."""
+    config = AppConfig(n=10, p=4, beta=0.3, lecture=True)
+    frame = _show(lecture_page, server, "n=10&p=4&beta=0.3", "Metric")
+    drawn = frame.evaluate("landingPlayer.run.metricDrawn")
+    X, G, _ = _iterate(config, K)
+    S = mv.metric_slice(X, G, config.beta)
+    _close(sorted(drawn["radii"]), sorted(mv.ball_axes(S.metric)[0]))
+    _close(drawn["grad"], np.einsum("iab,ab->i", S.axes, geo.grad_beta(X, G, config.beta)))
+    _close(drawn["frobenius"], S.frobenius)
+    caption = frame.evaluate("landingPlayer.run.view.caption")
+    assert "St(10, 4): the tangent space is 30-D" in caption
+    lecture_page.screenshot(path=shots / "metric_view_10x4.png")
     assert lecture_page.console_errors == []
 
 
