@@ -204,7 +204,10 @@
         `β = ${num(beta, 3)}, k = ${k}`,
         `turn share |u|/‖·‖: grad_β f ${num(share(m.grad), 2)}, Frobenius ${num(share(m.c), 2)}`,
       ];
-      if (m.residual > 0) lines.push(`P^E∇f outside the slice: ${num(m.residual, 2)}`);
+      if (m.residual > 0) {  // the part of the Frobenius gradient the slice does not hold (p >= 3)
+        const whole = Math.hypot(norm3(m.c), m.residual);
+        lines.push(`Frobenius gradient outside the slice: ${num((100 * m.residual) / whole, 2)}% of it`);
+      }
       const tangent = run.view.tangent;  // a run on another tangent term does not step along grad_β f
       if (tangent === "euclidean") lines.push("this run steps along the Frobenius projection (dashed)");
       if (tangent === "relative") lines.push("this run steps along skew(GXᵀ)X = ½ grad_½ f, not grad_β f");
