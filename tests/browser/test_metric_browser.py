@@ -128,3 +128,31 @@ def test_plane_view_shades_the_safe_region(server, lecture_page, shots):
     assert frame.evaluate("landingPlayer.run.view.eps") == runner.SAFE_EPS
     lecture_page.screenshot(path=shots / "plane_safe_band.png")
     assert lecture_page.console_errors == []
+
+
+def test_moving_beta_in_the_sidebar_stretches_the_ball(server, page):
+    """The sidebar's β reruns the run; at X_0 (the same for every β) the ball's turn semi-axis
+    scales by sqrt(β_old / β_new), the span ones stay, and the arrow is the library's again."""
+    page.goto(f"{server}/?view=metric")
+    frame = player(page)
+    frame.wait_for_function("landingPlayer.run.metricDrawn")
+    before = frame.evaluate("landingPlayer.run.metricDrawn")
+    slider = page.get_by_role("slider", name="β (log scale)")
+    slider.focus()
+    for _ in range(3):
+        slider.press("ArrowLeft")
+    frame.wait_for_function(f"landingPlayer.run.view.beta < {before['beta']}", timeout=60_000)
+    frame.wait_for_function("landingPlayer.run.metricDrawn && "
+                            "landingPlayer.run.metricDrawn.beta === landingPlayer.run.view.beta")
+    after = frame.evaluate("landingPlayer.run.metricDrawn")
+    assert after["k"] == before["k"] == 0
+    config = AppConfig(beta=after["beta"])
+    problem = runner.build_problem(config)
+    X = runner.initial(config, problem)
+    S = mv.metric_slice(X, problem.egrad(X), after["beta"])
+    _close(sorted(after["radii"]), sorted(mv.ball_axes(S.metric)[0]))
+    _close(after["grad"], S.grad)
+    # the turn semi-axis sqrt(tr M / (2 β)) is the longest one here (β < 1 at X_0)
+    assert max(after["radii"]) / max(before["radii"]) == pytest.approx(
+        (before["beta"] / after["beta"]) ** 0.5, rel=1e-5)
+    assert page.console_errors == []
