@@ -14,6 +14,7 @@ import numpy as np
 import plotly.colors
 
 from landing_core import methods
+from landing_core.metric_view import METRIC_ROW, SAFE_ROW, slice_description
 from landing_core.normal_flow import flow_time, gram_flow, singular_value_flow
 from landing_core.problems import Problem
 
@@ -43,11 +44,22 @@ def _rows(values: list[Array], start: int, width: int) -> list[list[float]]:
     return np.round(np.asarray(values[start:], dtype=float).reshape(-1, width), DECIMALS).tolist()
 
 
+SIGNIFICANT = 7  # digits of the Metric and Safe step rows: gradients and ||h||^2 shrink to 1e-20
+
+
+def _significant(values: list[Array], start: int, width: int) -> list[list[float | None]]:
+    """Rows to SIGNIFICANT digits (fixed decimals would round a converging run's gradient and
+    infeasibility to 0, and the view draws their directions); non-finite numbers as None."""
+    return [[float(f"{v:.{SIGNIFICANT}g}") if math.isfinite(v) else None for v in row]
+            for row in np.asarray(values[start:], dtype=float).reshape(-1, width).tolist()]
+
+
 def chunk(trace: Trace, start: int = 0) -> dict:
     """Iterations start … trace.k: the scalar histories, and per iterate the rows the views
     draw (X_k row-major for n <= 3, the singular values, (m11, m22, m12) of the Gram matrix for
-    p = 2), with the same rows of the exact normal flow at the iterate's time (``_flow``),
-    and for p = n each iterate's f* (its component's, ``Trace.f_star``)."""
+    p = 2, the Metric view's ``metric_view.metric_row`` and the Safe step view's ``safe_row``),
+    with the same rows of the exact normal flow at the iterate's time (``_flow``), and for
+    p = n each iterate's f* (its component's, ``Trace.f_star``)."""
     if not 0 <= start <= trace.k + 1:
         raise ValueError(f"start = {start} outside 0 … {trace.k + 1}")
     n, p = trace.n, trace.p
@@ -67,6 +79,9 @@ def chunk(trace: Trace, start: int = 0) -> dict:
         "flow_sigma": flow_sigma,
         "flow_gram": flow_gram,
         "fstar": _floats(trace.f_star[start:]) if trace.optima else None,
+        "metric": (_significant(trace.metric, start, METRIC_ROW) if "metric" in trace.extras
+                   else None),
+        "safe": _significant(trace.safe, start, SAFE_ROW) if "safe" in trace.extras else None,
     }
 
 
@@ -150,8 +165,8 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
     move (computed from the iterates so far)."""
     label, title, caption = VIEWS[name] if problem.B is None else B_VIEWS.get(name, VIEWS[name])
     data: dict = {"kind": name, "label": label, "title": title, "caption": caption}
-    if name == "plane":
-        data |= _plane(trace, problem, config)
+    if name == "plane":  # with the safe region ‖h‖ <= eps, a band around the circle
+        data |= _plane(trace, problem, config) | {"eps": trace.eps}
     elif name == "sphere":
         data |= _sphere(trace, problem)
     elif name == "frame":  # on XᵀBX = I each column lies on the ellipsoid xᵀBx = 1
@@ -163,6 +178,12 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
     elif name == "cone":
         M = np.asarray(trace.gram, dtype=float)
         data["top"] = 1.15 * max(2.0, float(np.max(M[:, 0, 0])), float(np.max(M[:, 1, 1])))
+    elif name == "metric":
+        labels, which = slice_description(trace.n, trace.p)
+        data |= {"beta": config.beta, "tangent": config.tangent, "labels": list(labels),
+                 "which": which, "caption": f"{which} {caption}"}
+    elif name == "safe":
+        data |= {"eps": trace.eps, "omega": trace.omega, "rule": config.step}
     return data
 
 

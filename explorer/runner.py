@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from landing_core.metric_view import METRIC_ROW, SAFE_ROW, metric_row, safe_row
 from landing_core.problems import Problem, initial_point, make_problem
 from landing_core.solvers import Config, Record, iterate, stop_reason
 from landing_core.steps import Safe, StepRule, make_step_rule
@@ -18,6 +19,7 @@ from landing_core.steps import Safe, StepRule, make_step_rule
 from .constraint import infeasibility_name, pencil, with_constraint
 from .state import AppConfig
 from .upload import MATRIX_ROLES
+from .views import available
 
 Array = np.ndarray
 
@@ -97,7 +99,10 @@ class Trace:
     ``optima``: f* by the sign of det X (p = n), so that each iterate's gap is measured against
     the optimum of its own component of O(n) (``f_star``; a long step can cross). With the
     constraint's matrix ``B``, the Gram matrix is XᵀBX and the singular values are those of
-    B^{1/2} X (square roots of its eigenvalues): what tends to I and to 1."""
+    B^{1/2} X (square roots of its eigenvalues): what tends to I and to 1.
+    ``extras``: the per-iterate rows to record for the views that need the gradient or the
+    field ("metric": ``metric_view.metric_row``, "safe": ``metric_view.safe_row`` with the run's
+    omega and the safe region's ``eps``); NaN rows for records that carry no G, V."""
 
     n: int
     p: int
@@ -114,6 +119,10 @@ class Trace:
     X: list[Array] = field(default_factory=list)
     sigma: list[Array] = field(default_factory=list)
     gram: list[Array] = field(default_factory=list)
+    extras: tuple[str, ...] = ()
+    eps: float = SAFE_EPS
+    metric: list[Array] = field(default_factory=list)
+    safe: list[Array] = field(default_factory=list)
     status: str = "ready"
     message: str = "Ready: press Run to watch the iterations, or Step to take one."
 
@@ -141,6 +150,12 @@ class Trace:
             self.gram.append(M)
         if self.optima:
             self.f_star.append(self.optima[1 if np.linalg.det(rec.X) > 0 else -1])
+        if "metric" in self.extras:
+            self.metric.append(np.full(METRIC_ROW, np.nan) if rec.G is None
+                               else metric_row(rec.X, rec.G))
+        if "safe" in self.extras:
+            self.safe.append(np.full(SAFE_ROW, np.nan) if rec.V is None
+                             else safe_row(rec.X, rec.V, self.omega, self.eps))
 
     def feed(self, rec: Record, tol: float, max_iter: int) -> bool:
         """Take one record; True (with status and message set) when the run ends there."""
@@ -174,8 +189,11 @@ def optimum(config: AppConfig, problem: Problem) -> float | None:
 def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
     """A fresh trace holding X_0, and the generator of the following iterates."""
     records = iterate(problem, initial(config, problem), solver_config(config))
+    extras = tuple(v for v in ("metric", "safe")
+                   if v in available(problem.n, problem.p, problem.B is not None))
     trace = Trace(problem.n, problem.p, config.omega, B=problem.B,
-                  optima=problem.f_star_by_det if problem.n == problem.p else None)
+                  optima=problem.f_star_by_det if problem.n == problem.p else None,
+                  extras=extras)
     trace.feed(next(records), config.tol, config.max_iter)
     return trace, records
 

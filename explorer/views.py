@@ -22,6 +22,14 @@ VIEWS = {  # name -> (short label, title, caption)
              "Each point is (m₁₁, m₂₂, m₁₂); the flow ends at I = (1, 1, 0) whatever the cost. "
              "Dotted: the exact flow Ṁ = −2ωM(M − I) from X₀ᵀX₀, which no cost or β changes. "
              "Drag to turn."),
+    "metric": ("Metric", "The β-metric: the unit ball of g^β in the tangent space at Xₖ",
+               "Small β: the ball is long along the turn u, so grad_β f turns the frame within "
+               "its span; large β: the ball is flat along u, so the step moves the span."),
+    "safe": ("Safe step", "The safe region along the step from Xₖ",
+             "The curve: ‖h(Xₖ − ηVₖ)‖ for the step's direction Vₖ (its square is a quartic "
+             "in η); dashed: the level ε of the safe region; η*: the safe step's bound, below "
+             "which the curve is guaranteed to stay under max(ε, ‖h(Xₖ)‖); dot: the step ηₖ "
+             "the rule took and ‖h(Xₖ₊₁)‖."),
 }
 
 
@@ -45,10 +53,18 @@ B_VIEWS = {  # the same views on XᵀBX = I (B symmetric positive definite)
 }
 
 
-def available(n: int, p: int) -> list[str]:
+METRIC_MAX_NP = 400
+"""The Metric view's slice is computed at every iterate (Gram-Schmidt on n x p matrices, a p x p
+Lyapunov solve for its residual): at St(200, 50) it made a live run's iterations about 2.5
+times as costly in CPU time, so large sizes do without it."""
+
+
+def available(n: int, p: int, constrained: bool = False) -> list[str]:
     """The geometry views for this (n, p): the plane (2, 1), the sphere (3, 1), the moving
     frame (3, 2), singular values (any p >= 2, p = 1 beyond n = 3, and St(1, 1)), the SPD(2) cone
-    (p = 2)."""
+    (p = 2); on XᵀX = I (not ``constrained`` to XᵀBX = I) the β-metric where the tangent space
+    has a turn and three dimensions (p >= 2, np - p(p+1)/2 >= 3: ``metric_view``'s slice) up to
+    np = METRIC_MAX_NP, and the safe region along the step (every size)."""
     names = []
     if (n, p) == (2, 1):
         names.append("plane")
@@ -60,4 +76,8 @@ def available(n: int, p: int) -> list[str]:
         names.append("sigma")
     if p == 2:
         names.append("cone")
+    if not constrained:
+        if p >= 2 and n * p - p * (p + 1) // 2 >= 3 and n * p <= METRIC_MAX_NP:
+            names.append("metric")
+        names.append("safe")
     return names

@@ -165,7 +165,11 @@ class Record:
     eta_{k-1} that produced X_k (NaN for k = 0), seconds since the start, and the status:
     "running", or "diverged" on a final record that repeats the last valid iterate X_k (its
     step is then eta_k, the step that failed). ``normal_step``: eta_{k-1} omega_{k-1}, the step
-    taken along X h (omega_{k-1} < omega where a rule lowered it; 0 for the retractions)."""
+    taken along X h (omega_{k-1} < omega where a rule lowered it; 0 for the retractions).
+    ``G`` and ``V``: the Euclidean gradient and the method's field at X_k (X_{k+1} = X_k -
+    eta_k V for landing at the run's omega), for a caller that draws them (the explorer's
+    Metric and Safe region views); None on a "diverged" record. They are the solver's own
+    arrays, not copies: read them, do not modify them."""
 
     k: int
     X: Array
@@ -177,6 +181,8 @@ class Record:
     status: str = "running"
     message: str = ""
     normal_step: float = math.nan
+    G: Array | None = None
+    V: Array | None = None
 
 
 @dataclass
@@ -312,7 +318,8 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
         raise ValueError(f"X0 is not a valid start: {err}") from err
     k, eta, eta_w = 0, math.nan, math.nan
     while True:
-        yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, normal_step=eta_w)
+        yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, normal_step=eta_w,
+                     G=G, V=fld.V)
 
         def move(step: float, omega_k: float | None = None, X: Array = X,
                  fld: Field = fld) -> Array:

@@ -36,5 +36,6 @@ cost = budget.run_cost(config.problem, problem.n, problem.p, config.max_iter, st
 work.admit(cost)
 uploads = (None if matrix is None else st.session_state.matrix_id,
            st.session_state.get("B_id") if config.constraint == "upload" else None)
-live.player(config, problem, uploads, views.available(problem.n, problem.p),
+live.player(config, problem, uploads,
+            views.available(problem.n, problem.p, problem.B is not None),
             lecture=config.lecture, cost=cost)

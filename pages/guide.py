@@ -119,4 +119,14 @@ every page.
   the exact normal flow from $X_0$ at the iterates' time $t_k = \sum_{j<k} \eta_j\omega_j/\omega$
   ($k\eta$ for a constant step): no cost and no β changes it, and the iterates follow it to
   $O(\eta)$, closely for small steps.
+- Metric (on $X^\top X = I$, $p \ge 2$ up to $np = 400$; not O(2), whose tangent space is a
+  line): the unit ball of $g^\beta$ in the tangent space of the
+  layer through $X_k$ (for St(3, 2) all of it; for other sizes a 3-D slice, named below the
+  view), in coordinates orthonormal for the Frobenius inner product, beside the Frobenius
+  ball. $\operatorname{grad}_\beta f$ points where the plane $\mathrm{d}f = $ const touches the
+  ball: small β stretches the ball along the turn $u$ (the frame turns within its span), large
+  β flattens it (the step moves the span).
+- Safe step: $\eta \mapsto \|h(X_k - \eta V_k)\|$ (its square is a quartic in η), the level ε,
+  the safe step's bound $\eta^*$ and the step $\eta_k$ the rule took; the plane view shades
+  the band $\|h\| \le \varepsilon$ around the circle.
 """)

@@ -98,12 +98,12 @@ def test_the_speed_reaches_the_player_and_does_not_restart_the_run():
 @pytest.mark.parametrize(
     ("n", "p", "names"),
     [
-        (2, 1, ["plane"]),
-        (3, 1, ["sphere"]),
-        (3, 2, ["frame", "sigma", "cone"]),
-        (2, 2, ["sigma", "cone"]),
-        (10, 4, ["sigma"]),
-        (10, 1, ["sigma"]),
+        (2, 1, ["plane", "safe"]),
+        (3, 1, ["sphere", "safe"]),
+        (3, 2, ["frame", "sigma", "cone", "metric", "safe"]),
+        (2, 2, ["sigma", "cone", "safe"]),
+        (10, 4, ["sigma", "metric", "safe"]),
+        (10, 1, ["sigma", "safe"]),
     ],
 )
 def test_every_view_appears_for_its_size(n, p, names):
@@ -261,10 +261,12 @@ def test_page_widgets_survive_a_visit_to_another_page():
 
 
 def test_the_url_keeps_only_what_restores_the_view():
-    at = open_app({"bogus": "1", "n": "3", "p": "1", "view": "frame"})
+    at = open_app({"bogus": "1", "n": "3", "p": "1", "constraint": "preset", "view": "frame"})
     assert any("Unknown URL parameter 'bogus'" in text.unescape(w.value) for w in at.warning)
     assert "bogus" not in at.query_params  # warned once, then dropped
-    assert "view" not in at.query_params  # St(3, 1) has one view: nothing to name
+    # XᵀBX = I with n = 3, p = 1 has one view (the ellipsoid; no Metric or Safe step on
+    # XᵀBX = I): nothing to name
+    assert "view" not in at.query_params
     at.run()
     assert not at.warning  # the warning does not come back
 

@@ -12,7 +12,7 @@
         run_id: r.id, start: 0, done: r.done, status: r.status, message: r.message,
         header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, colorscale: this.headerScale, views: r.views, view: r.view.kind },
         cost: r.cost, h: r.h, grad: r.grad, step: r.step, nstep: r.nstep, x: r.x, sigma: r.sigma, gram: r.gram,
-        flow_sigma: r.flowSigma, flow_gram: r.flowGram,
+        flow_sigma: r.flowSigma, flow_gram: r.flowGram, metric: r.metric, safe: r.safe,
         fstar: r.fstar.length ? r.fstar : null,
       };
     },

@@ -131,7 +131,7 @@
         this.run = {
           id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter,
           cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [], fstar: [],
-          flowSigma: [], flowGram: [],
+          flowSigma: [], flowGram: [], metric: [], safe: [],
           done: false, status: "running", message: "", view: null, hasNormal: false, xmax: h.max_iter,
         };
         this.kf = 0;
@@ -159,6 +159,7 @@
       take(run.step, args.step); take(run.nstep, args.nstep);
       take(run.x, args.x); take(run.sigma, args.sigma); take(run.gram, args.gram); take(run.fstar, args.fstar);
       take(run.flowSigma, args.flow_sigma); take(run.flowGram, args.flow_gram);
+      take(run.metric, args.metric); take(run.safe, args.safe);
       for (let i = run.gap.length; i < run.cost.length; i++) run.gap.push(run.fStar === null ? null : Math.abs(run.cost[i] - this.fStarAt(i)));
       run.hasNormal = run.nstep.some((v) => v !== null && isFinite(v) && v > 0);
       if (run.sigma.length && run.p > 1) {

@@ -78,6 +78,20 @@
         ctx.textAlign = "right"; ctx.textBaseline = "middle";
         ctx.fillText(t.label, chart.X(-R) - 4, chart.Y(t.v));
       }
+      // the safe region ‖h(x)‖ = |xᵀx − 1| <= ε (xᵀBx on XᵀBX = I): the band between the
+      // layers of level sqrt(1 − ε) and sqrt(1 + ε)
+      if (v.eps) {
+        const band = (r) => {
+          for (let i = 0; i <= 96; i++) {
+            const a = (2 * Math.PI * i) / 96, u = [r * Math.cos(a), r * Math.sin(a)];
+            const x = v.W ? [v.W[0][0] * u[0] + v.W[0][1] * u[1], v.W[1][0] * u[0] + v.W[1][1] * u[1]] : u;
+            if (i) ctx.lineTo(chart.X(x[0]), chart.Y(x[1])); else ctx.moveTo(chart.X(x[0]), chart.Y(x[1]));
+          }
+          ctx.closePath();
+        };
+        ctx.beginPath(); band(Math.sqrt(1 + v.eps)); band(Math.sqrt(1 - v.eps));
+        ctx.fillStyle = SAFE_BAND; ctx.fill("evenodd");
+      }
       // the landing field -V
       ctx.strokeStyle = "rgba(40,40,40,0.75)";
       ctx.fillStyle = "rgba(40,40,40,0.75)";
@@ -111,8 +125,10 @@
       { label: "trajectory", colour: P.palette[1] },
       ...endsLegend(P),
       { label: "field −V", colour: "#444", width: 1.5 },
+      ...(run && run.view.eps ? [{ label: `safe region ‖h‖ ≤ ε = ${run.view.eps} (light band)`, colour: "#d4d4d4", width: 10 }] : []),
     ],
   };
+  const SAFE_BAND = "rgba(255,255,255,0.45)";
 
   // the constraint's matrix B (view.B, view.W with Wᵀ B W = I; none for XᵀX = I): the level
   // sqrt(xᵀBx) of x, and the path of the layer {xᵀBx = r²} = {r W u : |u| = 1} in the plane

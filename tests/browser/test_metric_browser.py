@@ -1,0 +1,158 @@
+"""The Metric and Safe step views in headless Chromium, in lecture mode at 1280 x 720: the
+numbers each view draws (the ball of g^β, grad_β f, the Frobenius gradient; η*, ηₖ) against
+the library's, recomputed here from the same run's iterate (landing_core.metric_view, steps);
+screenshots at β = 0.1, 1 and 10 and of the safe region."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer import runner
+from explorer.state import AppConfig
+from landing_core import geometry as geo
+from landing_core import metric_view as mv
+
+from .helpers import player
+
+pytestmark = pytest.mark.browser
+
+K = 4  # the iterate shown: early, off the manifold (X_0 at distance 0.4)
+SEEK_JS = """k => new Promise(done => {
+  const s = document.querySelector('input[type=range]');
+  s.value = String(k); s.dispatchEvent(new Event('input'));
+  requestAnimationFrame(() => requestAnimationFrame(() => done(landingPlayer.kf))); })"""
+
+
+@pytest.fixture
+def lecture_page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = context.new_page()
+    pg.console_errors = []
+    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    yield pg
+    context.close()
+
+
+def _iterate(config: AppConfig, k: int) -> tuple[np.ndarray, np.ndarray, runner.Trace]:
+    """X_k, G_k and the trace of the run the page computes for ``config``."""
+    problem = runner.build_problem(config)
+    trace, records = runner.start(config, problem)
+    X = None
+    while not trace.finished:
+        record = next(records)
+        if record.k == k:
+            X = record.X.copy()  # the trace keeps X_k only for n <= 3
+        trace.feed(record, config.tol, config.max_iter)
+    return X, problem.egrad(X), trace
+
+
+def _show(page, server: str, query: str, tab: str):
+    page.goto(f"{server}/?lecture=1&{query}")
+    frame = player(page)
+    frame.get_by_role("radio", name=tab, exact=True).click()
+    frame.wait_for_function(f"landingPlayer.run.view.label === {tab!r}")
+    frame.evaluate("landingPlayer.toast.style.display = 'none'")  # the keys' hint, for shots
+    assert frame.evaluate(SEEK_JS, K) == K
+    return frame
+
+
+def _close(drawn, ref, rel: float = 1e-5) -> None:
+    """The drawn numbers come from rows sent to 7 significant digits."""
+    drawn, ref = np.asarray(drawn, dtype=float), np.asarray(ref, dtype=float)
+    assert np.linalg.norm(drawn - ref) <= rel * (1 + np.linalg.norm(ref)), (drawn, ref)
+
+
+@pytest.mark.parametrize("beta", [0.1, 1.0, 10.0])
+def test_metric_view_draws_the_libraries_ball_and_gradients(server, lecture_page, shots, beta):
+    config = AppConfig(beta=beta, lecture=True)
+    frame = _show(lecture_page, server, f"beta={beta:g}", "Metric")
+    drawn = frame.evaluate("landingPlayer.run.metricDrawn")
+    assert drawn["k"] == K and drawn["beta"] == beta
+    X, G, _ = _iterate(config, K)
+    S = mv.metric_slice(X, G, beta)
+    radii, _ = mv.ball_axes(S.metric)
+    _close(sorted(drawn["radii"]), sorted(radii))
+    _close(drawn["frobenius"], S.frobenius)
+    _close(drawn["grad"], S.grad)
+    _close(drawn["touch"], S.touch)
+    # the arrow is grad_β f itself: its coordinates on the slice's axes (geometry's formula)
+    _close(drawn["grad"], np.einsum("iab,ab->i", S.axes, geo.grad_beta(X, G, beta)))
+    lecture_page.screenshot(path=shots / f"metric_view_beta_{beta:g}.png")
+    assert lecture_page.console_errors == []
+
+
+def test_metric_view_of_a_larger_size_draws_its_slice(server, lecture_page, shots):
+    """St(10, 4): the slice through grad_β f's turn and the two span moves (metric_view)."""
+    config = AppConfig(n=10, p=4, beta=0.3, lecture=True)
+    frame = _show(lecture_page, server, "n=10&p=4&beta=0.3", "Metric")
+    drawn = frame.evaluate("landingPlayer.run.metricDrawn")
+    X, G, _ = _iterate(config, K)
+    S = mv.metric_slice(X, G, config.beta)
+    _close(sorted(drawn["radii"]), sorted(mv.ball_axes(S.metric)[0]))
+    _close(drawn["grad"], np.einsum("iab,ab->i", S.axes, geo.grad_beta(X, G, config.beta)))
+    _close(drawn["frobenius"], S.frobenius)
+    caption = frame.evaluate("landingPlayer.run.view.caption")
+    assert "St(10, 4): the tangent space is 30-D" in caption
+    lecture_page.screenshot(path=shots / "metric_view_10x4.png")
+    assert lecture_page.console_errors == []
+
+
+def test_safe_view_draws_the_safe_rules_bound_and_the_step_taken(server, lecture_page, shots):
+    config = AppConfig(step="safe", eta=0.5, lecture=True)
+    frame = _show(lecture_page, server, "step=safe&eta=0.5", "Safe step")
+    drawn = frame.evaluate("landingPlayer.run.safeDrawn")
+    X, G, trace = _iterate(config, K)
+    V = geo.landing_field(X, G, config.beta, config.omega).V
+    C = mv.safe_curve(X, V, config.omega, trace.eps)
+    assert drawn["k"] == K
+    _close(drawn["eta_star"], C.eta_star)
+    _close(drawn["d"], C.d)
+    _close(drawn["eta_k"], trace.step[K + 1])  # the Safe rule took min(eta, eta*)
+    _close(drawn["eta_k"], min(config.eta, C.eta_star))
+    _close(drawn["h_next"], trace.infeasibility[K + 1])
+    _close(drawn["cross"], C.eta_exact, rel=1e-4)  # the player's bisection on the quartic
+    lecture_page.screenshot(path=shots / "safe_view_outside.png")  # ‖h(X_4)‖ > ε
+    frame.evaluate(SEEK_JS, 30)
+    drawn = frame.evaluate("landingPlayer.run.safeDrawn")
+    assert drawn["k"] == 30 and drawn["d"] < drawn["eps"]  # inside the safe region
+    lecture_page.screenshot(path=shots / "safe_view.png")
+    assert lecture_page.console_errors == []
+
+
+def test_plane_view_shades_the_safe_region(server, lecture_page, shots):
+    lecture_page.goto(f"{server}/?lecture=1&n=2&p=1")
+    frame = player(lecture_page)
+    frame.evaluate("landingPlayer.toast.style.display = 'none'")
+    assert frame.evaluate("landingPlayer.run.view.eps") == runner.SAFE_EPS
+    lecture_page.screenshot(path=shots / "plane_safe_band.png")
+    assert lecture_page.console_errors == []
+
+
+def test_moving_beta_in_the_sidebar_stretches_the_ball(server, page):
+    """The sidebar's β reruns the run; at X_0 (the same for every β) the ball's turn semi-axis
+    scales by sqrt(β_old / β_new), the span ones stay, and the arrow is the library's again."""
+    page.goto(f"{server}/?view=metric")
+    frame = player(page)
+    frame.wait_for_function("landingPlayer.run.metricDrawn")
+    before = frame.evaluate("landingPlayer.run.metricDrawn")
+    slider = page.get_by_role("slider", name="β (log scale)")
+    slider.focus()
+    for _ in range(3):
+        slider.press("ArrowLeft")
+    frame.wait_for_function(f"landingPlayer.run.view.beta < {before['beta']}", timeout=60_000)
+    frame.wait_for_function("landingPlayer.run.metricDrawn && "
+                            "landingPlayer.run.metricDrawn.beta === landingPlayer.run.view.beta")
+    after = frame.evaluate("landingPlayer.run.metricDrawn")
+    assert after["k"] == before["k"] == 0
+    config = AppConfig(beta=after["beta"])
+    problem = runner.build_problem(config)
+    X = runner.initial(config, problem)
+    S = mv.metric_slice(X, problem.egrad(X), after["beta"])
+    _close(sorted(after["radii"]), sorted(mv.ball_axes(S.metric)[0]))
+    _close(after["grad"], S.grad)
+    # the turn semi-axis sqrt(tr M / (2 β)) is the longest one here (β < 1 at X_0)
+    assert max(after["radii"]) / max(before["radii"]) == pytest.approx(
+        (before["beta"] / after["beta"]) ** 0.5, rel=1e-5)
+    assert page.console_errors == []
