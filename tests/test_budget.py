@@ -1,23 +1,19 @@
-"""The cost model and the budget (explorer.budget): estimates against measured memory and time,
-the refusals of the issue's costly requests, the deployment's settings, and the pages refusing
-with AppTest."""
+"""The cost model and the budget (explorer.budget): estimates against measured memory (time is
+measured by benchmarks/bench_budget.py), the refusals of the issue's costly requests, the
+deployment's settings, and the pages refusing with AppTest."""
 
 from __future__ import annotations
 
 import io
 import re
-import time
 import tracemalloc
-from functools import partial
 
 import numpy as np
 import pytest
 
 from explorer import budget, compare
 from landing_core import sweep as batch
-from landing_core.problems import initial_point, make_problem
-from landing_core.solvers import Config, solve
-from landing_core.steps import make_step_rule
+from landing_core.problems import make_problem
 from tests.app_helpers import app_test
 
 DEFAULT = budget.Budget()
@@ -49,64 +45,26 @@ def test_the_sweep_memory_model_covers_the_measured_peak(problem, n, p, runs, m)
     assert peak <= model and model - budget.BASE_MEMORY <= 4 * peak + 1e6
 
 
-def _best_time(n: int, p: int, method: str, step: str, iters: int) -> tuple[float, int]:
-    """The fastest of three timed runs (seconds) and its iteration count."""
-    P = make_problem("brockett", n, p, 0)
-    X0 = initial_point(n, p, 0.4, 0)
-    cfg = Config(method=method, step=make_step_rule(step, 0.1))
-    best, count = float("inf"), 0
-    for _ in range(3):
-        t = time.perf_counter()
-        r = solve(P, X0, cfg, tol=1e-300, max_iter=iters)
-        best, count = min(best, time.perf_counter() - t), r.iterations
-    return best, count
-
-
-def test_the_time_model_follows_measured_runs():
-    """A loaded machine only slows the measured runs (and oversubscribed BLAS threads slow
-    the larger products most): the model must not exceed them grossly (it would refuse what
-    fits), and must put Cayley-RGD with Armijo well above landing (1.8-3x measured on a quiet
-    machine)."""
-    times = {}
-    for n, p, method, step, iters in ((3, 2, "landing", "safe", 300),
-                                      (120, 30, "landing", "safe", 60),
-                                      (120, 30, "rgd-cayley", "armijo", 60)):
-        measured, k = _best_time(n, p, method, step, iters)
-        model = budget.run_seconds("brockett", n, p, k, method, step)
-        assert model < 8 * measured, (n, p, method, step, measured, model)
-        times[method] = (measured, model)
-    # how far Cayley-RGD is above landing depends on the machine's load: only the model's
-    # own ratio is pinned
-    assert times["rgd-cayley"][1] / times["landing"][1] > 2
+def test_the_time_model_puts_cayley_armijo_above_landing():
+    """Cayley-RGD with Armijo costs well above landing with the safe step (1.8-3x measured on
+    a quiet machine): the model's own ratio. The model against measured runs is timed by
+    benchmarks/bench_budget.py (a timing belongs to a benchmark, not to a test)."""
+    landing = budget.run_seconds("brockett", 120, 30, 60, "landing", "safe")
+    cayley = budget.run_seconds("brockett", 120, 30, 60, "rgd-cayley", "armijo")
+    assert cayley / landing > 2
 
 
 def test_the_time_model_knows_the_eigenproblem_and_the_B_constraint():
     """The eigenproblem's A X counts as Brockett's; on XᵀBX = I a run also pays B X and the
-    B method's longer iteration: measured ~3x the plain run (n = 3 and n = 120)."""
-    from explorer.constraint import preset_B
-    from explorer.runner import build_problem
-    from explorer.state import AppConfig
-
+    B method's longer iteration (~3x the plain run, measured by benchmarks/bench_budget.py)."""
     assert budget.problem_units("generalized_eigen", 50, 5) == budget.problem_units(
         "brockett", 50, 5) == 50 * 50 * 5
     assert budget.matrix_memory("generalized_eigen", 50, 5, constrained=True) - \
         budget.matrix_memory("generalized_eigen", 50, 5) == 8 * 50 * 50
     for n, p in ((3, 2), (120, 30)):
-        config = AppConfig(problem="generalized_eigen", constraint="preset", n=n, p=p)
-        P = build_problem(config, B=preset_B(n))
-        X0 = initial_point(n, p, 0.4, 0, B=P.B)
-        cfg = Config(step=make_step_rule("safe", 0.1))
-        measured = min(_timed(partial(solve, P, X0, cfg, tol=1e-300, max_iter=200))
-                       for _ in range(3))
         model = budget.run_seconds("generalized_eigen", n, p, 200, constrained=True)
         plain = budget.run_seconds("generalized_eigen", n, p, 200)
-        assert model < 8 * measured and model > 2 * plain, (n, p, measured, model)
-
-
-def _timed(run) -> float:
-    t = time.perf_counter()
-    run()
-    return time.perf_counter() - t
+        assert model > 2 * plain, (n, p, model, plain)
 
 
 def test_the_issues_costly_requests_are_refused_and_say_what_to_lower():
