@@ -391,19 +391,30 @@ def landing_direction(
     """The landing field V with the norm of its tangent term and the stationarity measure:
     (||T||_F, V, H, ||grad_1 f(X)||_F); ``measure=False``: (||T||_F, V, H, None), without it.
 
-    For the beta-metric V = G M + X (K + omega H), with grad_beta f(X) = T = G M + X K: the four
-    n x p x p products X^T X, X^T G, G M, X (K + omega H). The norm of T needs no fifth: X^T T is
-    skew and H symmetric, so <T, X H> = 0 and ||T||^2 = ||V||^2 - omega^2 <H, M H> (p x p work).
-    That difference keeps about 12 digits while ||T||^2 >= 1e-4 omega^2 ||X H||^2; where it would
-    not (the normal term dominates), T is formed and its norm taken directly. The stationarity
-    grad_1 f(X) = G M + X K_1 reuses G M and the p x p blocks of K (one more product, X K_1).
-    Other tangent terms: from ``landing_field`` and :func:`stationarity`.
+    For the beta-metric V = G M + X W, W = K + omega H, with grad_beta f(X) = T = G M + X K
+    (eq. (grad_beta); K = (c - 1) S - c A^T, c = 1/(2 beta), A = X^T G, B = A M, S = M^{-1} B):
+    the four n x p x p products X^T X, X^T G, G M, X W. Both norms come from ||V||^2 and p x p
+    work, with no fifth product:
+
+    - ||T||^2 = ||V||^2 - omega^2 <H, M H>: X^T T is skew and H symmetric, so <T, X H> = 0.
+    - ||grad_1 f||^2 = ||T||^2 - (c^2 - 1/4) <Q, S - A^T>, Q = B - B^T: grad_1 f(X) = G M + X K_1
+      with K_1 = -(S + A^T)/2 (beta = 1), so T = grad_1 f + X E with E = K - K_1
+      = (c - 1/2)(S - A^T); X^T grad_1 f = B + M K_1 = Q/2 (M S = B, M A^T = B^T), hence
+      2 <grad_1 f, X E> + ||X E||^2 = (c - 1/2) <Q, S - A^T> + (c - 1/2)^2 <S - A^T, Q>, as
+      M (S - A^T) = Q.
+
+    Each difference is rounded at the size of its terms, so it keeps about 16 - k digits where
+    it cancels k (its value is 10^-k times the sum of its terms' magnitudes). Where ||T||^2
+    falls below 1e-4 omega^2 <H, M H> (the normal term dominates), T is formed and its norm
+    taken; where ||grad_1 f||^2 falls below 1e-6 of ||V||^2 + omega^2 <H, M H>
+    + |c^2 - 1/4| <Q, S - A^T>, grad_1 f is formed (a fifth product) and its norm taken, so the
+    measure keeps about 10 digits wherever it is used. Other tangent terms: from
+    ``landing_field`` and :func:`stationarity`.
 
     ``measure=False`` is for a G that is an estimate (a minibatch's), whose stationarity measures
-    nothing the run reports: it saves the fifth product and, at beta = 1/2 (a float, where
-    K = -A^T), the p x p solve behind S as well; V and ||T|| are the same numbers bit for bit
-    ((1/(2 beta) - 1) S = 0 exactly there). Without the solve nothing checks that X^T X is
-    positive definite.
+    nothing the run reports: at beta = 1/2 (a float, where K = -A^T) it saves the p x p solve
+    behind S; V and ||T|| are the same numbers bit for bit ((1/(2 beta) - 1) S = 0 exactly
+    there). Without the solve nothing checks that X^T X is positive definite.
     """
     if tangent != "beta":
         T, V, H = landing_field(X, G, beta, omega, tangent)
@@ -412,30 +423,51 @@ def landing_direction(
     M = gram(X)
     H = M - _identity(X.shape[-1])
     c = 0.5 / per_run(beta)
+    A = _t(X) @ G
     if measure or not (isinstance(c, float) and c == 1.0):
-        GM, S, At = _grad_blocks(X, G, M)
+        B = A @ M
+        S = _gram_solve(M, B)
+        At = _t(A)
         K = (c - 1.0) * S - c * At
     else:  # beta = 1/2: K = -A^T, no solve
-        GM, K = G @ M, -_t(_t(X) @ G)
-    # grad_1 f(X) = G M + X K_1, K_1 = -(S + A^T)/2
-    T1 = GM - 0.5 * (X @ (S + At)) if measure else None
+        K = -_t(A)
+    GM = G @ M
     wH = per_run(omega) * H
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
+    MwH = M @ wH
     if X.ndim == 2:  # one run: plain floats (this is the hot path of small live runs)
-        stat = math.sqrt(float(np.vdot(T1, T1))) if measure else None
-        normal2 = float(np.vdot(wH, M @ wH))
-        tangent2 = float(np.vdot(V, V)) - normal2
+        VV = float(np.vdot(V, V))
+        normal2 = float(np.vdot(wH, MwH))
+        tangent2 = VV - normal2
         if tangent2 >= 1e-4 * normal2:
-            return LandingDirection(math.sqrt(max(tangent2, 0.0)), V, H, stat)
-        T = GM + X @ K
-        return LandingDirection(math.sqrt(float(np.vdot(T, T))), V, H, stat)
-    stat = np.sqrt(_frob_inner(T1, T1)) if measure else None
-    normal2 = _frob_inner(wH, M @ wH)
-    tangent2 = _frob_inner(V, V) - normal2
+            norm = math.sqrt(max(tangent2, 0.0))
+        else:
+            T = GM + X @ K
+            norm = math.sqrt(float(np.vdot(T, T)))
+        if not measure:
+            return LandingDirection(norm, V, H, None)
+        shift = (c * c - 0.25) * float(np.vdot(B - B.T, S - At))
+        stat2 = tangent2 - shift
+        if stat2 >= 1e-6 * (VV + normal2 + abs(shift)):
+            return LandingDirection(norm, V, H, math.sqrt(stat2))
+        T1 = GM - 0.5 * (X @ (S + At))
+        return LandingDirection(norm, V, H, math.sqrt(float(np.vdot(T1, T1))))
+    VV = _frob_inner(V, V)
+    normal2 = _frob_inner(wH, MwH)
+    tangent2 = VV - normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))
     cancels = tangent2 < 1e-4 * normal2
     if np.any(cancels):
         T = GM[cancels] + X[cancels] @ K[cancels]
         norm[cancels] = np.sqrt(_frob_inner(T, T))
+    if not measure:
+        return LandingDirection(norm, V, H, None)
+    shift = ((c * c - 0.25) * _frob_inner(B - _t(B), S - At)[..., None, None])[..., 0, 0]
+    stat2 = tangent2 - shift
+    stat = np.sqrt(np.maximum(stat2, 0.0))
+    cancels = stat2 < 1e-6 * (VV + normal2 + np.abs(shift))
+    if np.any(cancels):
+        T1 = GM[cancels] - 0.5 * (X[cancels] @ (S[cancels] + At[cancels]))
+        stat[cancels] = np.sqrt(_frob_inner(T1, T1))
     return LandingDirection(norm, V, H, stat)
