@@ -379,6 +379,11 @@ def landing_field(
     return LandingField(T, T + X @ (per_run(omega) * H), H)
 
 
+# ||grad_1 f|| from p x p work is used where its rounding error is at most about 8 times that
+# of grad_1 f formed (landing_direction's docstring): max(1, c) ||V|| <= 8 ||grad_1 f||
+_AMPLIFICATION2 = 1.0 / 64.0
+
+
 def landing_direction(
     X: Array,
     G: Array,
@@ -403,13 +408,17 @@ def landing_direction(
       2 <grad_1 f, X E> + ||X E||^2 = (c - 1/2) <Q, S - A^T> + (c - 1/2)^2 <S - A^T, Q>, as
       M (S - A^T) = Q.
 
-    Each difference is rounded at the size of its terms, so it keeps about 16 - k digits where
-    it cancels k (its value is 10^-k times the sum of its terms' magnitudes). Where ||T||^2
-    falls below 1e-4 omega^2 <H, M H> (the normal term dominates), T is formed and its norm
-    taken; where ||grad_1 f||^2 falls below 1e-6 of ||V||^2 + omega^2 <H, M H>
-    + |c^2 - 1/4| <Q, S - A^T>, grad_1 f is formed (a fifth product) and its norm taken, so the
-    measure keeps about 10 digits wherever it is used. Other tangent terms: from
-    ``landing_field`` and :func:`stationarity`.
+    Rounding: ||T||^2 = ||V||^2 - omega^2 <H, M H> keeps about 12 digits while ||T||^2 >=
+    1e-4 omega^2 <H, M H>; below (the normal term dominates), T is formed and its norm taken.
+    The p x p value of ||grad_1 f|| inherits the rounding of V: about eps (||G M|| + ||X|| ||W||)
+    per entry against eps (||G M|| + ||X|| ||K_1||) for grad_1 f formed, and ||W|| / ||K_1|| is
+    about max(1, c) near St(n, p) (S ~ A^T there), so its error is about max(1, c) ||V|| /
+    ||grad_1 f|| times that of grad_1 f formed (||V|| >= ||grad_1 f|| when beta <= 1: the
+    rotation block of T grows like c). Where max(1, c) ||V|| > 8 ||grad_1 f|| (beta small, or
+    grad_1 f small against the normal term or T's rotation block), grad_1 f is formed (a fifth
+    product) and its norm taken; so the measure is at most about 8 times further from the exact
+    value than the direct formula's rounding, whatever beta (tests/test_stationarity_identity.py).
+    Other tangent terms: from ``landing_field`` and :func:`stationarity`.
 
     ``measure=False`` is for a G that is an estimate (a minibatch's), whose stationarity measures
     nothing the run reports: at beta = 1/2 (a float, where K = -A^T) it saves the p x p solve
@@ -449,7 +458,7 @@ def landing_direction(
             return LandingDirection(norm, V, H, None)
         shift = (c * c - 0.25) * float(np.vdot(B - B.T, S - At))
         stat2 = tangent2 - shift
-        if stat2 >= 1e-6 * (VV + normal2 + abs(shift)):
+        if stat2 >= max(1.0, c) ** 2 * _AMPLIFICATION2 * VV:
             return LandingDirection(norm, V, H, math.sqrt(stat2))
         T1 = GM - 0.5 * (X @ (S + At))
         return LandingDirection(norm, V, H, math.sqrt(float(np.vdot(T1, T1))))
@@ -466,7 +475,8 @@ def landing_direction(
     shift = ((c * c - 0.25) * _frob_inner(B - _t(B), S - At)[..., None, None])[..., 0, 0]
     stat2 = tangent2 - shift
     stat = np.sqrt(np.maximum(stat2, 0.0))
-    cancels = stat2 < 1e-6 * (VV + normal2 + np.abs(shift))
+    c2 = np.maximum(1.0, c) ** 2
+    cancels = stat2 < (c2[..., 0, 0] if c2.ndim else c2) * _AMPLIFICATION2 * VV
     if np.any(cancels):
         T1 = GM[cancels] - 0.5 * (X[cancels] @ (S[cancels] + At[cancels]))
         stat[cancels] = np.sqrt(_frob_inner(T1, T1))
