@@ -429,19 +429,20 @@ def landing_direction(
         T, V, H = landing_field(X, G, beta, omega, tangent)
         return LandingDirection(np.sqrt(_frob_inner(T, T)), V, H,
                                 stationarity(X, G) if measure else None)
-    M = gram(X)
+    Xt = X.T if X.ndim == 2 else _t(X)  # the attribute: fewer calls on the hot path of small runs
+    M = Xt @ X
     H = M - _identity(X.shape[-1])
     c = 0.5 / per_run(beta)
-    A = _t(X) @ G
-    if measure or not (isinstance(c, float) and c == 1.0):
+    A = Xt @ G
+    At = _t(A)
+    half = isinstance(c, float) and c == 1.0  # beta = 1/2: K = -A^T ((c - 1) S is 0 S = 0)
+    if measure or not half:  # S for K, or for the measure
         B = A @ M
         S = _gram_solve(M, B)
-        At = _t(A)
-        K = (c - 1.0) * S - c * At
-    else:  # beta = 1/2: K = -A^T, no solve
-        K = -_t(A)
+    K = -At if half else (c - 1.0) * S - c * At
     GM = G @ M
-    wH = per_run(omega) * H
+    # omega = 1 (the default): omega H is H, one operation fewer on the hot path
+    wH = H if isinstance(omega, float | int) and omega == 1.0 else per_run(omega) * H
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
     MwH = M @ wH
