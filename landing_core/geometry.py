@@ -128,7 +128,7 @@ _potrf, _potrs = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.floa
 _SMALL_P = 24
 
 
-def _gram_solve(M: Array, B: Array) -> Array:
+def _gram_solve(M: Array, B: Array, definite: bool = False) -> Array:
     """M^{-1} B for the Gram matrix M = X^T X (never forms M^{-1}).
 
     One small matrix (p <= 24, the app's problems): LAPACK potrf/potrs called directly, since
@@ -138,13 +138,17 @@ def _gram_solve(M: Array, B: Array) -> Array:
     general solves with the factors would cost twice that one. This keeps every threaded BLAS
     call in numpy's OpenBLAS: scipy ships its own, whose idle threads spin after a call and slow
     numpy's next products down on a machine with few cores.
+
+    ``definite``: the caller knows M is positive definite (``||M - I||_F < 1``: every
+    eigenvalue of M lies in (0, 2)), so the Cholesky check is skipped for the larger sizes.
     """
     if M.ndim == 2 and B.ndim == 2 and M.shape[0] <= _SMALL_P:
         L, info = _potrf(M, lower=1)
         if info > 0:
             raise np.linalg.LinAlgError(_RANK_DEFICIENT)
         return _potrs(L, B, lower=1)[0]
-    _cholesky(M)
+    if not definite:
+        _cholesky(M)
     return np.linalg.solve(M, B)
 
 
@@ -379,6 +383,8 @@ def landing_field(
     return LandingField(T, T + X @ (per_run(omega) * H), H)
 
 
+# ||H||_F^2 below this proves M = I + H positive definite, with a margin for rounding
+_DEFINITE = 0.98
 # ||grad_1 f|| from p x p work is used where its rounding error is at most about 8 times that
 # of grad_1 f formed (landing_direction's docstring): max(1, c) ||V|| <= 8 ||grad_1 f||
 _AMPLIFICATION2 = 1.0 / 64.0
@@ -438,7 +444,10 @@ def landing_direction(
     half = isinstance(c, float) and c == 1.0  # beta = 1/2: K = -A^T ((c - 1) S is 0 S = 0)
     if measure or not half:  # S for K, or for the measure
         B = A @ M
-        S = _gram_solve(M, B)
+        # ||H||_F < 1 proves M = I + H positive definite (the safe region keeps a run there);
+        # small sizes factor M anyway (LAPACK's potrf/potrs)
+        definite = M.shape[-1] > _SMALL_P and bool(np.all(_frob_inner(H, H) < _DEFINITE))
+        S = _gram_solve(M, B, definite)
     K = -At if half else (c - 1.0) * S - c * At
     GM = G @ M
     # omega = 1 (the default): omega H is H, one operation fewer on the hot path
