@@ -71,8 +71,14 @@ def machine() -> str:
         f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}",
         f"numpy BLAS: {_openblas_runtime()}",
         f"BLAS environment: {env or 'none set'}",
+        f"load average: {load_average()}",
     ]
     return "\n".join(lines)
+
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages (the machine is shared: every figure beside it)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def interleaved(

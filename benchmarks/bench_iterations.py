@@ -1,67 +1,124 @@
 """Iterations per second of the landing loop on a tiny problem, where Python overhead dominates.
 
-brockett(3, 2): ``solvers.landing`` (the whole run: records, histories, stopping test) and the
-bare ``solvers.iterate`` generator, with a constant step (0.1) and with the default step rule
-(None: Barzilai-Borwein made safe), ITERATIONS iterations each (tol = 1e-300 so
-the run never stops early), REPEATS times interleaved. Goal: >= 30,000 iterations/s, so the app
-never waits on numerics. Run: ``uv run python benchmarks/bench_iterations.py``.
+``solvers.landing`` (the whole run: records, histories, stopping test, the stationarity measure
+at every iterate) at (3, 2), with a constant step (0.1) and with the default step rule (None:
+Barzilai-Borwein made safe), ITERATIONS iterations each (tol = 1e-300 so the run never stops
+early), REPEATS times interleaved, for each way a user may pose the problem (issue 23):
+
+- ``brockett``: ``make_problem("brockett", 3, 2)``, the library's own;
+- ``Problem(cost, egrad)``: a ``problems.Problem`` built from a user's separate functions;
+- ``class: cost, egrad``: a user's class with only n, p, cost and egrad;
+- ``class: value_and_grad``: the same class with ``value_and_grad`` as well.
+
+The user's cost is the same Brockett cost tr(X^T A X N), written as a user would in numpy.
+Goal: >= 30,000 iterations/s for each, so the app never waits on numerics.
+``--clock thread``: time by ``time.thread_time`` (this thread's CPU seconds: the loop runs in
+one thread, so that is its work, whatever the load). ``--before PACKAGE``: also run a copy of
+the library as it was before a change (``cp -r <old>/landing_core /tmp/old/landing_core_base``,
+``PYTHONPATH=/tmp/old``), interleaved with the rest.
+Run: ``uv run python benchmarks/bench_iterations.py --clock thread``.
 """
 
 from __future__ import annotations
 
-import itertools
+import argparse
+import importlib
 import statistics
+import time
 
-from _common import interleaved, machine
-
-from landing_core import problems, solvers
+import numpy as np
+from _common import interleaved, load_average, machine, median_ratio
 
 N, P = 3, 2
-ITERATIONS = 20_000
+ITERATIONS = 10_000
 REPEATS = 7
 GOAL = 30_000
 
+_B = np.random.default_rng(0).standard_normal((N, N))
+A = (_B + _B.T) / (2.0 * np.sqrt(N))  # brockett(3, 2, seed=0)'s matrix
+W = np.arange(P, 0, -1, dtype=float)  # N = diag(p, ..., 1)
 
-def variants() -> dict:
-    problem = problems.brockett(N, P, seed=0)
-    X0 = problems.initial_point(N, P, 0.3, seed=1)
 
-    def run_landing(step):
-        def run():
+def cost(X):
+    return float(np.sum(X * ((A @ X) * W)))
+
+
+def egrad(X):
+    return 2.0 * (A @ X) * W
+
+
+class Plain:
+    """Only n, p, cost and egrad."""
+
+    n, p = N, P
+
+    def cost(self, X):
+        return cost(X)
+
+    def egrad(self, X):
+        return egrad(X)
+
+
+class WithValueAndGrad(Plain):
+    def value_and_grad(self, X):
+        AXW = (A @ X) * W
+        return float(np.sum(X * AXW)), 2.0 * AXW
+
+
+def runs(package: str) -> dict:
+    lib = importlib.import_module(package)
+    solvers = importlib.import_module(f"{package}.solvers")
+    problems = importlib.import_module(f"{package}.problems")
+    X0 = lib.initial_point(N, P, 0.3, seed=1)
+    kinds = {
+        "brockett": lib.make_problem("brockett", N, P, seed=0),
+        "Problem(cost, egrad)": problems.Problem(n=N, p=P, cost=cost, egrad=egrad),
+        "class: cost, egrad": Plain(),
+        "class: value_and_grad": WithValueAndGrad(),
+    }
+
+    def run(problem, step):
+        def go():
             res = solvers.landing(problem, X0, step=step, tol=1e-300, max_iter=ITERATIONS)
             assert res.iterations == ITERATIONS, res.message
-        return run
+        return go
 
-    def run_iterate(step):
-        config = solvers.Config(step=step)
-
-        def run():
-            records = solvers.iterate(problem, X0, config)
-            last = next(itertools.islice(records, ITERATIONS, None))
-            assert last.k == ITERATIONS
-        return run
-
-    return {
-        "landing, constant 0.1": run_landing(0.1),
-        "landing, default (BB)": run_landing(None),
-        "iterate, constant 0.1": run_iterate(0.1),
-        "iterate, default (BB)": run_iterate(None),
-    }
+    return {(package, kind, rule): run(problem, step)
+            for kind, problem in kinds.items()
+            for rule, step in (("constant 0.1", 0.1), ("default (BB)", None))}
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clock", choices=("wall", "thread"), default="wall")
+    parser.add_argument("--before", help="a copy of landing_core under this package name "
+                        "(on PYTHONPATH), run in the same rounds")
+    args = parser.parse_args()
+    clock = time.thread_time if args.clock == "thread" else time.perf_counter
     print(machine())
-    print()
-    print(f"brockett({N}, {P}), {ITERATIONS:,} iterations per run, {REPEATS} runs each")
-    header = f"{'variant':>24} {'best it/s':>10} {'median it/s':>12} {'goal':>8}"
+    print(f"clock: {args.clock}")
+    print(f"\n({N}, {P}), {ITERATIONS:,} iterations per run, {REPEATS} runs each")
+    variants = runs("landing_core")
+    if args.before:
+        variants |= runs(args.before)
+    times = interleaved(variants, REPEATS, clock=clock)
+    header = (f"{'package':>18} {'problem':>22} {'step':>13} {'best it/s':>10} "
+              f"{'median it/s':>12} {'goal':>7}")
     print(header)
     print("-" * len(header))
-    times = interleaved(variants(), REPEATS)
-    for name, ts in times.items():
+    for (package, kind, rule), ts in times.items():
         best, median = ITERATIONS / min(ts), ITERATIONS / statistics.median(ts)
         verdict = "met" if best >= GOAL else "MISSED"
-        print(f"{name:>24} {best:>10,.0f} {median:>12,.0f} {verdict:>8}")
+        print(f"{package:>18} {kind:>22} {rule:>13} {best:>10,.0f} {median:>12,.0f} "
+              f"{verdict:>7}")
+    if args.before:
+        print("\nafter / before (median of the rounds' ratios of it/s):")
+        for (package, kind, rule), ts in times.items():
+            if package == "landing_core":
+                old = times[(args.before, kind, rule)]
+                print(f"{kind:>22} {rule:>13}: {median_ratio(old, ts):.3f}")
     print(f"\ngoal: >= {GOAL:,} iterations/s (judged on the best run: the machine is shared)")
+    print(f"load average at the end: {load_average()}")
 
 
 if __name__ == "__main__":

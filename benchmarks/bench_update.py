@@ -2,34 +2,45 @@
 
 Given X (n x p, near St(n, p)) and the Euclidean gradient G (the cost's gradient is excluded):
 
-- landing: X_new = X - eta V, V and ||grad|| from ``geometry.landing_direction(X, G, beta=0.3,
-  omega=1)``, what the solver runs (four products; ||T|| from an exact identity);
+- landing: ``methods.Landing(beta=0.3, omega=1).field`` (``geometry.landing_direction``: V,
+  ||T|| and the stationarity measure ||grad_1 f||, both norms from p x p work) and then its
+  ``move`` X - eta V, what the solver runs at every iterate;
 - floor: the four n x p x p products no beta-metric landing update can avoid,
   X^T X, X^T G, G M and one X K (K a p x p matrix), timed alone;
 - RGD-QR: grad = G - X sym(X^T G), then the QR retraction of X - eta grad;
 - RGD-polar: the same gradient, then the polar retraction (SVD);
 - "with T", for information: the same update from ``geometry.landing_field``, which also forms
-  the tangent term T itself (a fifth product).
+  the tangent term T itself (a fifth product), without the stationarity measure.
 
-Goal: landing <= 1.3 x floor, and faster than both retraction updates.
-Run: ``uv run python benchmarks/bench_update.py``.
+Goal: landing <= 1.3 x floor, and faster than both retraction updates, at one and at two BLAS
+threads (``OPENBLAS_NUM_THREADS``; the script prints what numpy's OpenBLAS runs).
+``--clock thread`` times with ``time.thread_time`` (the CPU seconds of this thread: with one
+BLAS thread that is all the work, and time spent descheduled on a loaded machine is left out;
+meaningless with two BLAS threads, whose second thread it does not count).
+``--before landing_core_base``: also time the update of a copy of the library as it was before
+a change (``cp -r <old checkout>/landing_core /tmp/old/landing_core_base`` and
+``PYTHONPATH=/tmp/old``), interleaved with the rest.
+Run: ``OPENBLAS_NUM_THREADS=1 uv run python benchmarks/bench_update.py --clock thread``.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import statistics
+import time
 
 import numpy as np
-from _common import interleaved, machine, median_ratio
+from _common import interleaved, load_average, machine, median_ratio
 
-from landing_core import geometry, problems, solvers
+from landing_core import geometry, methods, problems, solvers
 
 SIZES = [(2000, 100), (5000, 500)]
 ROUNDS = {(2000, 100): 60, (5000, 500): 15}
 BETA, OMEGA, ETA = 0.3, 1.0, 0.1
 
 
-def variants(n: int, p: int) -> dict:
+def variants(n: int, p: int, before: str | None) -> dict:
     rng = np.random.default_rng(0)
     X = problems.initial_point(n, p, 0.3, seed=1)
     G = rng.standard_normal((n, p))
@@ -42,9 +53,12 @@ def variants(n: int, p: int) -> dict:
         G @ M
         return X @ K
 
+    method = methods.landing.Landing(BETA, OMEGA)
+
     def landing():
-        _, V, _ = geometry.landing_direction(X, G, BETA, OMEGA, "beta")
-        return -ETA * V + X  # X - eta V, as the solver writes it (the temporary is reused)
+        field, _ = method.field(X, G, {})
+        assert field.grad_norm > 0  # the stationarity measure is computed
+        return method.move(X, field, ETA)
 
     def with_t():
         _, V, _ = geometry.landing_field(X, G, BETA, OMEGA, "beta")
@@ -56,12 +70,27 @@ def variants(n: int, p: int) -> dict:
             return solvers.RETRACTIONS[retraction](Xs, -ETA * grad)
         return update
 
-    return {"floor": floor, "landing": landing, "with T": with_t, "rgd-qr": rgd("qr"),
-            "rgd-polar": rgd("polar")}
+    out = {"floor": floor, "landing": landing, "with T": with_t, "rgd-qr": rgd("qr"),
+           "rgd-polar": rgd("polar")}
+    if before:  # the same update by another copy of the library (the code before a change)
+        old = importlib.import_module(f"{before}.methods.landing").Landing(BETA, OMEGA)
+
+        def landing_before():
+            field, _ = old.field(X, G, {})
+            return old.move(X, field, ETA)
+        out["before"] = landing_before
+    return out
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clock", choices=("wall", "thread"), default="wall")
+    parser.add_argument("--before", help="a copy of landing_core under this package name "
+                        "(on PYTHONPATH), timed as the variant 'before'")
+    args = parser.parse_args()
+    clock = time.thread_time if args.clock == "thread" else time.perf_counter
     print(machine())
+    print(f"clock: {args.clock}")
     print()
     header = (f"{'n':>5} {'p':>4} {'variant':>10} {'median ms':>10} {'min ms':>9} "
               f"{'/ floor':>8} {'landing /':>10}")
@@ -69,7 +98,7 @@ def main() -> None:
     print("-" * len(header))
     verdicts = []
     for n, p in SIZES:
-        times = interleaved(variants(n, p), ROUNDS[(n, p)])
+        times = interleaved(variants(n, p, args.before), ROUNDS[(n, p)], clock=clock)
         for name, ts in times.items():
             vs_floor = median_ratio(ts, times["floor"])
             vs_landing = median_ratio(times["landing"], ts)
@@ -85,6 +114,7 @@ def main() -> None:
                         f"{'yes' if beats else 'NO'}; with T / floor = {with_t:.2f}")
     print()
     print("\n".join(verdicts))
+    print(f"load average at the end: {load_average()}")
 
 
 if __name__ == "__main__":

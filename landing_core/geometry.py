@@ -128,7 +128,7 @@ _potrf, _potrs = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.floa
 _SMALL_P = 24
 
 
-def _gram_solve(M: Array, B: Array) -> Array:
+def _gram_solve(M: Array, B: Array, definite: bool = False) -> Array:
     """M^{-1} B for the Gram matrix M = X^T X (never forms M^{-1}).
 
     One small matrix (p <= 24, the app's problems): LAPACK potrf/potrs called directly, since
@@ -138,13 +138,17 @@ def _gram_solve(M: Array, B: Array) -> Array:
     general solves with the factors would cost twice that one. This keeps every threaded BLAS
     call in numpy's OpenBLAS: scipy ships its own, whose idle threads spin after a call and slow
     numpy's next products down on a machine with few cores.
+
+    ``definite``: the caller knows M is positive definite (``||M - I||_F < 1``: every
+    eigenvalue of M lies in (0, 2)), so the Cholesky check is skipped for the larger sizes.
     """
     if M.ndim == 2 and B.ndim == 2 and M.shape[0] <= _SMALL_P:
         L, info = _potrf(M, lower=1)
         if info > 0:
             raise np.linalg.LinAlgError(_RANK_DEFICIENT)
         return _potrs(L, B, lower=1)[0]
-    _cholesky(M)
+    if not definite:
+        _cholesky(M)
     return np.linalg.solve(M, B)
 
 
@@ -379,6 +383,13 @@ def landing_field(
     return LandingField(T, T + X @ (per_run(omega) * H), H)
 
 
+# ||H||_F^2 below this proves M = I + H positive definite, with a margin for rounding
+_DEFINITE = 0.98
+# ||grad_1 f|| from p x p work is used where its rounding error is at most about 8 times that
+# of grad_1 f formed (landing_direction's docstring): max(1, c) ||V|| <= 8 ||grad_1 f||
+_AMPLIFICATION2 = 1.0 / 64.0
+
+
 def landing_direction(
     X: Array,
     G: Array,
@@ -391,51 +402,92 @@ def landing_direction(
     """The landing field V with the norm of its tangent term and the stationarity measure:
     (||T||_F, V, H, ||grad_1 f(X)||_F); ``measure=False``: (||T||_F, V, H, None), without it.
 
-    For the beta-metric V = G M + X (K + omega H), with grad_beta f(X) = T = G M + X K: the four
-    n x p x p products X^T X, X^T G, G M, X (K + omega H). The norm of T needs no fifth: X^T T is
-    skew and H symmetric, so <T, X H> = 0 and ||T||^2 = ||V||^2 - omega^2 <H, M H> (p x p work).
-    That difference keeps about 12 digits while ||T||^2 >= 1e-4 omega^2 ||X H||^2; where it would
-    not (the normal term dominates), T is formed and its norm taken directly. The stationarity
-    grad_1 f(X) = G M + X K_1 reuses G M and the p x p blocks of K (one more product, X K_1).
+    For the beta-metric V = G M + X W, W = K + omega H, with grad_beta f(X) = T = G M + X K
+    (eq. (grad_beta); K = (c - 1) S - c A^T, c = 1/(2 beta), A = X^T G, B = A M, S = M^{-1} B):
+    the four n x p x p products X^T X, X^T G, G M, X W. Both norms come from ||V||^2 and p x p
+    work, with no fifth product:
+
+    - ||T||^2 = ||V||^2 - omega^2 <H, M H>: X^T T is skew and H symmetric, so <T, X H> = 0.
+    - ||grad_1 f||^2 = ||T||^2 - (c^2 - 1/4) <Q, S - A^T>, Q = B - B^T: grad_1 f(X) = G M + X K_1
+      with K_1 = -(S + A^T)/2 (beta = 1), so T = grad_1 f + X E with E = K - K_1
+      = (c - 1/2)(S - A^T); X^T grad_1 f = B + M K_1 = Q/2 (M S = B, M A^T = B^T), hence
+      2 <grad_1 f, X E> + ||X E||^2 = (c - 1/2) <Q, S - A^T> + (c - 1/2)^2 <S - A^T, Q>, as
+      M (S - A^T) = Q.
+
+    Rounding: ||T||^2 = ||V||^2 - omega^2 <H, M H> keeps about 12 digits while ||T||^2 >=
+    1e-4 omega^2 <H, M H>; below (the normal term dominates), T is formed and its norm taken.
+    The p x p value of ||grad_1 f|| inherits the rounding of V: about eps (||G M|| + ||X|| ||W||)
+    per entry against eps (||G M|| + ||X|| ||K_1||) for grad_1 f formed, and ||W|| / ||K_1|| is
+    about max(1, c) near St(n, p) (S ~ A^T there), so its error is about max(1, c) ||V|| /
+    ||grad_1 f|| times that of grad_1 f formed (||V|| >= ||grad_1 f|| when beta <= 1: the
+    rotation block of T grows like c). Where max(1, c) ||V|| > 8 ||grad_1 f|| (beta small, or
+    grad_1 f small against the normal term or T's rotation block), grad_1 f is formed (a fifth
+    product) and its norm taken; so the measure is at most about 8 times further from the exact
+    value than the direct formula's rounding, whatever beta (tests/test_stationarity_identity.py).
     Other tangent terms: from ``landing_field`` and :func:`stationarity`.
 
     ``measure=False`` is for a G that is an estimate (a minibatch's), whose stationarity measures
-    nothing the run reports: it saves the fifth product and, at beta = 1/2 (a float, where
-    K = -A^T), the p x p solve behind S as well; V and ||T|| are the same numbers bit for bit
-    ((1/(2 beta) - 1) S = 0 exactly there). Without the solve nothing checks that X^T X is
-    positive definite.
+    nothing the run reports: at beta = 1/2 (a float, where K = -A^T) it saves the p x p solve
+    behind S; V and ||T|| are the same numbers bit for bit ((1/(2 beta) - 1) S = 0 exactly
+    there). Without the solve nothing checks that X^T X is positive definite.
     """
     if tangent != "beta":
         T, V, H = landing_field(X, G, beta, omega, tangent)
         return LandingDirection(np.sqrt(_frob_inner(T, T)), V, H,
                                 stationarity(X, G) if measure else None)
-    M = gram(X)
+    Xt = X.T if X.ndim == 2 else _t(X)  # the attribute: fewer calls on the hot path of small runs
+    M = Xt @ X
     H = M - _identity(X.shape[-1])
     c = 0.5 / per_run(beta)
-    if measure or not (isinstance(c, float) and c == 1.0):
-        GM, S, At = _grad_blocks(X, G, M)
-        K = (c - 1.0) * S - c * At
-    else:  # beta = 1/2: K = -A^T, no solve
-        GM, K = G @ M, -_t(_t(X) @ G)
-    # grad_1 f(X) = G M + X K_1, K_1 = -(S + A^T)/2
-    T1 = GM - 0.5 * (X @ (S + At)) if measure else None
-    wH = per_run(omega) * H
+    A = Xt @ G
+    At = _t(A)
+    half = isinstance(c, float) and c == 1.0  # beta = 1/2: K = -A^T ((c - 1) S is 0 S = 0)
+    if measure or not half:  # S for K, or for the measure
+        B = A @ M
+        # ||H||_F < 1 proves M = I + H positive definite (the safe region keeps a run there);
+        # small sizes factor M anyway (LAPACK's potrf/potrs)
+        definite = M.shape[-1] > _SMALL_P and bool(np.all(_frob_inner(H, H) < _DEFINITE))
+        S = _gram_solve(M, B, definite)
+    K = -At if half else (c - 1.0) * S - c * At
+    GM = G @ M
+    # omega = 1 (the default): omega H is H, one operation fewer on the hot path
+    wH = H if isinstance(omega, float | int) and omega == 1.0 else per_run(omega) * H
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
+    MwH = M @ wH
     if X.ndim == 2:  # one run: plain floats (this is the hot path of small live runs)
-        stat = math.sqrt(float(np.vdot(T1, T1))) if measure else None
-        normal2 = float(np.vdot(wH, M @ wH))
-        tangent2 = float(np.vdot(V, V)) - normal2
+        VV = float(np.vdot(V, V))
+        normal2 = float(np.vdot(wH, MwH))
+        tangent2 = VV - normal2
         if tangent2 >= 1e-4 * normal2:
-            return LandingDirection(math.sqrt(max(tangent2, 0.0)), V, H, stat)
-        T = GM + X @ K
-        return LandingDirection(math.sqrt(float(np.vdot(T, T))), V, H, stat)
-    stat = np.sqrt(_frob_inner(T1, T1)) if measure else None
-    normal2 = _frob_inner(wH, M @ wH)
-    tangent2 = _frob_inner(V, V) - normal2
+            norm = math.sqrt(max(tangent2, 0.0))
+        else:
+            T = GM + X @ K
+            norm = math.sqrt(float(np.vdot(T, T)))
+        if not measure:
+            return LandingDirection(norm, V, H, None)
+        shift = (c * c - 0.25) * float(np.vdot(B - B.T, S - At))
+        stat2 = tangent2 - shift
+        if stat2 >= max(1.0, c) ** 2 * _AMPLIFICATION2 * VV:
+            return LandingDirection(norm, V, H, math.sqrt(stat2))
+        T1 = GM - 0.5 * (X @ (S + At))
+        return LandingDirection(norm, V, H, math.sqrt(float(np.vdot(T1, T1))))
+    VV = _frob_inner(V, V)
+    normal2 = _frob_inner(wH, MwH)
+    tangent2 = VV - normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))
     cancels = tangent2 < 1e-4 * normal2
     if np.any(cancels):
         T = GM[cancels] + X[cancels] @ K[cancels]
         norm[cancels] = np.sqrt(_frob_inner(T, T))
+    if not measure:
+        return LandingDirection(norm, V, H, None)
+    shift = ((c * c - 0.25) * _frob_inner(B - _t(B), S - At)[..., None, None])[..., 0, 0]
+    stat2 = tangent2 - shift
+    stat = np.sqrt(np.maximum(stat2, 0.0))
+    c2 = np.maximum(1.0, c) ** 2
+    cancels = stat2 < (c2[..., 0, 0] if c2.ndim else c2) * _AMPLIFICATION2 * VV
+    if np.any(cancels):
+        T1 = GM[cancels] - 0.5 * (X[cancels] @ (S[cancels] + At[cancels]))
+        stat[cancels] = np.sqrt(_frob_inner(T1, T1))
     return LandingDirection(norm, V, H, stat)

@@ -350,6 +350,9 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
         X, k = X_next, k + 1
 
 
+_HISTORIES = ("cost", "infeasibility", "grad_norm", "step", "time", "normal_step")
+
+
 def solve(
     problem: ProblemLike,
     X0: Array,
@@ -373,18 +376,21 @@ def solve(
     problem = as_problem(problem)
     config = config or Config()
     _check_run(tol, max_iter)
-    hist: dict[str, list[float]] = {k: [] for k in ("cost", "infeasibility", "grad_norm",
-                                                    "step", "time", "normal_step")}
+    rows: list[tuple[float, ...]] = []  # one tuple per record: one append per iteration
     index: list[int] = []
     frames: list[Array] = []
     stride = 1
     status, message, last = "max_iter", "", None
     for rec in iterate(problem, X0, config):
-        reason = stop_reason(rec, tol, max_iter)
+        # iterate has run the divergence test: a running record below max_iter and above
+        # tol needs no stop_reason (its messages are built only where a run ends)
+        running = (rec.status == "running" and rec.k < max_iter
+                   and not rec.grad_norm + rec.infeasibility <= tol)
+        reason = None if running else stop_reason(rec, tol, max_iter)
         if rec.status != "diverged":
             last = rec
-            for key in hist:
-                hist[key].append(getattr(rec, key))
+            rows.append((rec.cost, rec.infeasibility, rec.grad_norm, rec.step, rec.time,
+                         rec.normal_step))
             if keep_iterates and rec.k % stride == 0:
                 index.append(rec.k)
                 frames.append(rec.X)
@@ -412,7 +418,7 @@ def solve(
         iterations=last.k,
         status=status,
         message=message,
-        **{key: np.array(values) for key, values in hist.items()},
+        **dict(zip(_HISTORIES, np.array(rows, dtype=float).T.copy(), strict=True)),
         f_star=problem.optimum_from(last.X),
         iterates=np.array(frames) if keep_iterates else None,
         iterate_index=np.array(index) if keep_iterates else None,
