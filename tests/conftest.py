@@ -6,6 +6,8 @@ message; the tests set full details for themselves (servers started by the brows
 separate processes and keep the hosting settings).
 """
 
+from pathlib import Path
+
 from hypothesis import settings
 from streamlit import config
 
@@ -16,3 +18,21 @@ config.set_option("client.showErrorDetails", "full")
 # speed lives in benchmarks/.
 settings.register_profile("shared-machine", deadline=None)
 settings.load_profile("shared-machine")
+
+# The numerical part of the suite: the library's own tests (landing_core alone: no app, no
+# browser), the fast part the README names (`pytest -m numerical`) and the part .ci/run repeats
+# under several OpenBLAS kernels. Kept here, by module name, so a test file that moves (to
+# tests/core/, say) stays in it; every test under a tests/core/ folder is in it too.
+NUMERICAL = frozenset({
+    "test_extension", "test_generalized", "test_generalized_landing", "test_geometry",
+    "test_layer", "test_methods", "test_momentum", "test_problems", "test_readme",
+    "test_smoke", "test_solvers", "test_steps", "test_stochastic_exact", "test_stopping",
+    "test_sweep", "test_theory_generalized",
+})
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.stem in NUMERICAL or "core" in item.path.parent.relative_to(
+                Path(__file__).parent).parts:
+            item.add_marker("numerical")
