@@ -23,15 +23,17 @@ from .helpers import player
 pytestmark = pytest.mark.browser
 
 NGINX = "/usr/sbin/nginx"
+# $upstream_addr lists every replica nginx tried ("a, b" after a failover)
 LOG_LINE = re.compile(r'"(?P<request>[^"]*)" (?P<status>\d+) route=(?P<route>\S*) '
-                      r"upstream=(?P<upstream>\S*)")
+                      r"upstream=(?P<upstream>.*)$")
 
 
 def _proxy_config(tmp: Path, port: int, replicas: list[int]) -> Path:
     """deploy/nginx.conf with loopback addresses, and logs and temporary files under tmp."""
     text = (ROOT / "deploy" / "nginx.conf").read_text()
-    servers = "".join(f"        server 127.0.0.1:{p};\n" for p in replicas)
-    text, count = re.subn(r"(        server \S+:8501;\n)+", servers, text)
+    failover = re.search(r"        server \S+:8501([^;\n]*);", text)[1]  # max_fails=...
+    servers = "".join(f"        server 127.0.0.1:{p}{failover};\n" for p in replicas)
+    text, count = re.subn(r"(        server \S+:8501[^;\n]*;\n)+", servers, text)
     assert count == 1, "deploy/nginx.conf: the upstream's server lines were not found"
     text = text.replace("listen 80;", f"listen 127.0.0.1:{port};")
     text = text.replace("include mime.types;", "include /etc/nginx/mime.types;")
@@ -46,7 +48,8 @@ def _proxy_config(tmp: Path, port: int, replicas: list[int]) -> Path:
 
 @pytest.fixture
 def proxy(tmp_path):
-    """Two replicas behind nginx: yields (proxy URL, access log, replica addresses)."""
+    """Two replicas behind nginx: yields (proxy URL, access log, replica addresses, replica
+    processes)."""
     ensure_debian_package(NGINX, "nginx")
     tmp_path.chmod(0o777)  # nginx's workers run as an unprivileged user when started as root
     ports = [free_port(), free_port()]
@@ -74,7 +77,7 @@ def proxy(tmp_path):
         stack.callback(lambda: (nginx.terminate(), nginx.wait(timeout=10)))
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, nginx, tmp_path / "error.log")
-        yield url, tmp_path / "access.log", [f"127.0.0.1:{p}" for p in ports]
+        yield url, tmp_path / "access.log", [f"127.0.0.1:{p}" for p in ports], procs
 
 
 def _routes(log: Path) -> dict[str, list[tuple[str, str]]]:
@@ -88,7 +91,7 @@ def _routes(log: Path) -> dict[str, list[tuple[str, str]]]:
 
 
 def test_sessions_through_the_proxy_stay_on_one_replica_and_run(proxy, browser):
-    url, log, replicas = proxy
+    url, log, replicas, _ = proxy
     # which replica each route lands on (consistent hashing): two routes per replica
     for i in range(16):
         request = urllib.request.Request(f"{url}/_stcore/health",
@@ -125,9 +128,10 @@ def test_sessions_through_the_proxy_stay_on_one_replica_and_run(proxy, browser):
     seen = _routes(log)
     for route in routes:
         hops = seen[route]
-        upstreams = {up for _, up in hops}
+        upstreams = {up for _, up in hops}  # one address each: no request was passed on
         assert len(upstreams) == 1, (route, upstreams)  # one replica for the whole session
         assert any(req.startswith("GET /_stcore/stream") for req, _ in hops), hops
         if route in landing:
             assert upstreams == {landing[route]}
     assert {seen[r][0][1] for r in routes[:4]} == set(replicas)  # both replicas served
+
