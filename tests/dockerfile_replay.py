@@ -6,8 +6,9 @@ directory; a missing source is an error), the RUN steps that are ``uv sync ...``
 directory, offline, from uv's cache), EXPOSE, HEALTHCHECK (its command) and CMD (its argv).
 
 What is skipped, and why: FROM (the base image; this machine's Python 3.11 stands for it),
-``RUN pip install ... uv`` (uv is on this machine already), ``RUN useradd ...`` and USER (the
-unprivileged user). Any other RUN step is an error: a new step must be replayed or listed here.
+``RUN pip install ... uv`` (uv is on this machine already: ``find_uv``), ``RUN useradd ...``
+and USER (the unprivileged user). Any other RUN step is an error: a new step must be replayed or
+listed here.
 """
 
 from __future__ import annotations
@@ -165,10 +166,21 @@ def base_env(image: Image) -> dict[str, str]:
     return env | image.env
 
 
-def build(image: Image, app: Path, context: Path = ROOT) -> list[str]:
-    """Replay the COPY and ``uv sync`` steps into ``app`` (WORKDIR); returns uv's output. uv
-    runs offline from its cache (the project's own ``uv sync`` filled it) and links instead of
-    copying (``UV_LINK_MODE=hardlink``, only faster): what gets installed is the same."""
+def find_uv() -> str | None:
+    """This machine's uv: the one on PATH, else where the README installs it (``~/.uv/bin/uv``,
+    which the README's own install leaves off PATH); None when there is neither."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    home = Path.home() / ".uv" / "bin" / "uv"
+    return str(home) if os.access(home, os.X_OK) else None
+
+
+def build(image: Image, app: Path, uv: str, context: Path = ROOT) -> list[str]:
+    """Replay the COPY and ``uv sync`` steps into ``app`` (WORKDIR) with the executable ``uv``;
+    returns uv's output. uv runs offline from its cache (the project's own ``uv sync`` filled it)
+    and links instead of copying (``UV_LINK_MODE=hardlink``, only faster): what gets installed
+    is the same."""
     outputs = []
     env = base_env(image) | {"UV_OFFLINE": "1", "UV_LINK_MODE": "hardlink",
                              "UV_PYTHON": "3.11", "UV_PYTHON_DOWNLOADS": "never"}
@@ -177,7 +189,7 @@ def build(image: Image, app: Path, context: Path = ROOT) -> list[str]:
             sources, dest = arg
             copy(context, sources, dest, app, image.workdir)
         else:
-            done = subprocess.run(arg, cwd=app, env=env, capture_output=True, text=True,
+            done = subprocess.run([uv, *arg[1:]], cwd=app, env=env, capture_output=True, text=True,
                                   timeout=600)
             assert done.returncode == 0, f"{' '.join(arg)}:\n{done.stderr[-3000:]}"
             outputs.append(done.stderr)

@@ -81,7 +81,7 @@ def test_one_port_from_cmd_to_healthcheck_to_the_proxy():
     assert f"127.0.0.1:{port}/_stcore/health" in IMAGE.healthcheck
     nginx = (DEPLOY / "nginx.conf").read_text()
     upstream = re.search(r"upstream landing \{(.*?)\}", nginx, re.S)[1]
-    servers = re.findall(r"^\s*server (\w+):(\d+);", upstream, re.M)
+    servers = re.findall(r"^\s*server (\w+):(\d+)\b[^;]*;", upstream, re.M)
     compose = (DEPLOY / "compose.yaml").read_text()
     services = re.findall(r"^  (\w+):", compose, re.M)
     replicas = [s for s in services if s != "proxy"]

@@ -1,6 +1,7 @@
 """deploy/Dockerfile replayed on this machine (no container engine or registry here):
 tests/dockerfile_replay.py copies what its COPY lines list into a temporary WORKDIR, runs its
-``uv sync`` steps there (offline, from uv's cache: ~5-40 s) and starts its CMD with its ENV.
+``uv sync`` steps there (with the uv on PATH or at ~/.uv/bin/uv; skipped when there is none;
+offline, from uv's cache: ~5-40 s) and starts its CMD with its ENV.
 Skipped: the base image (FROM), ``pip install uv``, ``useradd`` and USER. Then the server
 answers /_stcore/health, HEALTHCHECK's command succeeds (and fails once the server is gone),
 the main page serves and a browser session's run completes."""
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dockerfile_replay import DOCKERFILE, base_env, build, parse
+from tests.dockerfile_replay import DOCKERFILE, base_env, build, find_uv, parse
 
 from .conftest import free_port, wait_healthy
 from .helpers import PLAYER, player
@@ -25,9 +26,13 @@ ERROR = '[data-testid="stException"], [data-testid="stAlertContainer"]'
 @pytest.fixture(scope="module")
 def container(tmp_path_factory):
     """The replayed image's CMD running: yields (URL, process, image, WORKDIR, port, log)."""
+    uv = find_uv()
+    if uv is None:
+        pytest.skip("no uv to replay the Dockerfile's `uv sync` steps: none on PATH and none at "
+                    "~/.uv/bin/uv, where the README installs it")
     image = parse(DOCKERFILE.read_text())
     app = tmp_path_factory.mktemp("app")
-    build(image, app)
+    build(image, app, uv)
     (exposed,) = image.expose
     port = free_port()
     argv = [str(port) if arg == str(exposed) else arg for arg in image.cmd]
