@@ -103,16 +103,26 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh page (tall viewport: Streamlit scrolls internally) collecting console errors."""
-    context = browser.new_context(viewport={"width": 1500, "height": 2400})
+@contextlib.contextmanager
+def open_page(browser, width: int, height: int):
+    """A page in a context of its own, at ``width`` × ``height``, collecting console errors in
+    ``page.console_errors``; the context closes on exit."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     pg = context.new_page()
     pg.console_errors = []
     pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
-    yield pg
-    context.close()
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page (tall viewport: Streamlit scrolls internally) collecting console errors."""
+    with open_page(browser, 1500, 2400) as pg:
+        yield pg
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ from explorer.state import AppConfig
 from landing_core import geometry as geo
 from landing_core import metric_view as mv
 
+from .conftest import open_page
 from .helpers import player
 
 pytestmark = pytest.mark.browser
@@ -26,13 +27,8 @@ SEEK_JS = """k => new Promise(done => {
 
 @pytest.fixture
 def lecture_page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = context.new_page()
-    pg.console_errors = []
-    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
-    yield pg
-    context.close()
+    with open_page(browser, 1280, 720) as pg:
+        yield pg
 
 
 def _iterate(config: AppConfig, k: int) -> tuple[np.ndarray, np.ndarray, runner.Trace]:
