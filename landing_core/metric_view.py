@@ -46,12 +46,12 @@ No n x n matrix is formed: every inner product above is a p x p or an n x p comp
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 import numpy as np
 
-from .geometry import _cholesky, _gram_solve, gram
+from .geometry import _cholesky, _gram_solve, gram, skew
 
 Array = np.ndarray
 
@@ -137,9 +137,16 @@ def _span(X: Array, M: Array, Z: Array) -> Array:
     return Z - X @ _gram_solve(M, X.T @ Z)
 
 
-def _orthonormal(candidates: Iterable[Array], basis: list[Array], count: int) -> list[Array]:
+def _orthonormal(candidates: Iterable[Array], count: int,
+                 back: Callable[[Array], Array]) -> list[Array]:
     """Up to ``count`` Frobenius-orthonormal vectors spanning the leading candidates (modified
-    Gram-Schmidt against ``basis`` and each other, twice for orthogonality to rounding)."""
+    Gram-Schmidt, twice for orthogonality to rounding).
+
+    ``back`` maps a vector back into the candidates' subspace (turns or span moves) and is the
+    identity there. A candidate nearly in the span of those found leaves a residual of size
+    r << 1 whose rounding, divided by r, would carry it off its subspace by eps / r: mapping
+    each pass's vector back keeps it there to eps times cond(M) (the threshold lets r reach
+    1e-8)."""
     found: list[Array] = []
     for c in candidates:
         if len(found) == count:
@@ -149,7 +156,8 @@ def _orthonormal(candidates: Iterable[Array], basis: list[Array], count: int) ->
             continue
         v = c / size
         for _ in range(2):
-            for b in basis + found:
+            v = back(v)
+            for b in found:
                 v = v - np.vdot(b, v) * b
         r = np.linalg.norm(v)
         if r > _DEPENDENT:
@@ -199,8 +207,10 @@ def _axes(X: Array, G: Array, M: Array) -> tuple[list[Array], list[str], list[st
 
     dim_turn, dim_span = p * (p - 1) // 2, (n - p) * p
     k_span = min(3 - min(1, dim_turn), dim_span)
-    turns = _orthonormal(turn_cands(), [], min(3 - k_span, dim_turn))
-    spans = _orthonormal(span_cands(), [], k_span)  # span moves are orthogonal to turns
+    turns = _orthonormal(turn_cands(), min(3 - k_span, dim_turn),
+                         lambda v: _turn(X, M, skew(X.T @ v)))
+    # span moves are Frobenius-orthogonal to turns: X^T (I - X M^{-1} X^T) = 0
+    spans = _orthonormal(span_cands(), k_span, lambda v: _span(X, M, v))
     first = "u: turn of grad_β f within the span" if p >= 3 else "u: turn within the span (Ω = θJ)"
     labels = [first, "u₂: a further turn within the span", "u₃: a further turn within the span"]
     labels = labels[: len(turns)]
