@@ -21,8 +21,9 @@ def test_heavy_sessions_queue_and_end_with_their_tabs(browser, tmp_path):
         second, second_page = open_hostile(browser, url, "compare", 2)
         second_page.get_by_text("Queued: the server's 1 slot(s) for heavy work are busy"
                                 ).wait_for(timeout=10_000)
-        seconds = default_run(browser, url, 3)  # light: not gated
-        assert seconds < 20
+        # light: not gated. Gated, it would queue behind the second heavy session and end
+        # after it; a wall-clock bound would instead fail on a loaded machine.
+        default_run(browser, url, 3)
         assert still_working(first_page) and still_working(second_page)
         closed = time.monotonic()
         first.close()
