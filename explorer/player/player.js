@@ -42,8 +42,10 @@
   .lp-panels.stacked { flex-direction: column; }
   .lp-panels > div { position: relative; }
   .lp canvas { display: block; touch-action: none; }
-  .lp-head { display: flex; align-items: center; gap: 10px; min-height: 30px; }
-  .lp-tabs { display: flex; flex: none; }
+  .lp-head { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; min-height: 30px; }
+  /* the tabs wrap in a narrow geometry box (five views at a 1024-pixel window) rather than
+     run under the convergence panel beside it */
+  .lp-tabs { display: flex; flex-wrap: wrap; row-gap: 4px; max-width: 100%; }
   .lp-tabs button { min-height: 28px; padding: 2px 10px; border-radius: 0; margin-left: -1px; font-size: 0.9em; }
   .lp-tabs button:first-child { border-radius: 8px 0 0 8px; } .lp-tabs button:last-child { border-radius: 0 8px 8px 0; }
   .lp-tabs button.on { background: #eef4fb; border-color: ${PALETTE[0]}; color: ${PALETTE[0]}; position: relative; }
