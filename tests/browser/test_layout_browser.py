@@ -18,50 +18,53 @@ def _inside(box: dict, width: int, height: int) -> bool:
             and box["x"] + box["width"] <= width + 0.5 and box["y"] + box["height"] <= height + 0.5)
 
 
-@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("lecture", [False, True], ids=["normal", "lecture"])
 @pytest.mark.parametrize(("size", "view"), [("n=2&p=1&problem=quartic&distance=0.5", "plane"),
                                             ("n=3&p=1", "sphere"), ("n=3&p=2", "frame")])
-def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, shots, screen,
-                                                             lecture, size, view):
-    width, height = screen
-    context = browser.new_context(viewport={"width": width, "height": height})
+def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, shots, lecture,
+                                                             size, view):
+    """One page per case, opened on the first screen and then resized to the second: the
+    player re-fits to a resized window as it does to a new one."""
+    context = browser.new_context(viewport=dict(zip(("width", "height"), SCREENS[0],
+                                                    strict=True)))
     try:
         page = context.new_page()
         page.goto(f"{server}/?{size}&lecture={int(lecture)}")
         frame = player(page)
-        page.wait_for_timeout(800)  # the player re-fits once the page above it has settled
         assert frame.evaluate("landingPlayer.run.view.kind") == view
-        run = frame.get_by_role("button", name="Run", exact=True)
-        boxes = {"Run": run.bounding_box(),
-                 "geometry": frame.locator("canvas").nth(0).bounding_box(),
-                 "convergence": frame.locator("canvas").nth(1).bounding_box()}
-        outside = {name: box for name, box in boxes.items() if not _inside(box, width, height)}
-        name = f"first_screen_{view}_{width}x{height}_{'lecture' if lecture else 'normal'}.png"
-        page.screenshot(path=shots / name)
-        assert outside == {}, outside
-        cut = frame.evaluate("""() => [...document.querySelectorAll('.lp-nums span')]
-            .filter(s => s.scrollWidth > s.clientWidth + 1 || s.textContent.includes('…'))
-            .map(s => s.textContent)""")
-        assert cut == []  # no metric value is truncated
-        side = page.locator('[data-testid="stSidebar"]').bounding_box()
-        expanded = side is not None and side["width"] > 100 and side["x"] + side["width"] > 100
-        if lecture:
-            assert frame.evaluate("landingPlayer.P().font") >= 16  # tick labels, from the back
-            assert not expanded  # folded: the screen goes to the run
-            assert page.get_by_text("The update, and how to use this page").count() == 0
-        else:
-            assert expanded
+        for width, height in SCREENS:
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(800)  # the player re-fits once the page above it has settled
+            run = frame.get_by_role("button", name="Run", exact=True)
+            boxes = {"Run": run.bounding_box(),
+                     "geometry": frame.locator("canvas").nth(0).bounding_box(),
+                     "convergence": frame.locator("canvas").nth(1).bounding_box()}
+            outside = {name: box for name, box in boxes.items()
+                       if not _inside(box, width, height)}
+            mode = "lecture" if lecture else "normal"
+            page.screenshot(path=shots / f"first_screen_{view}_{width}x{height}_{mode}.png")
+            assert outside == {}, (width, height, outside)
+            cut = frame.evaluate("""() => [...document.querySelectorAll('.lp-nums span')]
+                .filter(s => s.scrollWidth > s.clientWidth + 1 || s.textContent.includes('…'))
+                .map(s => s.textContent)""")
+            assert cut == []  # no metric value is truncated
+            side = page.locator('[data-testid="stSidebar"]').bounding_box()
+            expanded = side is not None and side["width"] > 100 and side["x"] + side["width"] > 100
+            if lecture:
+                assert frame.evaluate("landingPlayer.P().font") >= 16  # tick labels, from the back
+                assert not expanded  # folded: the screen goes to the run
+                assert page.get_by_text("The update, and how to use this page").count() == 0
+            else:
+                assert expanded
     finally:
         context.close()
 
 
-@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("lecture", [False, True], ids=["normal", "lecture"])
 def test_the_compare_first_screen_holds_steps_curves_and_trajectories(server, browser, shots,
-                                                                     screen, lecture):
-    width, height = screen
-    context = browser.new_context(viewport={"width": width, "height": height})
+                                                                     lecture):
+    context = browser.new_context(viewport=dict(zip(("width", "height"), SCREENS[0],
+                                                    strict=True)))
     try:
         page = context.new_page()
         page.goto(f"{server}/?n=3&p=2&lecture={int(lecture)}")
@@ -75,13 +78,16 @@ def test_the_compare_first_screen_holds_steps_curves_and_trajectories(server, br
         page.wait_for_selector(IDLE)
         charts = page.locator('[data-testid="stPlotlyChart"]')
         charts.nth(1).locator(".js-plotly-plot").wait_for(timeout=60_000)
-        boxes = {"Steps": page.get_by_text("Steps", exact=True).bounding_box(),
-                 "curves": charts.nth(0).bounding_box(),
-                 "trajectories": charts.nth(1).bounding_box()}
-        name = f"first_screen_compare_{width}x{height}_{'lecture' if lecture else 'normal'}.png"
-        page.screenshot(path=shots / name)
-        outside = {k: box for k, box in boxes.items() if not _inside(box, width, height)}
-        assert outside == {}, outside
+        for width, height in SCREENS:
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(500)  # plotly re-lays its charts out on the window's resize
+            boxes = {"Steps": page.get_by_text("Steps", exact=True).bounding_box(),
+                     "curves": charts.nth(0).bounding_box(),
+                     "trajectories": charts.nth(1).bounding_box()}
+            mode = "lecture" if lecture else "normal"
+            page.screenshot(path=shots / f"first_screen_compare_{width}x{height}_{mode}.png")
+            outside = {k: box for k, box in boxes.items() if not _inside(box, width, height)}
+            assert outside == {}, (width, height, outside)
         assert page.locator(PLAYER).count() == 0
     finally:
         context.close()
