@@ -148,14 +148,6 @@ def test_sessions_through_the_proxy_stay_on_one_replica_and_run(proxy, browser):
     assert {seen[r][0][1] for r in routes[:4]} == set(replicas)  # both replicas served
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 19 item 5, open (in the app, not nginx): the page reconnects through nginx to the "
-    "other replica within 1 s, but Streamlit 1.67's page reruns on a reconnect only when it "
-    "holds no session or a fragment reruns on a timer (it expects the server to resume its "
-    "session), so it sends nothing; the first change then starts the new session's first run, "
-    "where controls.get_config writes the URL's settings over the change (max_iter stays 60). "
-    "A no-op @st.fragment(run_every=3600) in app.py makes the page rerun on reconnect: then "
-    "this test passes (7 of 7 runs, answered 1.7-4.9 s after the death)"))
 def test_a_session_whose_replica_dies_goes_on_on_the_other_one(proxy, browser):
     """A replica dies during a lecture (issue 19): the page of a browser it served reconnects
     through nginx to the other replica and answers a changed setting within 15 s of the death,
