@@ -17,6 +17,16 @@ st.set_page_config(page_title="Landing Explorer", page_icon="🛬", layout="wide
 # projector's fold
 st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }</style>")
 
+
+@st.fragment(run_every=3600)
+def _rerun_on_reconnect() -> None:
+    """Nothing, hourly. A timed fragment is what makes Streamlit's page (1.67) ask for a full
+    rerun when its websocket reconnects; without one it expects the server to resume its
+    session, and a replica that died took the session with it (issue 19): the page would stay
+    idle, and the new session's first run would write the URL's settings over the first change."""
+
+
+_rerun_on_reconnect()
 page = st.navigation(navigation.pages())
 navigation.mark_run()
 page.run()
