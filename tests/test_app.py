@@ -14,6 +14,10 @@ from explorer.controls import LOG_GRID
 from explorer.views import VIEWS
 from tests.app_helpers import open_app
 
+# the payload's lists of one entry per iteration (explorer.playback.chunk)
+PER_ITERATION = ("cost", "h", "grad", "step", "nstep", "x", "sigma", "gram", "flow_sigma",
+                 "flow_gram", "fstar", "metric", "safe")
+
 
 def _player(at: AppTest, *, finish: bool = True) -> dict:
     """The explorer player's arguments; with ``finish``, first ask for chunks as the browser
@@ -29,7 +33,9 @@ def _player(at: AppTest, *, finish: bool = True) -> dict:
         assert not at.exception
         data = json.loads(at.get("component_instance")[0].proto.json_args)["data"]
         assert data["run_id"] == whole["run_id"] and data["start"] == have
-        whole = data | {key: whole[key] + data[key] for key in ("cost", "h", "grad")}
+        whole = data | {"start": whole["start"]} | {
+            key: whole[key] + data[key] for key in PER_ITERATION
+            if isinstance(whole.get(key), list) and isinstance(data.get(key), list)}
     raise AssertionError("the run did not finish in 200 chunks")
 
 
