@@ -27,7 +27,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .generalized import apply, check_spd
+from .generalized import apply, arpack_start, check_spd
 
 Array = np.ndarray
 
@@ -524,10 +524,11 @@ def _smallest_generalized(A: Any, B: Any, p: int) -> Array:
     if np.min(A.diagonal() - offdiag) >= 0:
         shift = -1e-6 * float(abs(A).max())
         lam = scipy.sparse.linalg.eigsh(A, k=p, M=B, sigma=shift, which="LM",
-                                        return_eigenvectors=False, tol=1e-14)
+                                        return_eigenvectors=False, tol=1e-14,
+                                        v0=arpack_start(A.shape[0]))
     else:
         lam = scipy.sparse.linalg.eigsh(A, k=p, M=B, which="SA", return_eigenvectors=False,
-                                        tol=1e-14)
+                                        tol=1e-14, v0=arpack_start(A.shape[0]))
     return np.sort(lam)
 
 
