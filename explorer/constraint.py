@@ -26,10 +26,12 @@ plane view are ellipses five times as long as wide."""
 def preset_B(n: int) -> Array:
     """A fixed symmetric positive definite n x n matrix, Q diag(logspace(-log 5, log 5)) Q^T
     with Q a fixed random rotation (the same for every seed: the constraint is part of the
-    lesson, the seed draws the cost and X0)."""
+    lesson, the seed draws the cost and X0). Symmetrized as the library's check makes it
+    (``check_spd``): the product is symmetric only up to rounding, and X_0 and the player's
+    Gram matrices must use the B the iteration keeps to."""
     Q = qf(np.random.default_rng(2024).standard_normal((n, n)))
     root = np.sqrt(PRESET_CONDITION)
-    return (Q * np.logspace(-np.log10(root), np.log10(root), n)) @ Q.T
+    return check_spd((Q * np.logspace(-np.log10(root), np.log10(root), n)) @ Q.T, n)
 
 
 def check_uploaded_B(B: Array, n: int) -> Array:
