@@ -1,7 +1,7 @@
 """The sidebar's constraint: XᵀX = I, or XᵀBX = I with a preset or an uploaded B (pure).
 
-A problem carrying ``B`` makes the library's landing keep to XᵀBX = I
-(``landing_core.methods.generalized``); this module only chooses B and attaches it.
+A problem on ``GeneralizedStiefel(B)`` makes the library's landing keep to XᵀBX = I
+(``landing_core.constraints``); this module only chooses B and attaches it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from landing_core.constraints import STIEFEL, GeneralizedStiefel
 from landing_core.generalized import check_spd
 from landing_core.problems import GeneralizedEigen, Problem, generalized_eigen, qf
 
@@ -59,7 +60,7 @@ def pencil(A: Array, n: int, p: int, B: Array | None, seed: int = 0) -> Generali
     problem = generalized_eigen(n, p, seed, A=A, B=np.eye(n) if B is None else B)
     if B is not None:
         return problem
-    return replace(problem, B=None, description="tr(XᵀAX) on XᵀX = I: the p smallest "
+    return replace(problem, constraint=STIEFEL, description="tr(XᵀAX) on XᵀX = I: the p smallest "
                                                 "eigenvectors of A (Brockett with N = I)")
 
 
@@ -70,7 +71,7 @@ def with_constraint(problem: Problem, B: Array | None) -> Problem:
         return pencil(problem.A, problem.n, problem.p, B)
     if B is None:
         return problem
-    return replace(problem, B=B, f_star=None, f_star_by_det={},
+    return replace(problem, constraint=GeneralizedStiefel(B), f_star=None, f_star_by_det={},
                    description=f"{problem.description} on XᵀBX = I")
 
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..constraints import Constraint
 from ..problems import FiniteSum
 from .base import Field, Method, State
 from .landing import Landing
@@ -111,6 +112,10 @@ class StochasticLanding(Method):
         if self.problem is None:
             raise ValueError(f"the method {self.name!r} needs the finite sum it samples")
         return Minibatches(self.problem.n_samples, self.batch_size, self.seed)
+
+    @property
+    def constraint(self) -> Constraint:  # type: ignore[override]
+        return self.inner.constraint
 
     @property
     def normal_weight(self) -> float | Array:

@@ -10,8 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..geometry import frobenius_norm, h, per_run, riemannian_gradient_stiefel, skew
-from ..problems import nearest_stiefel, qf
+from ..geometry import (
+    frobenius_norm,
+    h,
+    nearest_stiefel,
+    per_run,
+    qf,
+    riemannian_gradient_stiefel,
+    skew,
+)
 from .base import Field, Method, State
 from .params import positive
 from .registry import register
