@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from .constraints import SAFE_EPS, STIEFEL, Constraint
-from .constraints.stiefel import safe_step_bound
+from .constraints.stiefel import restoring_step, safe_step_bound
 from .geometry import frobenius_norm
 
 Array = np.ndarray
@@ -99,62 +99,28 @@ def check_eps(eps: float) -> None:
         raise ValueError(f"safe-step eps must lie in (0, 1), got {eps}")
 
 
-def restoring_step(
-    X: Array, V: Array, eta: Array | float, c: float = 0.5, halvings: int = 60
-) -> Array:
-    """For ||h(X)||_F >= 1, where the safe-step lemma does not apply: the first of eta, eta/2,
-    eta/4, ... along which the infeasibility N = 1/2 ||h||^2 decreases sufficiently,
-
-        ||h(X - t V)||^2 <= ||h(X)||^2 - 2 c t <h(X), X^T V + V^T X>,
-
-    evaluated exactly in p x p work from h(X - t V) = h(X) - t (X^T V + V^T X) + t^2 V^T V.
-    For a landing field the slope is positive (X^T V_t is skew for the tangent term, so
-    <h, X^T V + V^T X> = 2 omega <h, X^T X h> > 0) and a small enough t passes. NaN where no t
-    passes: a field along which h does not decrease (the penalty method's gradient can be one).
-    Batched over (..., n, p) with eta of shape (...,).
-    """
-    Xt = np.swapaxes(X, -1, -2)
-    H = Xt @ X - np.eye(X.shape[-1])
-    XtV = Xt @ V
-    S = XtV + np.swapaxes(XtV, -1, -2)
-    Q = np.swapaxes(V, -1, -2) @ V
-    h2 = np.einsum("...ij,...ij->...", H, H)
-    slope = 2.0 * c * np.einsum("...ij,...ij->...", H, S)
-    t = np.array(eta, dtype=float, copy=True)
-    ok = np.zeros(t.shape, dtype=bool)
-    for _ in range(halvings):
-        tm = t[..., None, None]
-        Hn = H - tm * S + (tm * tm) * Q
-        ok = (slope > 0) & (np.einsum("...ij,...ij->...", Hn, Hn) <= h2 - t * slope)
-        if np.all(ok | ~(slope > 0)):
-            break
-        t = np.where(ok, t, 0.5 * t)
-    return np.where(ok, t, np.nan)
-
-
 def safe_step(
     X: Array, V: Array, d: Array | float, omega: Array | float, eta: Array | float,
     eps: float = SAFE_EPS, constraint: Constraint = STIEFEL, H: Array | None = None,
 ) -> Array | float:
     """min(eta, the constraint's safe bound) (``Constraint.safe_bound``: St(n, p)'s by default,
     with H = h(X) for the others). Where the bound says nothing (St(n, p) at ||h(X)|| >= 1):
-    ``restoring_step``
-    from min(eta, 1/(2 omega)), or, for a field along which h does not decrease, the
-    first-order step min(eta, 1/(2 omega (1 + d))). One run (2-D X): a float; a stack: an
-    array of steps."""
+    the constraint's ``restoring_step`` from min(eta, 1/(2 omega)), or, for a field along
+    which h does not decrease, the first-order step min(eta, 1/(2 omega (1 + d))). One run
+    (2-D X): a float; a stack: an array of steps."""
     if X.ndim == 2:
         d, omega = float(d), float(omega)
         bound = float(constraint.safe_bound(X, H, d, float(np.vdot(V, V)), omega, eps))
         if not math.isnan(bound):
             return min(float(eta), bound)
-        t = float(restoring_step(X, V, min(float(eta), 0.5 / omega)))
+        t = float(constraint.restoring_step(X, V, min(float(eta), 0.5 / omega)))
         return t if not math.isnan(t) else min(float(eta), 0.5 / (omega * (1.0 + d)))
     g2 = np.einsum("...ij,...ij->...", V, V)
     step = np.minimum(eta, constraint.safe_bound(X, H, d, g2, omega, eps))
     far = np.isnan(step)
     if np.any(far):
         eta_f, omega_f, d_f = (np.broadcast_to(v, far.shape)[far] for v in (eta, omega, d))
-        t = restoring_step(X[far], V[far], np.minimum(eta_f, 0.5 / omega_f))
+        t = constraint.restoring_step(X[far], V[far], np.minimum(eta_f, 0.5 / omega_f))
         step[far] = np.where(np.isnan(t), np.minimum(eta_f, 0.5 / (omega_f * (1.0 + d_f))), t)
     return step
 
@@ -195,7 +161,7 @@ class Safe:
 
     Keeps ||X_k^T X_k - I||_F <= eps (0 < eps < 1) on every iterate when X_0 starts there,
     however large eta. From a start outside, the infeasibility does not grow while below 1, and
-    decreases sufficiently at every step above 1 (``restoring_step``).
+    decreases sufficiently at every step above 1 (``Constraint.restoring_step``).
     """
 
     eta: float = 1.0

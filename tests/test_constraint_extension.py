@@ -134,6 +134,22 @@ def test_the_safe_step_keeps_every_iterate_in_the_scaled_safe_region(eta):
         assert abs(res.cost[-1] - problem.f_star) <= 1e-8 * abs(problem.f_star)
 
 
+def test_the_safe_step_restores_from_outside_the_lemmas_range():
+    """From ||h_c(X_0)|| > c^2 (||h(Y_0)|| > 1) the bound is NaN and the safe step takes the
+    constraint's generic ``restoring_step``: ||h_c|| decreases at every step until the lemma
+    applies, and never rises above max(eps, ||h_c||) after."""
+    problem = scaled_brockett(6, 2)
+    X0 = problem.constraint.initial_point(6, 2, seed=6, singular_values=[1.6, 0.5])
+    assert residual(X0) > C**2
+    res = solve(problem, X0, Config(step=Safe(eta=0.02)), tol=1e-10, max_iter=3000,
+                keep_iterates=3000)
+    assert res.status == "converged"
+    h = np.array([residual(X) for X in res.iterates])
+    assert np.all(np.diff(h[h >= C**2]) < 0)
+    cross = np.argmax(h < C**2)
+    assert np.all(h[cross + 1:] <= np.maximum(0.5, h[cross:-1]) + 1e-12 * C**2)
+
+
 @pytest.mark.parametrize("step", ["safe", "constant"])
 def test_a_sweep_runs_on_the_scaled_manifold(step):
     problem = scaled_brockett(6, 2)

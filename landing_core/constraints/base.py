@@ -19,7 +19,8 @@ A constraint owns, for X of shape (n, p) or a stack (..., n, p):
   ``normal_cross(X, G, H, Lambda)`` = <G, N> - 1/2 <Lambda, Dh(X)[N]>;
 - the safe region ||h(X)||_F <= eps: ``safe_bound(X, H, d, g2, w, eps)``, the largest eta for
   which ||h(X - eta V)||_F <= max(eps, d) is guaranteed for V = T + w N(X) with ||V||_F^2 = g2
-  (NaN where the constraint's lemma says nothing: ``steps.safe_step`` then backtracks),
+  (NaN where the constraint's lemma says nothing: ``steps.safe_step`` then takes
+  ``restoring_step``, a backtracking on ||h||),
   ``normal2(X, H)`` = ||N(X)||_F^2 and ``scale(X, H)``, the c for which eta w = 1/(2 c) is the
   normal term's natural step (it cancels h to first order);
 - points: ``nearest(X)``, the nearest feasible point, and ``initial_point(n, p, distance,
@@ -144,6 +145,26 @@ class Constraint:
 
     def safe_bound(self, X: Array, H: Array, d: Any, g2: Any, w: Any, eps: float) -> Any:
         raise NotImplementedError
+
+    def restoring_step(self, X: Array, V: Array, eta: Any, c: float = 0.5,
+                       halvings: int = 60) -> Any:
+        """Where ``safe_bound`` says nothing: the first of eta, eta/2, eta/4, ... along which
+        N = 1/2 ||h||^2 decreases sufficiently, ||h(X - t V)||^2 <= ||h(X)||^2
+        - 2 c t <h(X), Dh(X)[V]>; NaN where no t passes (h does not decrease along V). Batched
+        over (..., n, p) with eta of shape (...,); h evaluated at each trial (St(n, p) forms
+        it in p x p work)."""
+        H = self.h(X)
+        h2 = np.einsum("...ij,...ij->...", H, H)
+        slope = 2.0 * c * np.einsum("...ij,...ij->...", H, self.dh(X, V))
+        t = np.array(eta, dtype=float, copy=True)
+        ok = np.zeros(t.shape, dtype=bool)
+        for _ in range(halvings):
+            Hn = self.h(X - t[..., None, None] * V)
+            ok = (slope > 0) & (np.einsum("...ij,...ij->...", Hn, Hn) <= h2 - t * slope)
+            if np.all(ok | ~(slope > 0)):
+                break
+            t = np.where(ok, t, 0.5 * t)
+        return np.where(ok, t, np.nan)
 
     def normal2(self, X: Array, H: Array) -> Any:
         """||N(X)||_F^2, formed."""

@@ -30,7 +30,7 @@ from .base import SAFE_EPS, Constraint
 
 Array = np.ndarray
 
-__all__ = ["STIEFEL", "Stiefel", "safe_step_bound"]
+__all__ = ["STIEFEL", "Stiefel", "restoring_step", "safe_step_bound"]
 
 
 def safe_step_bound(
@@ -70,6 +70,40 @@ def _safe_step(d: float, g: float, omega: float, eps: float) -> float:
     g2 = g * g
     bound = (a + math.sqrt(a * a + g2 * (max(eps, d) - d))) / g2 if g2 > 0 else math.inf
     return min(bound, 0.5 / omega) if omega > 0 else bound
+
+
+def restoring_step(
+    X: Array, V: Array, eta: Array | float, c: float = 0.5, halvings: int = 60
+) -> Array:
+    """For ||h(X)||_F >= 1, where the safe-step lemma does not apply: the first of eta, eta/2,
+    eta/4, ... along which the infeasibility N = 1/2 ||h||^2 decreases sufficiently,
+
+        ||h(X - t V)||^2 <= ||h(X)||^2 - 2 c t <h(X), X^T V + V^T X>,
+
+    evaluated exactly in p x p work from h(X - t V) = h(X) - t (X^T V + V^T X) + t^2 V^T V.
+    For a landing field the slope is positive (X^T V_t is skew for the tangent term, so
+    <h, X^T V + V^T X> = 2 omega <h, X^T X h> > 0) and a small enough t passes. NaN where no t
+    passes: a field along which h does not decrease (the penalty method's gradient can be one).
+    Batched over (..., n, p) with eta of shape (...,).
+    """
+    Xt = np.swapaxes(X, -1, -2)
+    H = Xt @ X - np.eye(X.shape[-1])
+    XtV = Xt @ V
+    S = XtV + np.swapaxes(XtV, -1, -2)
+    Q = np.swapaxes(V, -1, -2) @ V
+    h2 = np.einsum("...ij,...ij->...", H, H)
+    slope = 2.0 * c * np.einsum("...ij,...ij->...", H, S)
+    t = np.array(eta, dtype=float, copy=True)
+    ok = np.zeros(t.shape, dtype=bool)
+    for _ in range(halvings):
+        tm = t[..., None, None]
+        Hn = H - tm * S + (tm * tm) * Q
+        ok = (slope > 0) & (np.einsum("...ij,...ij->...", Hn, Hn) <= h2 - t * slope)
+        if np.all(ok | ~(slope > 0)):
+            break
+        t = np.where(ok, t, 0.5 * t)
+    return np.where(ok, t, np.nan)
+
 
 
 @dataclass(frozen=True)
@@ -127,6 +161,10 @@ class Stiefel(Constraint):
         if X.ndim == 2:
             return _safe_step(float(d), math.sqrt(float(g2)), float(w), eps)
         return safe_step_bound(d, np.sqrt(g2), w, eps)
+
+    def restoring_step(self, X: Array, V: Array, eta: Any) -> Any:
+        """``restoring_step``: p x p work per trial."""
+        return restoring_step(X, V, eta)
 
     def normal2(self, X: Array, H: Array) -> Any:
         """||X H||^2 = <H, (I + H) H>: p x p work."""

@@ -88,7 +88,7 @@ class RiemannianGD(Method):
                            positive("RGD metric_beta", self.metric_beta, per_run=False))
 
     def start(self, X0: Array) -> Array:
-        return nearest_stiefel(X0)
+        return self.constraint.nearest(X0)
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         V = stiefel_beta_gradient(X, G, self.metric_beta)
