@@ -35,7 +35,7 @@ from ..geometry import per_run
 Array = np.ndarray
 State = dict[str, Array]
 
-__all__ = ["Field", "Method", "State", "take_state"]
+__all__ = ["Field", "Method", "OnLanding", "State", "take_state"]
 
 
 class Field(NamedTuple):
@@ -129,3 +129,27 @@ class Method:
 def take_state(state: State, index: Array) -> State:
     """The memory of the runs ``index`` of a batch."""
     return {key: value[index] for key, value in state.items()}
+
+
+@dataclass(frozen=True)
+class OnLanding(Method):
+    """A method built on a landing method ``inner`` (a field of the subclass): momentum on its
+    tangent term, a stochastic estimate of its gradient. Its constraint, normal weight, first
+    iterate and move are ``inner``'s."""
+
+    landing: ClassVar[bool] = True
+
+    @property
+    def constraint(self) -> Any:  # type: ignore[override]
+        return self.inner.constraint  # type: ignore[attr-defined]
+
+    @property
+    def normal_weight(self) -> float | Array:
+        return self.inner.omega  # type: ignore[attr-defined]
+
+    def start(self, X0: Array) -> Array:
+        return self.inner.start(X0)  # type: ignore[attr-defined]
+
+    def move(self, X: Array, field: Field, eta: float | Array,
+             omega: float | Array | None = None) -> Array:
+        return self.inner.move(X, field, eta, omega)  # type: ignore[attr-defined]

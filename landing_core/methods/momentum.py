@@ -27,7 +27,7 @@ import numpy as np
 
 from ..constraints import STIEFEL, Constraint
 from ..geometry import frobenius_norm, per_run
-from .base import Field, Method, State
+from .base import Field, OnLanding, State
 from .landing import Landing
 from .registry import register
 
@@ -37,12 +37,11 @@ __all__ = ["Momentum"]
 
 
 @dataclass(frozen=True)
-class Momentum(Method):
+class Momentum(OnLanding):
     """Heavy-ball momentum gamma in [0, 1) on the tangent term of ``inner``."""
 
     inner: Landing
     gamma: float | Array = 0.9
-    landing: ClassVar[bool] = True
     per_run: ClassVar[tuple[str, ...]] = ("gamma",)
 
     def __post_init__(self) -> None:
@@ -60,17 +59,6 @@ class Momentum(Method):
     def omega(self) -> float | Array:
         return self.inner.omega
 
-    @property
-    def constraint(self) -> Constraint:  # type: ignore[override]
-        return self.inner.constraint
-
-    @property
-    def normal_weight(self) -> float | Array:
-        return self.inner.omega
-
-    def start(self, X0: Array) -> Array:
-        return self.inner.start(X0)
-
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         constraint = self.inner.constraint
         T = self.inner.tangent_term(X, G)
@@ -80,10 +68,6 @@ class Momentum(Method):
         H = constraint.h(X)
         V = M + constraint.normal_term(X, per_run(self.inner.omega) * H)
         return Field(V, H, constraint.stationarity(X, G), frobenius_norm(M)), {"M": M}
-
-    def move(self, X: Array, field: Field, eta: float | Array,
-             omega: float | Array | None = None) -> Array:
-        return self.inner.move(X, field, eta, omega)
 
 
 @register("momentum", "Landing with heavy-ball momentum")
