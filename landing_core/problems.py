@@ -69,7 +69,9 @@ class ProblemLike(Protocol):
     X of shape (n, p). For sweeps, which run many iterates at once, both should also take a stack
     (..., n, p) and return (...) and (..., n, p); a cost that does not is evaluated run by run
     (:func:`stacked`). Optional: ``value_and_grad(X)`` returning both at once (used when
-    present), ``name``, ``f_star`` (the optimal value) and ``optimum_from(X0)``.
+    present), ``name``, ``f_star`` (the optimal value), ``optimum_from(X0)``, and the
+    constraint to minimize over instead of St(n, p): ``constraint`` (a
+    :class:`~landing_core.constraints.Constraint`) or a matrix ``B`` for X^T B X = I_p.
     """
 
     n: int
