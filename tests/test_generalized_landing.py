@@ -280,3 +280,16 @@ def test_a_move_with_a_lowered_normal_weight_is_the_field_with_that_weight(spars
     np.testing.assert_array_equal(fld.V, V_copy)
     C = BX.T @ BX
     assert method.constraint.C_top(X) == pytest.approx(np.linalg.eigvalsh(C)[-1], rel=1e-13)
+
+
+def test_momentum_runs_on_XtBX_through_the_constraint():
+    """Momentum needs only the constraint's parts (its tangent term, the projection onto
+    {T : X^T B T skew}, h_B and B X h_B), so it runs on X^T B X = I with no code of its own,
+    and reaches the optimum of the pencil (scipy.linalg.eigh(A, B))."""
+    P = generalized_eigen(10, 3, seed=1, condition=1e2)
+    X0 = P.constraint.initial_point(10, 3, 0.3, 1)
+    res = solve(P, X0, Config(method="momentum", step=0.02, options={"gamma": 0.5}),
+                tol=1e-10, max_iter=20000)
+    assert res.status == "converged"
+    assert np.linalg.norm(res.X.T @ P.B @ res.X - np.eye(3)) <= 1e-9
+    assert abs(res.cost[-1] - P.f_star) <= 1e-8 * abs(P.f_star)
