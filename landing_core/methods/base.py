@@ -43,10 +43,9 @@ class Field(NamedTuple):
 
     V: the direction, X_{k+1} = move(X, field, eta) (= X - eta V off the retractions);
     H: h(X) of the method's constraint (X^T X - I_p on St(n, p), eq. (h)); grad_norm: the
-    ||grad|| of Algorithm 1's stopping rule,
-    ``Method.stationarity(X, G)`` (the same measure for every method, tangent term and beta;
-    a stochastic method told not to measure its estimates reports ``tangent_norm`` here,
-    ``minibatch.StochasticLanding.measure``);
+    ||grad|| of Algorithm 1's stopping rule, ``Method.stationarity(X, G)`` (the same measure
+    for every method, tangent term and beta; a stochastic method told not to measure its
+    estimates reports ``tangent_norm`` here, ``minibatch.StochasticLanding.measure``);
     tangent_norm: the norm of V's tangent part (what a step rule may use; it differs from
     grad_norm with the tangent term, its beta, or a transform such as momentum).
     """

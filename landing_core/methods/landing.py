@@ -12,7 +12,7 @@ X^T B X = I, B X (X^T B X - I) and the same three for B (Vary, Ablin, Gao & Absi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -78,5 +78,5 @@ class Landing(Method):
 
 @register("landing", "Landing (Algorithm 1)")
 def _landing(*, beta: float | Array, omega: float | Array, tangent: str,
-             constraint: Any = STIEFEL) -> Landing:
+             constraint: Constraint = STIEFEL) -> Landing:
     return Landing(beta, omega, tangent, constraint)
