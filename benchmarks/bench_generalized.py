@@ -45,9 +45,9 @@ import scipy.sparse.linalg
 from _common import interleaved, machine, median_ratio
 
 from landing_core import Config, iterate
+from landing_core.constraints import generalized as constraint_module
 from landing_core.generalized import field_blocks, lambda_max, landing_direction_B, safe_step_B
-from landing_core.methods import generalized as method_module
-from landing_core.methods.generalized import GeneralizedLanding
+from landing_core.methods.landing import Landing
 from landing_core.problems import generalized_eigen, initial_point
 from landing_core.steps import BarzilaiBorwein
 
@@ -139,10 +139,10 @@ def breakdown(problem, X0, warm: int = 30, count: int = 300) -> None:
     rule = timed("step rule", BarzilaiBorwein())
     timed_problem = dataclasses.replace(
         problem, cost_and_egrad=timed("gradient (A X, f, G)", problem.cost_and_egrad))
-    with (mock.patch.object(method_module, "landing_direction_B",
-                            timed("field", method_module.landing_direction_B)),
-          mock.patch.object(GeneralizedLanding, "move", timed("move", GeneralizedLanding.move)),
-          mock.patch.object(method_module, "apply", timed("B X", method_module.apply))):
+    with (mock.patch.object(constraint_module, "landing_direction_B",
+                            timed("field", constraint_module.landing_direction_B)),
+          mock.patch.object(Landing, "move", timed("move", Landing.move)),
+          mock.patch.object(constraint_module, "apply", timed("B X", constraint_module.apply))):
         runs = iterate(timed_problem, X0, Config(step=rule))
         for _ in range(warm):
             next(runs)

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from landing_core.geometry import TANGENT_TERMS
-from landing_core.methods import REGISTRY, methods_for
+from landing_core.methods import REGISTRY, methods_for, on_any_constraint
 from landing_core.problems import Problem
 from landing_core.solvers import METHODS, STOPPED, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
@@ -294,11 +294,11 @@ def check_row(r: dict) -> str | None:
 
 
 def constraint_misfit(r: dict, sidebar_B: bool) -> str | None:
-    """Why a valid row cannot run on its constraint (None when it can): a method without a
-    variant for XᵀBX = I (Riemannian GD, the penalty, momentum) runs on XᵀX = I only.
-    ``sidebar_B``: the sidebar's constraint is XᵀBX = I."""
+    """Why a valid row cannot run on its constraint (None when it can): a method that does not
+    take the problem's constraint (Riemannian GD, the penalty) runs on XᵀX = I only
+    (``methods.on_any_constraint``). ``sidebar_B``: the sidebar's constraint is XᵀBX = I."""
     on_B = constraint_of(r) == "B" or (constraint_of(r) == "sidebar" and sidebar_B)
-    if not on_B or any(e.replaces == r["method"] for e in REGISTRY.values()):
+    if not on_B or on_any_constraint(r["method"]):
         return None
     return (f"{METHODS[r['method']]} runs on XᵀX = I only; set its constraint to "
             f"{text.quote('identity')}")

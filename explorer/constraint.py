@@ -1,7 +1,7 @@
 """The sidebar's constraint: XᵀX = I, or XᵀBX = I with a preset or an uploaded B (pure).
 
-A problem carrying ``B`` makes the library's landing keep to XᵀBX = I
-(``landing_core.methods.generalized``); this module only chooses B and attaches it.
+A problem on ``GeneralizedStiefel(B)`` makes the library's landing keep to XᵀBX = I
+(``landing_core.constraints``); this module only chooses B and attaches it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from landing_core.constraints import STIEFEL, GeneralizedStiefel
 from landing_core.generalized import check_spd
 from landing_core.problems import GeneralizedEigen, Problem, generalized_eigen, qf
 
@@ -26,10 +27,12 @@ plane view are ellipses five times as long as wide."""
 def preset_B(n: int) -> Array:
     """A fixed symmetric positive definite n x n matrix, Q diag(logspace(-log 5, log 5)) Q^T
     with Q a fixed random rotation (the same for every seed: the constraint is part of the
-    lesson, the seed draws the cost and X0)."""
+    lesson, the seed draws the cost and X0). Symmetrized as the library's check makes it
+    (``check_spd``): the product is symmetric only up to rounding, and X_0 and the player's
+    Gram matrices must use the B the iteration keeps to."""
     Q = qf(np.random.default_rng(2024).standard_normal((n, n)))
     root = np.sqrt(PRESET_CONDITION)
-    return (Q * np.logspace(-np.log10(root), np.log10(root), n)) @ Q.T
+    return check_spd((Q * np.logspace(-np.log10(root), np.log10(root), n)) @ Q.T, n)
 
 
 def check_uploaded_B(B: Array, n: int) -> Array:
@@ -57,7 +60,7 @@ def pencil(A: Array, n: int, p: int, B: Array | None, seed: int = 0) -> Generali
     problem = generalized_eigen(n, p, seed, A=A, B=np.eye(n) if B is None else B)
     if B is not None:
         return problem
-    return replace(problem, B=None, description="tr(XᵀAX) on XᵀX = I: the p smallest "
+    return replace(problem, constraint=STIEFEL, description="tr(XᵀAX) on XᵀX = I: the p smallest "
                                                 "eigenvectors of A (Brockett with N = I)")
 
 
@@ -68,7 +71,7 @@ def with_constraint(problem: Problem, B: Array | None) -> Problem:
         return pencil(problem.A, problem.n, problem.p, B)
     if B is None:
         return problem
-    return replace(problem, B=B, f_star=None, f_star_by_det={},
+    return replace(problem, constraint=GeneralizedStiefel(B), f_star=None, f_star_by_det={},
                    description=f"{problem.description} on XᵀBX = I")
 
 

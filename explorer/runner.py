@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from landing_core.metric_view import METRIC_ROW, SAFE_ROW, metric_row, safe_row
-from landing_core.problems import Problem, initial_point, make_problem
+from landing_core.problems import Problem, make_problem
 from landing_core.solvers import Config, Record, iterate, stop_reason
 from landing_core.steps import Safe, StepRule, make_step_rule
 
@@ -177,7 +177,7 @@ class Trace:
 
 def initial(config: AppConfig, problem: Problem) -> Array:
     """X_0 of this configuration."""
-    return initial_point(problem.n, problem.p, config.distance, config.seed, B=problem.B)
+    return problem.constraint.initial_point(problem.n, problem.p, config.distance, config.seed)
 
 
 def optimum(config: AppConfig, problem: Problem) -> float | None:

@@ -1,12 +1,14 @@
 """Landing Explorer's numerical core: the paper's objects, problems, step rules and solvers.
 
 Goyens, Absil & Feppon, *Geometric design of the tangent term in landing algorithms for
-orthogonality constraints*. Numerics only, on numpy and scipy: nothing here imports streamlit,
-plotly or pandas (the app's figures and the Theory page's checks and demonstrations are in
-``explorer``).
+orthogonality constraints*. A problem carries its constraint (``constraints``: St(n, p), or
+X^T B X = I); the methods (``methods``), step rules (``steps``) and sweeps read it from there.
+Numerics only, on numpy and scipy: nothing here imports streamlit, plotly or pandas (the
+app's figures and the Theory page's checks and demonstrations are in ``explorer``).
 """
 
-from . import geometry, methods, problems, solvers, steps
+from . import constraints, geometry, methods, problems, solvers, steps
+from .constraints import Constraint, GeneralizedStiefel, Stiefel
 from .problems import (
     GradientCheck,
     Problem,
@@ -20,6 +22,10 @@ from .solvers import Config, iterate, landing, penalty, riemannian_gd, solve
 
 __all__ = [
     "Config",
+    "Constraint",
+    "GeneralizedStiefel",
+    "Stiefel",
+    "constraints",
     "GradientCheck",
     "Problem",
     "ProblemLike",

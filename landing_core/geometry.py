@@ -44,9 +44,11 @@ __all__ = [
     "multiplier",
     "nabla_N",
     "nabla_beta",
+    "nearest_stiefel",
     "per_run",
     "proj_euclidean",
     "proj_tangent",
+    "qf",
     "relative_gradient",
     "riemannian_gradient_stiefel",
     "skew",
@@ -150,6 +152,18 @@ def _gram_solve(M: Array, B: Array, definite: bool = False) -> Array:
     if not definite:
         _cholesky(M)
     return np.linalg.solve(M, B)
+
+
+def qf(A: Array) -> Array:
+    """The Q factor of A = QR with the signs fixed so that diag(R) > 0 (unique for full rank)."""
+    Q, R = np.linalg.qr(A)
+    return Q * np.where(np.diagonal(R, axis1=-2, axis2=-1) < 0, -1.0, 1.0)[..., None, :]
+
+
+def nearest_stiefel(X: Array) -> Array:
+    """The polar factor U V^T of X: the nearest point of St(n, p) in the Frobenius norm."""
+    U, _, Vt = np.linalg.svd(X, full_matrices=False)
+    return U @ Vt
 
 
 def h(X: Array) -> Array:

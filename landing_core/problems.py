@@ -27,7 +27,10 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .generalized import apply, check_spd
+from .constraints import STIEFEL, Constraint, GeneralizedStiefel, draw, from_matrix
+from .constraints.generalized import b_orthonormal
+from .generalized import apply, arpack_start, check_spd
+from .geometry import nearest_stiefel, qf
 
 Array = np.ndarray
 
@@ -66,7 +69,9 @@ class ProblemLike(Protocol):
     X of shape (n, p). For sweeps, which run many iterates at once, both should also take a stack
     (..., n, p) and return (...) and (..., n, p); a cost that does not is evaluated run by run
     (:func:`stacked`). Optional: ``value_and_grad(X)`` returning both at once (used when
-    present), ``name``, ``f_star`` (the optimal value) and ``optimum_from(X0)``.
+    present), ``name``, ``f_star`` (the optimal value), ``optimum_from(X0)``, and the
+    constraint to minimize over instead of St(n, p): ``constraint`` (a
+    :class:`~landing_core.constraints.Constraint`) or a matrix ``B`` for X^T B X = I_p.
     """
 
     n: int
@@ -79,8 +84,9 @@ class ProblemLike(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class Problem:
-    """A smooth cost f on R^{n x p} to minimize over St(n, p), or over X^T B X = I_p when the
-    problem carries a matrix ``B``.
+    """A smooth cost f on R^{n x p} to minimize over its ``constraint`` set: St(n, p) by
+    default, X^T B X = I_p with ``constraint=GeneralizedStiefel(B)`` (``B`` then names the
+    matrix), or any :class:`~landing_core.constraints.Constraint`.
 
     ``cost`` and ``egrad`` (the Euclidean gradient) take X of shape (n, p), and for sweeps a
     stack (..., n, p). ``f_star`` is the optimal value over St(n, p) when known (None
@@ -97,19 +103,24 @@ class Problem:
     f_star_by_det: dict[int, float] = field(default_factory=dict)
     description: str = ""
     cost_and_egrad: Callable[[Array], tuple[Any, Array]] | None = None
-    B: Any = None
-    """The constraint's matrix: None for St(n, p) (X^T X = I_p); a symmetric positive definite
-    n x n matrix (dense or scipy.sparse) for the generalized Stiefel manifold X^T B X = I_p,
-    to which ``landing`` then keeps (``landing_core.generalized``)."""
+    constraint: Constraint = STIEFEL
+    """The set the methods keep to (``landing_core.constraints``)."""
 
     def __post_init__(self) -> None:
         _check_sizes(self.n, self.p)
         object.__setattr__(self, "n", int(self.n))  # numpy integers and 3.0 become ints
         object.__setattr__(self, "p", int(self.p))
+        self.constraint.check(self.n, self.p)
         for name in ("cost", "egrad"):
             if not callable(getattr(self, name)):
                 raise TypeError(f"the problem's {name} must be callable, got "
                                 f"{getattr(self, name)!r}")
+
+    @property
+    def B(self) -> Any:
+        """The constraint's matrix B of X^T B X = I_p (dense or scipy.sparse); None for a
+        constraint without one (St(n, p))."""
+        return getattr(self.constraint, "B", None)
 
     def value_and_grad(self, X: Array) -> tuple[Array, Array]:
         """(f(X), G(X)) together, sharing the work the two have in common (A X for Brockett,
@@ -161,7 +172,7 @@ def as_problem(obj: object) -> Problem:
         f_star=getattr(obj, "f_star", None),
         f_star_by_det=dict(getattr(obj, "f_star_by_det", None) or {}),
         description=str(getattr(obj, "description", "")),
-        B=getattr(obj, "B", None),
+        constraint=getattr(obj, "constraint", None) or from_matrix(getattr(obj, "B", None)),
     )
 
 
@@ -221,7 +232,7 @@ def stacked(problem: Problem, X: Array) -> Problem:
     return Problem(n=n, p=p, cost=cost, egrad=egrad, cost_and_egrad=cost_and_egrad,
                    name=problem.name, f_star=problem.f_star,
                    f_star_by_det=problem.f_star_by_det, description=problem.description,
-                   B=problem.B)
+                   constraint=problem.constraint)
 
 
 # ----------------------------------------------------------------------------- gradient check
@@ -524,10 +535,11 @@ def _smallest_generalized(A: Any, B: Any, p: int) -> Array:
     if np.min(A.diagonal() - offdiag) >= 0:
         shift = -1e-6 * float(abs(A).max())
         lam = scipy.sparse.linalg.eigsh(A, k=p, M=B, sigma=shift, which="LM",
-                                        return_eigenvectors=False, tol=1e-14)
+                                        return_eigenvectors=False, tol=1e-14,
+                                        v0=arpack_start(A.shape[0]))
     else:
         lam = scipy.sparse.linalg.eigsh(A, k=p, M=B, which="SA", return_eigenvectors=False,
-                                        tol=1e-14)
+                                        tol=1e-14, v0=arpack_start(A.shape[0]))
     return np.sort(lam)
 
 
@@ -585,7 +597,7 @@ def generalized_eigen(n: int, p: int, seed: int = 0, *, A: Any = None, B: Any = 
     return GeneralizedEigen(
         name="generalized_eigen", n=n, p=p, cost=cost, egrad=egrad, f_star=f_star,
         f_star_by_det={1: f_star, -1: f_star} if p == n else {},
-        cost_and_egrad=cost_and_egrad, A=A, B=B,
+        cost_and_egrad=cost_and_egrad, A=A, constraint=GeneralizedStiefel(B),
         description="tr(XᵀAX) on XᵀBX = I: the p smallest eigenvectors of the pencil (A, B)")
 
 
@@ -727,7 +739,8 @@ def initial_point(
     singular_values: Array | None = None,
     B: Any = None,
 ) -> Array:
-    """A random X0 = U diag(s) V^T in R_*^{n x p} at a prescribed distance from St(n, p).
+    """A random X0 = U diag(s) V^T in R_*^{n x p} at a prescribed distance from St(n, p)
+    (``constraints.draw``; ``Constraint.initial_point`` for any constraint).
 
     With ``B`` (symmetric positive definite, dense or sparse), U is B-orthonormal
     (U^T B U = I_p) instead, so X0^T B X0 = V diag(s^2) V^T and ||h_B(X0)||_F = ||s^2 - 1||:
@@ -739,47 +752,7 @@ def initial_point(
     stays full rank. ``singular_values`` prescribes s directly.
     """
     _check_sizes(n, p)
-    rng = np.random.default_rng(seed)
-    if singular_values is None:
-        if not np.isfinite(distance) or distance < 0:
-            raise ValueError(f"distance must be finite and >= 0, got {distance}")
-        u = rng.standard_normal(p)
-        u /= np.linalg.norm(u)
-        s = 1.0 + distance * u
-        if s.min() < 0.1:
-            s = 1.0 + distance * np.abs(u)
-    else:
-        s = np.asarray(singular_values, dtype=float).reshape(-1)
-        if s.shape != (p,) or not np.all(np.isfinite(s)) or np.any(s <= 0):
-            raise ValueError(f"singular_values must be {p} positive finite numbers, got {s}")
-    # qf of a Gaussian matrix is uniformly (Haar) distributed; without qf's sign fix,
-    # Householder QR gives det Q one fixed sign, and every X0 with p = n would lie in one
-    # component of O(n)
-    U, V = qf(rng.standard_normal((n, p))), qf(rng.standard_normal((p, p)))
+    U, s, V = draw(n, p, distance, seed, singular_values)
     if B is not None:
-        U = _b_orthonormal(U, B)
+        U = b_orthonormal(U, B)
     return (U * s) @ V.T
-
-
-def _b_orthonormal(U: Array, B: Any) -> Array:
-    """U R^{-1} with R^T R = U^T B U (Cholesky): B-orthonormal columns spanning span(U)."""
-    n = U.shape[0]
-    if np.ndim(B) != 2 or B.shape != (n, n):
-        raise ValueError(f"B must have shape ({n}, {n}), got {np.shape(B)}")
-    try:
-        R = np.linalg.cholesky(U.T @ apply(B, U)).T
-    except np.linalg.LinAlgError as err:
-        raise ValueError("B must be symmetric positive definite: UᵀBU is not") from err
-    return scipy.linalg.solve_triangular(R, U.T, trans="T").T
-
-
-def qf(A: Array) -> Array:
-    """The Q factor of A = QR with the signs fixed so that diag(R) > 0 (unique for full rank)."""
-    Q, R = np.linalg.qr(A)
-    return Q * np.where(np.diagonal(R, axis1=-2, axis2=-1) < 0, -1.0, 1.0)[..., None, :]
-
-
-def nearest_stiefel(X: Array) -> Array:
-    """The polar factor U V^T of X: the nearest point of St(n, p) in the Frobenius norm."""
-    U, _, Vt = np.linalg.svd(X, full_matrices=False)
-    return U @ Vt

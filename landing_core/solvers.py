@@ -267,20 +267,15 @@ def _evaluate(
         fld, state = method.field(X, G, state)
         gnorm = float(fld.grad_norm)
     except np.linalg.LinAlgError as err:
-        raise _broken(X, f"the Gram matrix {_gram(problem)} became singular ({err})") from err
+        gram = method.constraint.gram
+        raise _broken(X, f"the Gram matrix {gram} became singular ({err})") from err
     d = frobenius_norm(fld.H)
     # the divergence test alone: no tolerance or limit can stop the run here
     if run_status(cost, gnorm, d, 0, -math.inf, math.inf) == DIVERGED:
         if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
             raise _broken(X, "the cost or the gradient became NaN or infinite")
-        raise _Diverged(f"‖{_gram(problem)} − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
+        raise _Diverged(f"‖{method.constraint.gram} − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
     return cost, G, fld, d, gnorm, state
-
-
-def _gram(problem: Problem) -> str:
-    """The Gram matrix whose distance to I is the run's infeasibility: XᵀBX on a problem
-    carrying a constraint matrix B (XᵀBX = I), else XᵀX."""
-    return "XᵀX" if getattr(problem, "B", None) is None else "XᵀBX"
 
 
 def _broken(X: Array, what: str) -> _Diverged:
@@ -307,7 +302,6 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)
-    terms = method.step_terms()  # the constraint's functions for the step rules
     rule_state: dict = {}
     hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
             else "Try a smaller step or the safe step rule.")
@@ -328,7 +322,8 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
         eta_w = math.nan
         try:
             step = rule(StepContext(X, fld.V, G, d, omega, problem.cost, move, k, fld.H,
-                                    method.landing, fld.tangent_norm, **terms), rule_state)
+                                    method.landing, fld.tangent_norm, method.constraint),
+                        rule_state)
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
@@ -440,11 +435,13 @@ def landing(
     callback: Callable[[Record], bool | None] | None = None,
     check_gradient: bool = False,
 ) -> Result:
-    """Algorithm 1: X_{k+1} = X_k - eta_k (grad f(X_k) + omega X_k (X_k^T X_k - I_p)).
+    """Algorithm 1: X_{k+1} = X_k - eta_k (grad f(X_k) + omega X_k (X_k^T X_k - I_p)), on the
+    problem's constraint (``Problem.constraint``; St(n, p) by default).
 
     The normal term is the paper's omega X (X^T X - I) (= omega/2 times the gradient of
-    N = 1/2 ||h||^2). ``step``: a number (constant), a rule from ``landing_core.steps``, or None
-    for Barzilai-Borwein made safe by the safe step (converges without tuning; a long BB step
+    N = 1/2 ||h||^2) on St(n, p), the constraint's N(X) on another. ``step``: a number
+    (constant), a rule from ``landing_core.steps``, or None for Barzilai-Borwein made safe by
+    the safe step (converges without tuning; a long BB step
     lowers omega for that step so that the normal term's step eta omega stays 1/2, see
     ``steps.BarzilaiBorwein``). ``problem``: any object with n, p, cost and egrad.
     ``check_gradient``: first compare the gradient with finite differences of the cost at X0

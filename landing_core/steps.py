@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from .geometry import dh, frobenius_norm, h, multiplier
+from .constraints import SAFE_EPS, STIEFEL, Constraint
+from .constraints.stiefel import restoring_step, safe_step_bound
+from .geometry import frobenius_norm
 
 Array = np.ndarray
 
@@ -39,58 +41,6 @@ __all__ = [
 ]
 
 
-def _stiefel_normal(X: Array, H: Array) -> Array:
-    """The unweighted normal term X h(X) of St(n, p) for H = h(X) (eq. (3lio6))."""
-    return X @ H
-
-
-def _stiefel_normal_cross(X: Array, G: Array, H: Array, Lam: Array) -> float:
-    """a = <G, N> - 1/2 <Lambda, Dh(X)[N]> for N = X H on St(n, p), in closed form: with
-    M = X^T X = I + H, <G, X H> = <Lambda, H> and 1/2 Dh(X)[N] = sym(M H) = H + H^2, so
-    a = -<Lambda, H^2>. The two inner products it is the difference of are O(||Lambda|| ||H||)
-    and cancel to O(||Lambda|| ||H||^2); formed apart, their rounding error (and that of
-    M - I) divided by b = 2 ||X H||^2 grows like eps / ||H|| and broke Armijo's weight bound
-    once ||H|| was at rounding level."""
-    return -float(np.vdot(Lam, H @ H))
-
-
-class SafeRegion(Protocol):
-    """What the safe step, Barzilai-Borwein's long step and Armijo's cautious step need of the
-    constraint, for a landing field V = T + w N(X) with Dh(X)[T] = 0 and H = h(X), d = ||H||:
-
-    ``bound(X, H, d, g2, w, eps)``: the safe step, the largest eta for which
-    ||h(X - eta V)|| <= max(eps, d) is guaranteed when ||V||_F^2 = g2 (NaN where the
-    constraint's lemma says nothing: then ``restoring_step``); ``normal2(X, H)``: ||N(X)||_F^2;
-    ``scale(X, H)``: c such that eta w = 1/(2 c) is the normal term's natural step (it then
-    cancels h to first order). Each takes one run or a stack (arrays of shape (B,)).
-    """
-
-    def bound(self, X: Array, H: Array, d: Any, g2: Any, w: Any, eps: float) -> Any: ...
-
-    def normal2(self, X: Array, H: Array) -> Any: ...
-
-    def scale(self, X: Array, H: Array) -> Any: ...
-
-
-class StiefelRegion:
-    """St(n, p)'s safe region ||X^T X - I||_F <= eps: the safe step lemma of Ablin et al.
-    (``safe_step_bound``), ||X H||^2 = <H, (I + H) H> (p x p work) and c = 1."""
-
-    def bound(self, X: Array, H: Array, d: Any, g2: Any, w: Any, eps: float) -> Any:
-        if X.ndim == 2:
-            return _safe_step(float(d), math.sqrt(float(g2)), float(w), eps)
-        return safe_step_bound(d, np.sqrt(g2), w, eps)
-
-    def normal2(self, X: Array, H: Array) -> Any:
-        return float(np.vdot(H, H @ H)) + float(np.vdot(H, H))
-
-    def scale(self, X: Array, H: Array) -> Any:
-        return 1.0
-
-
-STIEFEL = StiefelRegion()
-
-
 @dataclass
 class StepContext:
     """What a rule may use at iterate X_k.
@@ -103,15 +53,12 @@ class StepContext:
     with T tangent to the layer through X (Dh(X)[T] = 0), whose normal weight a rule may lower
     for one step by returning a :class:`Step`.
 
-    The constraint h(X) = 0 the iterates approach, for rules that evaluate it (Armijo's merit),
-    as four functions: ``constraint`` Y -> h(Y); ``constraint_derivative`` (X, Z) -> Dh(X)[Z];
-    ``multiplier`` (X, G) -> the Lagrange multiplier estimate Lambda(X); ``normal_term``
-    (X, H) -> the unweighted normal term N(X) for H = h(X); ``normal_cross`` (X, G, H, Lambda)
-    -> <G, N> - 1/2 <Lambda, Dh(X)[N]>, the part of the merit's slope along N(X) that does not
-    scale with Armijo's weight; and ``region``, the safe region's bound (:class:`SafeRegion`).
-    The defaults are St(n, p)'s (``geometry.h``, ``geometry.dh``, ``geometry.multiplier``,
-    X H, -<Lambda, H^2> and :data:`STIEFEL`); a method on another constraint passes
-    its own (``Method.step_terms``).
+    ``constraint``: the constraint h(X) = 0 the iterates approach (``landing_core.constraints``;
+    St(n, p) by default, the method's ``Method.constraint`` in a run), for the rules that
+    evaluate it: h at trial points, Dh, the multiplier estimate Lambda(X), the normal term N(X),
+    the cross term <G, N> - 1/2 <Lambda, Dh(X)[N]> of Armijo's merit slope along N(X) that does
+    not scale with Armijo's weight (-<Lambda, H^2> on St(n, p)), and the safe region's bound,
+    ||N||^2 and scale.
     """
 
     X: Array
@@ -125,12 +72,7 @@ class StepContext:
     H: Array | None = None
     landing: bool = False
     tangent_norm: float | None = None
-    constraint: Callable[[Array], Array] = h
-    constraint_derivative: Callable[[Array, Array], Array] = dh
-    multiplier: Callable[[Array, Array], Array] = multiplier
-    normal_term: Callable[[Array, Array], Array] = _stiefel_normal
-    normal_cross: Callable[[Array, Array, Array, Array], float] = _stiefel_normal_cross
-    region: SafeRegion = field(default_factory=StiefelRegion)
+    constraint: Constraint = STIEFEL
 
 
 class Step(NamedTuple):
@@ -139,10 +81,6 @@ class Step(NamedTuple):
 
     eta: float
     omega: float
-
-
-SAFE_EPS = 0.5
-"""The default safe region ||X^T X - I||_F <= eps of the safe step (0 < eps < 1)."""
 
 
 class StepRule(Protocol):
@@ -161,100 +99,28 @@ def check_eps(eps: float) -> None:
         raise ValueError(f"safe-step eps must lie in (0, 1), got {eps}")
 
 
-def safe_step_bound(
-    d: Array | float, g: Array | float, omega: Array | float, eps: Array | float = SAFE_EPS
-) -> Array:
-    """The safe step of Ablin et al. (2024, the safe step-size lemma), vectorized over runs.
-
-    eta <= min{ [omega d (1-d) + sqrt(omega^2 d^2 (1-d)^2 + g^2 (eps - d))] / g^2, 1/(2 omega) }
-    with d = ||X^T X - I||_F < 1 and g = ||tangent + omega X (X^T X - I)||_F. If d <= eps < 1,
-    the next iterate again has ||X^T X - I||_F <= eps. This holds for every tangent term V_t with
-    X^T V_t + V_t^T X = 0. Where eps < d < 1 (a start outside the safe region) eps is replaced
-    by d, so the infeasibility does not grow. The lemma says nothing for d >= 1: the bound is
-    NaN there (``safe_step`` then backtracks on the exact infeasibility). omega = 0 (a retraction
-    baseline) gives the trust-region-like bound sqrt(eps)/g.
-    """
-    if all(isinstance(v, float | int) for v in (d, g, omega, eps)):
-        return np.float64(_safe_step(d, g, omega, eps))
-    d, g, omega, eps = (np.asarray(v, dtype=float) for v in (d, g, omega, eps))
-    eps_k = np.maximum(eps, d)
-    a = omega * d * (1.0 - d)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bound = (a + np.sqrt(a * a + g * g * (eps_k - d))) / (g * g)
-        cap = np.where(omega > 0, 0.5 / omega, np.inf)
-        bound = np.where(g > 0, bound, np.inf)
-        far = np.where(omega > 0, np.nan, np.sqrt(eps) / g)
-    return np.where(d < 1.0, np.minimum(bound, cap), far)
-
-
-def _safe_step(d: float, g: float, omega: float, eps: float) -> float:
-    """safe_step_bound for one run, in Python floats: the same formula and cases, without
-    numpy's per-call overhead on 0-d arrays, which adds up in the solver's loop."""
-    if not d < 1.0:  # outside the lemma's range (or NaN, which propagates)
-        if omega > 0:
-            return math.nan
-        return math.sqrt(eps) / g if g > 0 else math.inf
-    a = omega * d * (1.0 - d)
-    g2 = g * g
-    bound = (a + math.sqrt(a * a + g2 * (max(eps, d) - d))) / g2 if g2 > 0 else math.inf
-    return min(bound, 0.5 / omega) if omega > 0 else bound
-
-
-def restoring_step(
-    X: Array, V: Array, eta: Array | float, c: float = 0.5, halvings: int = 60
-) -> Array:
-    """For ||h(X)||_F >= 1, where the safe-step lemma does not apply: the first of eta, eta/2,
-    eta/4, ... along which the infeasibility N = 1/2 ||h||^2 decreases sufficiently,
-
-        ||h(X - t V)||^2 <= ||h(X)||^2 - 2 c t <h(X), X^T V + V^T X>,
-
-    evaluated exactly in p x p work from h(X - t V) = h(X) - t (X^T V + V^T X) + t^2 V^T V.
-    For a landing field the slope is positive (X^T V_t is skew for the tangent term, so
-    <h, X^T V + V^T X> = 2 omega <h, X^T X h> > 0) and a small enough t passes. NaN where no t
-    passes: a field along which h does not decrease (the penalty method's gradient can be one).
-    Batched over (..., n, p) with eta of shape (...,).
-    """
-    Xt = np.swapaxes(X, -1, -2)
-    H = Xt @ X - np.eye(X.shape[-1])
-    XtV = Xt @ V
-    S = XtV + np.swapaxes(XtV, -1, -2)
-    Q = np.swapaxes(V, -1, -2) @ V
-    h2 = np.einsum("...ij,...ij->...", H, H)
-    slope = 2.0 * c * np.einsum("...ij,...ij->...", H, S)
-    t = np.array(eta, dtype=float, copy=True)
-    ok = np.zeros(t.shape, dtype=bool)
-    for _ in range(halvings):
-        tm = t[..., None, None]
-        Hn = H - tm * S + (tm * tm) * Q
-        ok = (slope > 0) & (np.einsum("...ij,...ij->...", Hn, Hn) <= h2 - t * slope)
-        if np.all(ok | ~(slope > 0)):
-            break
-        t = np.where(ok, t, 0.5 * t)
-    return np.where(ok, t, np.nan)
-
-
 def safe_step(
     X: Array, V: Array, d: Array | float, omega: Array | float, eta: Array | float,
-    eps: float = SAFE_EPS, region: SafeRegion = STIEFEL, H: Array | None = None,
+    eps: float = SAFE_EPS, constraint: Constraint = STIEFEL, H: Array | None = None,
 ) -> Array | float:
-    """min(eta, the constraint's safe bound) (``region``: St(n, p)'s by default, with H = h(X)
-    for the others). Where the bound says nothing (St(n, p) at ||h(X)|| >= 1): ``restoring_step``
-    from min(eta, 1/(2 omega)), or, for a field along which h does not decrease, the
-    first-order step min(eta, 1/(2 omega (1 + d))). One run (2-D X): a float; a stack: an
-    array of steps."""
+    """min(eta, the constraint's safe bound) (``Constraint.safe_bound``: St(n, p)'s by default,
+    with H = h(X) for the others). Where the bound says nothing (St(n, p) at ||h(X)|| >= 1):
+    the constraint's ``restoring_step`` from min(eta, 1/(2 omega)), or, for a field along
+    which h does not decrease, the first-order step min(eta, 1/(2 omega (1 + d))). One run
+    (2-D X): a float; a stack: an array of steps."""
     if X.ndim == 2:
         d, omega = float(d), float(omega)
-        bound = float(region.bound(X, H, d, float(np.vdot(V, V)), omega, eps))
+        bound = float(constraint.safe_bound(X, H, d, float(np.vdot(V, V)), omega, eps))
         if not math.isnan(bound):
             return min(float(eta), bound)
-        t = float(restoring_step(X, V, min(float(eta), 0.5 / omega)))
+        t = float(constraint.restoring_step(X, V, min(float(eta), 0.5 / omega)))
         return t if not math.isnan(t) else min(float(eta), 0.5 / (omega * (1.0 + d)))
     g2 = np.einsum("...ij,...ij->...", V, V)
-    step = np.minimum(eta, region.bound(X, H, d, g2, omega, eps))
+    step = np.minimum(eta, constraint.safe_bound(X, H, d, g2, omega, eps))
     far = np.isnan(step)
     if np.any(far):
         eta_f, omega_f, d_f = (np.broadcast_to(v, far.shape)[far] for v in (eta, omega, d))
-        t = restoring_step(X[far], V[far], np.minimum(eta_f, 0.5 / omega_f))
+        t = constraint.restoring_step(X[far], V[far], np.minimum(eta_f, 0.5 / omega_f))
         step[far] = np.where(np.isnan(t), np.minimum(eta_f, 0.5 / (omega_f * (1.0 + d_f))), t)
     return step
 
@@ -295,7 +161,7 @@ class Safe:
 
     Keeps ||X_k^T X_k - I||_F <= eps (0 < eps < 1) on every iterate when X_0 starts there,
     however large eta. From a start outside, the infeasibility does not grow while below 1, and
-    decreases sufficiently at every step above 1 (``restoring_step``).
+    decreases sufficiently at every step above 1 (``Constraint.restoring_step``).
     """
 
     eta: float = 1.0
@@ -306,15 +172,16 @@ class Safe:
         check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
-        return safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta, self.eps, ctx.region, ctx.H)
+        return safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta, self.eps, ctx.constraint,
+                         ctx.H)
 
 
 @dataclass(frozen=True)
 class Armijo:
     """Backtracking on an augmented-Lagrangian merit, so no eta needs tuning.
 
-    The merit at X_k, with the multiplier estimate Lambda_k = Lambda(X_k) (``ctx.multiplier``;
-    sym(X^T G) on St(n, p)) and N = 1/2 ||h||_F^2:
+    The merit at X_k, with the multiplier estimate Lambda_k = Lambda(X_k)
+    (``Constraint.multiplier``; sym(X^T G) on St(n, p)) and N = 1/2 ||h||_F^2:
 
         phi_k(Y) = f(Y) - 1/2 <Lambda_k, h(Y)> + mu_k N(Y),
         Dphi_k(X_k)[Z] = <G_k, Z> + <mu_k h(X_k) - 1/2 Lambda_k, Dh(X_k)[Z]>.
@@ -333,7 +200,7 @@ class Armijo:
 
     bounded on any trajectory that stays full rank, so that Dphi_k[V] >= <G, T> + mu0 omega b.
     The bound holds in floating point as well, because a is formed as -<Lambda, H H>
-    (``ctx.normal_cross``) and b as 2 ||X H||^2 from the computed H, whatever its rounding:
+    (``Constraint.normal_cross``) and b as 2 ||X H||^2 from the computed H, whatever its rounding:
     |<Lambda, H H>| <= ||Lambda||_2 ||H||_F^2 and ||X H||_F >= sigma_min(X) ||H||_F for any
     p x p H, and the two products and two sums add a relative error of at most about
     8 p (n + p^2) kappa_F(X) eps (kappa_F = ||X||_F / sigma_min(X); Higham, Accuracy and
@@ -353,7 +220,7 @@ class Armijo:
     (the steps below, taken untested, are the exceptions: near a solution, ||h|| is then at
     rounding level).
     On a landing field a trial eta > 1/(2 omega c) is taken as Barzilai-Borwein's long step,
-    with the normal weight lowered to 1/(2 eta c) (a :class:`Step`; c = ``ctx.region.scale``,
+    with the normal weight lowered to 1/(2 eta c) (a :class:`Step`; c = ``ctx.constraint.scale``,
     1 on St(n, p)), so that the normal term moves by X h / 2 and never overshoots; the
     decrease is then predicted along the step taken.
     Where the predicted decrease c eta Dphi_k[V] of the last accepted step falls below the
@@ -386,13 +253,13 @@ class Armijo:
         check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float | Step:
-        X, V, G = ctx.X, ctx.V, ctx.G
-        H = ctx.H if ctx.H is not None else ctx.constraint(X)
+        X, V, G, constraint = ctx.X, ctx.V, ctx.G, ctx.constraint
+        H = ctx.H if ctx.H is not None else constraint.h(X)
         omega, d = float(ctx.omega), float(ctx.d)
         if ctx.landing:
-            Lam = ctx.multiplier(X, G)
-            N = ctx.normal_term(X, H)
-            a = ctx.normal_cross(X, G, H, Lam)
+            Lam = constraint.multiplier(X, G)
+            N = constraint.normal_term(X, H)
+            a = constraint.normal_cross(X, G, H, Lam)
             b = 2.0 * float(np.vdot(N, N))  # <h, Dh[N]> = 2 ||N||^2 (St(n, p) and B's layers)
             mu = max(state.get("mu", self.mu0), self.mu0 - a / b if b > 0 else self.mu0)
         else:
@@ -402,15 +269,15 @@ class Armijo:
 
         def merit(Y: Array) -> tuple[float, float]:
             """(phi_k(Y), ||h(Y)||_F)."""
-            HY = ctx.constraint(Y)
+            HY = constraint.h(Y)
             h2 = float(np.vdot(HY, HY))
             phi = float(ctx.cost(Y)) - 0.5 * float(np.vdot(Lam, HY)) + 0.5 * mu * h2
             return phi, math.sqrt(h2)
 
         def decrease(Z: Array) -> float:
-            return float(np.vdot(G, Z)) + float(np.vdot(weight, ctx.constraint_derivative(X, Z)))
+            return float(np.vdot(G, Z)) + float(np.vdot(weight, constraint.dh(X, Z)))
 
-        c = float(ctx.region.scale(X, H)) if ctx.landing else 1.0
+        c = float(constraint.scale(X, H)) if ctx.landing else 1.0
 
         def trial(eta: float) -> tuple[Array, float | Step]:
             if ctx.landing and 2.0 * eta * omega * c > 1.0:
@@ -424,7 +291,7 @@ class Armijo:
         slope = decrease(V)
         last = state.get("eta")
         if slope <= 0:  # not a descent direction of the merit: a cautious step
-            eta = float(safe_step(X, V, d, omega, last or self.eta0, self.eps, ctx.region, H))
+            eta = float(safe_step(X, V, d, omega, last or self.eta0, self.eps, constraint, H))
             state["eta"] = eta
             return eta
         if last is not None and self.c * last * slope < rounding:
@@ -492,10 +359,11 @@ class BarzilaiBorwein:
         eta = min(max(eta, self.eta_min), self.eta_max)
         state.update(X=ctx.X, V=ctx.V)
         safe = min(eta, safe_step(ctx.X, ctx.V, ctx.d, ctx.omega, self.eta_max, self.eps,
-                                  ctx.region, ctx.H))
+                                  ctx.constraint, ctx.H))
         omega, d = float(ctx.omega), float(ctx.d)
         if (self.normal_cap and ctx.landing and ctx.H is not None and ctx.tangent_norm is not None
-                and d < 1 and 2 * eta * omega * (c := float(ctx.region.scale(ctx.X, ctx.H))) > 1):
+                and d < 1
+                and 2 * eta * omega * (c := float(ctx.constraint.scale(ctx.X, ctx.H))) > 1):
             long = self._long_step(ctx, eta, omega, d, c)
             if long.eta > safe:
                 state["eta"] = long.eta
@@ -506,23 +374,23 @@ class BarzilaiBorwein:
     def _long_step(self, ctx: StepContext, eta: float, omega: float, d: float,
                    c: float) -> Step:
         """The BB step eta > 1/(2 omega c) with omega_k = 1/(2 eta c), made safe for omega_k
-        (c = ``ctx.region.scale``: 1 on St(n, p)).
+        (c = ``ctx.constraint.scale``: 1 on St(n, p)).
 
         Where the safe bound shortens eta to t (||h|| near eps: the bound grows with omega
         there), omega_k is raised to min(omega, 1/(2 t)) and the bound taken again, so that the
         normal term is not starved (eta omega_k may then fall below 1/2). The norm in the bound
         needs no n x p work: <T, X H> = 0 (X^T T skew, H symmetric), so
         ||T + w X H||_F^2 = ||T||^2 + w^2 ||X H||^2 with ||X H||^2 = <H, (I + H) H>
-        (``region.normal2``; the same holds for any normal term with Dh[T] = 0); ||T|| is
+        (``constraint.normal2``; the same holds for any normal term with Dh[T] = 0); ||T|| is
         the solver's (a difference ||V||^2 - (omega^2 - w^2) ||X H||^2 would lose ||T|| to
         rounding when the normal term dominates and w << omega).
         """
-        X, H, region = ctx.X, ctx.H, ctx.region
-        normal2 = float(region.normal2(X, H))
+        X, H, constraint = ctx.X, ctx.H, ctx.constraint
+        normal2 = float(constraint.normal2(X, H))
         tangent2 = float(ctx.tangent_norm) ** 2
 
         def bound(w: float) -> float:
-            return float(region.bound(X, H, d, tangent2 + w * w * normal2, w, self.eps))
+            return float(constraint.safe_bound(X, H, d, tangent2 + w * w * normal2, w, self.eps))
 
         omega_k = 0.5 / (eta * c)
         t = min(eta, bound(omega_k))

@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .methods.base import Method
-from .methods.landing import Landing
 from .methods.minibatch import StochasticLanding
 from .methods.registry import REGISTRY
 from .problems import FiniteSum
@@ -115,7 +114,6 @@ def epochs(problem: FiniteSum, X0: Array, config: Config, n_epochs: int) -> Iter
     per_epoch = getattr(method, "updates_per_epoch", 1)
     used: Callable[[int], int] = getattr(method, "samples_used",
                                          lambda updates: updates * problem.n_samples)
-    monitor = Landing(config.beta, config.omega, config.tangent)
     last: EpochRecord | None = None
     for rec in iterate(problem, X0, config, method=method):
         if rec.status == "diverged":
@@ -128,13 +126,13 @@ def epochs(problem: FiniteSum, X0: Array, config: Config, n_epochs: int) -> Iter
             continue
         cost, G = problem.value_and_grad(rec.X)
         try:
-            stationarity = float(monitor.stationarity(rec.X, G))
+            stationarity = float(method.constraint.stationarity(rec.X, G))
         except np.linalg.LinAlgError as err:  # the estimates' fields may not have checked X
             if last is None:  # as iterate says of a start its method cannot evaluate
                 raise ValueError(f"X0 is not a valid start: {err}") from err
             yield replace(last, step=rec.step, time=rec.time, status="diverged",
-                          message=f"Diverged at update {rec.k}: the Gram matrix XᵀX became "
-                                  f"singular ({err}).")
+                          message=f"Diverged at update {rec.k}: the Gram matrix "
+                                  f"{method.constraint.gram} became singular ({err}).")
             return
         last = EpochRecord(rec.k // per_epoch, rec.X, float(cost), rec.infeasibility,
                            stationarity, rec.step, rec.k, used(rec.k), rec.time)

@@ -19,7 +19,7 @@ from . import methods
 from .geometry import frobenius_norm
 from .methods.base import Field, Method, State, take_state
 from .methods.params import positive
-from .problems import Problem, ProblemLike, as_problem, initial_point, stacked
+from .problems import Problem, ProblemLike, as_problem, stacked
 from .solvers import (
     CONVERGED,
     DIVERGED,
@@ -30,7 +30,7 @@ from .solvers import (
     StopCheck,
     run_status,
 )
-from .steps import SAFE_EPS, STIEFEL, check_eps, safe_step
+from .steps import SAFE_EPS, check_eps, safe_step
 
 Array = np.ndarray
 
@@ -196,9 +196,8 @@ def run_batch(
             break
         step_size = eta[active]
         if step == "safe":
-            region = runs.step_terms().get("region", STIEFEL)
-            step_size = safe_step(Xa, fld.V, d, runs.normal_weight, step_size, eps, region,
-                                  fld.H)
+            step_size = safe_step(Xa, fld.V, d, runs.normal_weight, step_size, eps,
+                                  runs.constraint, fld.H)
         X[active] = runs.move(Xa, fld, step_size)
     if progress is not None:
         progress(max_iter, max_iter)
@@ -226,15 +225,16 @@ def sweep(
     """``method`` (landing by default) over the grid beta x omega x eta x seed, as one
     vectorized batch.
 
-    Run (i, j, l, m) starts from ``initial_point(n, p, distance, seed[m], B=problem.B)`` (at
-    that distance from the problem's constraint set) with beta[i],
+    Run (i, j, l, m) starts from ``problem.constraint.initial_point(n, p, distance, seed[m])``
+    (at that distance from the problem's constraint set) with beta[i],
     omega[j], eta[l]; results are flattened in that order (C order over the grid's shape).
     ``should_stop``: as in ``run_batch``.
     """
     problem = as_problem(problem)
     params, shape = grid(beta=beta, omega=omega, eta=eta, seed=seed)
     seeds = [int(s) for s in np.asarray(seed).reshape(-1)]
-    starts = {s: initial_point(problem.n, problem.p, distance, s, B=problem.B) for s in seeds}
+    starts = {s: problem.constraint.initial_point(problem.n, problem.p, distance, s)
+              for s in seeds}
     X0 = np.stack([starts[int(s)] for s in params["seed"]])
     iterations, status, cost, infeas, gnorm, final = run_batch(
         problem, X0, beta=params["beta"], omega=params["omega"], eta=params["eta"],

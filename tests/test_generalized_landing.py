@@ -11,7 +11,8 @@ import scipy.sparse
 
 from landing_core import Config, landing, methods, riemannian_gd, solve
 from landing_core import generalized as gz
-from landing_core.methods.generalized import GeneralizedLanding
+from landing_core.constraints import GeneralizedStiefel, Stiefel
+from landing_core.methods.landing import Landing
 from landing_core.problems import (
     Problem,
     as_problem,
@@ -94,16 +95,20 @@ def test_initial_point_refuses_a_B_that_is_not_spd():
 # ----------------------------------------------------------------------------- the method
 
 
-def test_the_problem_chooses_the_method():
+def test_the_problem_chooses_the_constraint():
     P = generalized_eigen(8, 2, condition=10.0)
-    assert isinstance(methods.build("landing", problem=P), GeneralizedLanding)
-    assert type(methods.build("landing")).__name__ == "Landing"
-    assert "landing-B" not in METHODS  # chosen by the problem, not from the menus
+    method = methods.build("landing", problem=P)
+    assert isinstance(method, Landing) and isinstance(method.constraint, GeneralizedStiefel)
+    assert method.constraint.B is P.B  # the problem's checked B, bound with a cache of its own
+    assert method.constraint is not P.constraint
+    assert isinstance(methods.build("landing").constraint, Stiefel)
+    assert set(METHODS) == set(methods.REGISTRY)  # no variant hidden from the menus
     with pytest.raises(ValueError, match="does not handle this problem's constraint"):
         riemannian_gd(P, initial_point(8, 2, 0.1, 0, B=P.B))
     duck = type("Duck", (), {"n": 8, "p": 2, "cost": P.cost, "egrad": P.egrad, "B": P.B})()
-    assert as_problem(duck).B is P.B
-    assert isinstance(methods.build("landing", problem=as_problem(duck)), GeneralizedLanding)
+    assert np.array_equal(as_problem(duck).B, P.B)
+    assert isinstance(methods.build("landing", problem=as_problem(duck)).constraint,
+                      GeneralizedStiefel)
 
 
 @pytest.mark.parametrize("tangent", ["beta", "euclidean", "relative"])
@@ -127,7 +132,7 @@ def test_a_duck_typed_problem_with_B_keeps_to_XtBX():
     P = generalized_eigen(8, 2, seed=4, condition=50.0)
     N = np.array([2.0, 1.0])
     prob = Problem(n=8, p=2, cost=lambda X: np.einsum("...ij,...ij->...", X, P.A @ X * N),
-                   egrad=lambda X: 2.0 * (P.A @ X) * N, B=P.B)
+                   egrad=lambda X: 2.0 * (P.A @ X) * N, constraint=GeneralizedStiefel(P.B))
     res = solve(prob, initial_point(8, 2, 0.2, 3, B=P.B), Config(step=0.01), max_iter=40000,
                 tol=1e-10)
     lam = scipy.linalg.eigh(P.A, P.B, eigvals_only=True)[:2]
@@ -219,29 +224,28 @@ def test_sweep_grid_starts_at_the_distance_from_XtBX():
     assert res.iterations[0] == single.iterations
 
 
-def test_a_variant_registered_elsewhere_is_chosen_by_its_problem():
-    """The registry's variant hook is generic: any module may register a method that stands
-    for another on the problems its test claims; solve then runs it with no special case."""
-    from landing_core.methods.landing import Landing
+def test_a_method_without_a_constraint_runs_on_stiefel_only():
+    """A factory that does not take ``constraint`` is refused a problem on another one, and
+    one registered elsewhere that takes it runs on the problem's, with no special case."""
 
     class Flagged(Landing):
         pass
 
-    methods.register("landing-flagged-test", "flagged (test)", replaces="landing",
-                     when=lambda problem: getattr(problem, "name", "") == "flagged")(
-        lambda *, beta, omega, tangent: Flagged(beta, omega, tangent))
+    methods.register("landing-flagged-test", "flagged (test)")(
+        lambda *, beta, omega, tangent, constraint: Flagged(beta, omega, tangent, constraint))
     try:
         P = generalized_eigen(5, 2, seed=0)
-        plain = Problem(n=5, p=2, cost=P.cost, egrad=P.egrad, name="flagged")
-        assert isinstance(methods.build("landing", problem=plain), Flagged)
-        assert isinstance(methods.build("landing", problem=P), GeneralizedLanding)
+        flagged = methods.build("landing-flagged-test", problem=P)
+        assert isinstance(flagged, Flagged)
+        assert isinstance(flagged.constraint, GeneralizedStiefel)
+        assert methods.on_any_constraint("landing-flagged-test")
         with pytest.raises(ValueError, match="does not handle"):
-            methods.build("penalty", problem=plain)
-        with pytest.raises(ValueError, match="both replaces= and when="):
-            methods.register("x-test", "x", replaces="landing")
+            methods.build("penalty", problem=P)
     finally:
         methods.unregister("landing-flagged-test")
+    plain = Problem(n=5, p=2, cost=P.cost, egrad=P.egrad)
     assert isinstance(methods.build("penalty", problem=plain), methods.penalty.Penalty)
+    assert not methods.on_any_constraint("penalty")
 
 
 def test_a_problem_with_a_bad_B_is_refused_before_any_iteration():
@@ -250,7 +254,8 @@ def test_a_problem_with_a_bad_B_is_refused_before_any_iteration():
     for B, match in ((-np.eye(5), "positive definite"), (np.eye(4), r"shape \(5, 5\)"),
                      (np.triu(np.ones((5, 5))), "symmetric")):
         with pytest.raises(ValueError, match=match):
-            landing(Problem(n=5, p=2, cost=P.cost, egrad=P.egrad, B=B), X0)
+            landing(Problem(n=5, p=2, cost=P.cost, egrad=P.egrad,
+                            constraint=GeneralizedStiefel(B)), X0)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -258,7 +263,7 @@ def test_a_move_with_a_lowered_normal_weight_is_the_field_with_that_weight(spars
     """X - eta (T + omega_k B X h_B(X)) with T formed apart, and neither X nor V changed."""
     P = generalized_eigen(12, 3, seed=5, condition=1e3)
     B = scipy.sparse.csr_array(P.B) if sparse else P.B
-    method = GeneralizedLanding(B, beta=0.5, omega=2.0)
+    method = Landing(beta=0.5, omega=2.0, constraint=GeneralizedStiefel(B))
     X = initial_point(12, 3, 0.3, 2, B=P.B)
     X_copy = X.copy()
     fld, _ = method.field(X, P.egrad(X), {})
@@ -274,4 +279,17 @@ def test_a_move_with_a_lowered_normal_weight_is_the_field_with_that_weight(spars
     np.testing.assert_array_equal(X, X_copy)
     np.testing.assert_array_equal(fld.V, V_copy)
     C = BX.T @ BX
-    assert method.C_top(X) == pytest.approx(np.linalg.eigvalsh(C)[-1], rel=1e-13)
+    assert method.constraint.C_top(X) == pytest.approx(np.linalg.eigvalsh(C)[-1], rel=1e-13)
+
+
+def test_momentum_runs_on_XtBX_through_the_constraint():
+    """Momentum needs only the constraint's parts (its tangent term, the projection onto
+    {T : X^T B T skew}, h_B and B X h_B), so it runs on X^T B X = I with no code of its own,
+    and reaches the optimum of the pencil (scipy.linalg.eigh(A, B))."""
+    P = generalized_eigen(10, 3, seed=1, condition=1e2)
+    X0 = P.constraint.initial_point(10, 3, 0.3, 1)
+    res = solve(P, X0, Config(method="momentum", step=0.02, options={"gamma": 0.5}),
+                tol=1e-10, max_iter=20000)
+    assert res.status == "converged"
+    assert np.linalg.norm(res.X.T @ P.B @ res.X - np.eye(3)) <= 1e-9
+    assert abs(res.cost[-1] - P.f_star) <= 1e-8 * abs(P.f_star)

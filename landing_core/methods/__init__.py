@@ -3,15 +3,15 @@ each, all in one registry (``REGISTRY``; ``solvers.METHODS`` is its name -> labe
 
 To add a method: write a module here with a :class:`Method` subclass and a factory decorated
 with ``@register(name, label)``, and import the module below. ``solvers.solve``, ``sweep`` and
-the app then run it by name (``Config(method=name, options={...})``).
+the app then run it by name (``Config(method=name, options={...})``). A factory that takes
+``constraint`` runs on the problem's constraint (``landing_core.constraints``), any of them.
 """
 
 # isort: off
 # registered in this order: the menus' order
 from . import landing, rgd, penalty, momentum, sgd, saga
-from . import generalized  # the variant of landing for problems with a matrix B
 # isort: on
-from .base import Field, LandingTerms, Method, State, take_state
+from .base import Field, Method, State, take_state
 from .registry import (
     COMMON,
     LABELS,
@@ -19,6 +19,7 @@ from .registry import (
     MethodEntry,
     build,
     methods_for,
+    on_any_constraint,
     register,
     unregister,
 )
@@ -28,15 +29,14 @@ __all__ = [
     "LABELS",
     "REGISTRY",
     "Field",
-    "LandingTerms",
     "Method",
     "MethodEntry",
     "State",
     "build",
-    "generalized",
     "landing",
     "methods_for",
     "momentum",
+    "on_any_constraint",
     "penalty",
     "register",
     "rgd",

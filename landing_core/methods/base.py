@@ -16,31 +16,36 @@ so a step that is not taken leaves no trace. Algorithm 1's stopping rule reads
 ``field.grad_norm`` + ||h(X_k)||_F (``field.H``), where ``field.grad_norm`` is
 ``method.stationarity(X_k, G_k)``: one measure for every method (``geometry.stationarity`` on
 St(n, p)), so that "iterations to tol" compares like with like.
+
+``method.constraint`` is the constraint the method keeps to (``landing_core.constraints``):
+St(n, p) for the baselines; the problem's for the landing methods, whose factories take it. The
+step rules read the constraint's functions from it (``steps.StepContext.constraint``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any, ClassVar, NamedTuple, Protocol, Self
+from typing import Any, ClassVar, NamedTuple, Self
 
 import numpy as np
 
-from ..geometry import per_run, stationarity
+from ..constraints import STIEFEL
+from ..geometry import per_run
 
 Array = np.ndarray
 State = dict[str, Array]
 
-__all__ = ["Field", "LandingTerms", "Method", "State", "take_state"]
+__all__ = ["Field", "Method", "OnLanding", "State", "take_state"]
 
 
 class Field(NamedTuple):
     """A method's direction at X (one run, or a stack with the batch axis first).
 
     V: the direction, X_{k+1} = move(X, field, eta) (= X - eta V off the retractions);
-    H: h(X) = X^T X - I_p (eq. (h)); grad_norm: the ||grad|| of Algorithm 1's stopping rule,
-    ``Method.stationarity(X, G)`` (the same measure for every method, tangent term and beta;
-    a stochastic method told not to measure its estimates reports ``tangent_norm`` here,
-    ``minibatch.StochasticLanding.measure``);
+    H: h(X) of the method's constraint (X^T X - I_p on St(n, p), eq. (h)); grad_norm: the
+    ||grad|| of Algorithm 1's stopping rule, ``Method.stationarity(X, G)`` (the same measure
+    for every method, tangent term and beta; a stochastic method told not to measure its
+    estimates reports ``tangent_norm`` here, ``minibatch.StochasticLanding.measure``);
     tangent_norm: the norm of V's tangent part (what a step rule may use; it differs from
     grad_norm with the tangent term, its beta, or a transform such as momentum).
     """
@@ -61,6 +66,7 @@ class Method:
     """
 
     landing: ClassVar[bool] = False
+    constraint = STIEFEL  # not a dataclass field: a landing method's own field overrides it
     per_run: ClassVar[tuple[str, ...]] = ()
     """The fields that may hold one value per run of a batch (as (B,) arrays); ``take`` subsets
     them, and leaves every other field (a constraint matrix, data) whole."""
@@ -85,19 +91,12 @@ class Method:
         return cost, G, state
 
     def stationarity(self, X: Array, G: Array) -> float | Array:
-        """The stationarity measure ``Field.grad_norm`` reports: ||grad_1 f(X)||_F on St(n, p)
-        (``geometry.stationarity``, whose docstring relates it to ||grad f|| at the nearest
-        point of St(n, p)). A method on another constraint overrides this with its analogue:
-        the Riemannian gradient on the layer through X in the metric that is the embedded one
-        on the constraint set."""
-        return stationarity(X, G)
-
-    def step_terms(self) -> dict[str, Any]:
-        """The constraint's functions the step rules use (``steps.StepContext``'s
-        ``constraint``, ``constraint_derivative``, ``multiplier``, ``normal_term`` and
-        ``region``): none for St(n, p), whose functions are the defaults; a method on another
-        constraint returns its own, and the solver and the sweep pass them on."""
-        return {}
+        """The stationarity measure ``Field.grad_norm`` reports, the constraint's
+        (``Constraint.stationarity``): ||grad_1 f(X)||_F on St(n, p) (``geometry.stationarity``,
+        whose docstring relates it to ||grad f|| at the nearest point of St(n, p)); on another
+        constraint its analogue, the Riemannian gradient on the layer through X in the metric
+        that is the embedded one on the constraint set."""
+        return self.constraint.stationarity(X, G)
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         """The direction at X from the Euclidean gradient G, and the memory for the next
@@ -108,7 +107,7 @@ class Method:
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:
         """X_{k+1} = X - eta V. ``omega``: a lowered normal weight for this step (only for
-        ``landing`` methods, see :class:`LandingTerms`)."""
+        ``landing`` methods: V = T + omega N(X), see ``landing.Landing.move``)."""
         if omega is not None:
             raise ValueError(f"{type(self).__name__} has no normal weight to lower")
         return -per_run(eta) * field.V + X  # the temporary -eta V is reused for the result
@@ -131,40 +130,25 @@ def take_state(state: State, index: Array) -> State:
     return {key: value[index] for key, value in state.items()}
 
 
-class LandingTerms(Protocol):
-    """The parts of a landing field V = T + omega N(X) (Algorithm 1, line 4), for transforms
-    that act on the tangent term (momentum) and for constraints other than X^T X = I.
+@dataclass(frozen=True)
+class OnLanding(Method):
+    """A method built on a landing method ``inner`` (a field of the subclass): momentum on its
+    tangent term, a stochastic estimate of its gradient. Its constraint, normal weight, first
+    iterate and move are ``inner``'s."""
 
-    For St(n, p): h(X) = X^T X - I_p, T a tangent term (``geometry.tangent_term``),
-    N(X) = X h(X) (eq. (3lio6)) and the projection onto T_X St_{X^T X} of eq. (proj_beta).
-    """
+    landing: ClassVar[bool] = True
 
-    omega: float | Array
+    @property
+    def constraint(self) -> Any:  # type: ignore[override]
+        return self.inner.constraint  # type: ignore[attr-defined]
+
+    @property
+    def normal_weight(self) -> float | Array:
+        return self.inner.omega  # type: ignore[attr-defined]
 
     def start(self, X0: Array) -> Array:
-        """The first iterate from the user's X0."""
-        ...
-
-    def constraint(self, X: Array) -> Array:
-        """h(X)."""
-        ...
-
-    def tangent_term(self, X: Array, G: Array) -> Array:
-        """T, with X^T T skew (tangent to the layer through X)."""
-        ...
-
-    def normal_term(self, X: Array, H: Array) -> Array:
-        """The normal field at X for h(X) = H, unweighted (X H on St(n, p)); linear in H."""
-        ...
-
-    def project(self, X: Array, Z: Array) -> Array:
-        """The projection of Z onto the tangent space of the layer through X."""
-        ...
-
-    def stationarity(self, X: Array, G: Array) -> float | Array:
-        """The stopping rule's stationarity measure (:meth:`Method.stationarity`)."""
-        ...
+        return self.inner.start(X0)  # type: ignore[attr-defined]
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:
-        ...
+        return self.inner.move(X, field, eta, omega)  # type: ignore[attr-defined]

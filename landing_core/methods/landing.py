@@ -1,8 +1,12 @@
-"""The landing method (Algorithm 1): V = T + omega X (X^T X - I_p), X_{k+1} = X_k - eta_k V.
+"""The landing method (Algorithm 1): V = T + omega N(X), X_{k+1} = X_k - eta_k V, on any
+constraint (``landing_core.constraints``).
 
-The tangent term T is the beta-metric gradient grad_beta f (eq. (grad_beta)), the Frobenius
-projection of the Euclidean gradient, or the relative gradient skew(G X^T) X
-(``geometry.TANGENT_TERMS``); the normal term is the paper's X(X^T X - I), eq. (3lio6).
+On St(n, p) the normal term is the paper's X(X^T X - I), eq. (3lio6), and the tangent term T
+the beta-metric gradient grad_beta f (eq. (grad_beta)), the Frobenius projection of the
+Euclidean gradient, or the relative gradient skew(G X^T) X (``geometry.TANGENT_TERMS``); on
+X^T B X = I, B X (X^T B X - I) and the same three for B (Vary, Ablin, Gao & Absil 2024;
+``landing_core.generalized``). The constraint is the problem's (the factory reads it), so
+``landing(problem, X0)``, ``solve``, ``sweep`` and the app run it with no mention of B.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..geometry import h, landing_direction, per_run, proj_tangent, tangent_term
+from ..constraints import STIEFEL, Constraint
+from ..geometry import per_run
 from .base import Field, Method, State
 from .params import nonnegative, positive, tangent_name
 from .registry import register
@@ -26,12 +31,16 @@ __all__ = ["Landing"]
 class Landing(Method):
     """Algorithm 1 with tangent term ``tangent`` ("beta", "euclidean", "relative"), beta > 0
     (the beta-metric's parameter), omega >= 0 (the normal term's weight; omega = 0 is the
-    tangent term alone, which keeps X on the layer through X_0 to first order). The field costs
-    four n x p x p products for the beta-metric (``geometry.landing_direction``)."""
+    tangent term alone, which keeps X on the layer through X_0 to first order), on
+    ``constraint`` (St(n, p) by default). The field is the constraint's
+    (``Constraint.direction``): four n x p x p products for the beta-metric on St(n, p)
+    (``geometry.landing_direction``). The method keeps its own copy of the constraint
+    (``Constraint.bind``), whose cache of products of the current iterate it alone uses."""
 
     beta: float | Array = 0.5
     omega: float | Array = 1.0
     tangent: str = "beta"
+    constraint: Constraint = STIEFEL
     landing: ClassVar[bool] = True
     per_run: ClassVar[tuple[str, ...]] = ("beta", "omega")
 
@@ -39,6 +48,7 @@ class Landing(Method):
         object.__setattr__(self, "beta", positive("beta", self.beta))
         object.__setattr__(self, "omega", nonnegative("omega", self.omega))
         tangent_name(self.tangent)
+        object.__setattr__(self, "constraint", self.constraint.bind())
 
     @property
     def normal_weight(self) -> float | Array:
@@ -48,34 +58,25 @@ class Landing(Method):
               ) -> tuple[Field, State]:
         """The field; ``measure=False`` (G an estimate, see ``geometry.landing_direction``)
         reports the tangent term's norm as ``grad_norm`` instead of the stationarity measure."""
-        norm, V, H, stat = landing_direction(X, G, self.beta, self.omega, self.tangent,
-                                             measure=measure)
+        norm, V, H, stat = self.constraint.direction(X, G, self.beta, self.omega, self.tangent,
+                                                     measure)
         return Field(V, H, stat if measure else norm, norm), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:
         """X - eta V; with a lowered weight omega_k (``steps.Step``) the normal term moves by
-        eta omega_k X h(X) instead of eta omega X h(X)."""
+        eta omega_k N(X) instead of eta omega N(X)."""
         Y = -per_run(eta) * field.V + X
         if omega is not None:
-            Y += per_run(eta * (self.omega - omega)) * self.normal_term(X, field.H)
+            Y = self.constraint.add_normal(Y, X, field.H, eta * (self.omega - omega))
         return Y
 
-    # the parts of the field (LandingTerms), for transforms such as momentum
-
-    def constraint(self, X: Array) -> Array:
-        return h(X)
-
     def tangent_term(self, X: Array, G: Array) -> Array:
-        return tangent_term(self.tangent)(X, G, self.beta)
-
-    def normal_term(self, X: Array, H: Array) -> Array:
-        return X @ H
-
-    def project(self, X: Array, Z: Array) -> Array:
-        return proj_tangent(X, Z)
+        """The tangent term alone (for transforms such as momentum)."""
+        return self.constraint.tangent_term(self.tangent, X, G, self.beta)
 
 
 @register("landing", "Landing (Algorithm 1)")
-def _landing(*, beta: float | Array, omega: float | Array, tangent: str) -> Landing:
-    return Landing(beta, omega, tangent)
+def _landing(*, beta: float | Array, omega: float | Array, tangent: str,
+             constraint: Constraint = STIEFEL) -> Landing:
+    return Landing(beta, omega, tangent, constraint)

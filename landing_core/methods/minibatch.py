@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..problems import FiniteSum
-from .base import Field, Method, State
+from .base import Field, OnLanding, State
 from .landing import Landing
 
 Array = np.ndarray
@@ -78,7 +78,7 @@ def finite_sum(method: str, problem: Any) -> FiniteSum | None:
 
 
 @dataclass(frozen=True)
-class StochasticLanding(Method):
+class StochasticLanding(OnLanding):
     """Landing's field and move on the Euclidean gradient estimate of ``gradient``.
 
     ``inner``: the landing method (tangent term, beta, omega); ``problem``: the finite sum
@@ -98,7 +98,6 @@ class StochasticLanding(Method):
     batch_size: int = 10
     seed: int = 0
     measure: bool = dataclass_field(default=True, kw_only=True)
-    landing: ClassVar[bool] = True
     name: ClassVar[str] = "stochastic"
 
     def __post_init__(self) -> None:
@@ -111,10 +110,6 @@ class StochasticLanding(Method):
         if self.problem is None:
             raise ValueError(f"the method {self.name!r} needs the finite sum it samples")
         return Minibatches(self.problem.n_samples, self.batch_size, self.seed)
-
-    @property
-    def normal_weight(self) -> float | Array:
-        return self.inner.omega
 
     @property
     def updates_per_epoch(self) -> int:
@@ -134,7 +129,3 @@ class StochasticLanding(Method):
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         return self.inner.field(X, G, {}, self.measure)[0], state
-
-    def move(self, X: Array, field: Field, eta: float | Array,
-             omega: float | Array | None = None) -> Array:
-        return self.inner.move(X, field, eta, omega)

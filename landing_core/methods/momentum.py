@@ -11,8 +11,9 @@ T_k is the landing method's tangent term and Proj the projection onto T_{X_k} St
 of eq. (proj_beta), so X_k^T M_k is skew: M_k is again a tangent term and the safe step lemma
 holds for the field. The stopping rule reads the stationarity at X_k (``inner.stationarity``,
 the same measure as without momentum), not ||M_k||. gamma = 0 is
-Algorithm 1. The transform needs only the parts of :class:`~.base.LandingTerms`, so it applies
-unchanged to any landing method that provides them (another constraint's, for one).
+Algorithm 1. The transform needs only the constraint's parts (its tangent term, projection,
+h and normal term, ``landing_core.constraints``), so it applies unchanged on any constraint:
+on X^T B X = I, Proj is the projection onto {T : X^T B T skew} and the normal term B X h_B(X).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..constraints import STIEFEL, Constraint
 from ..geometry import frobenius_norm, per_run
-from .base import Field, LandingTerms, Method, State
+from .base import Field, OnLanding, State
 from .landing import Landing
 from .registry import register
 
@@ -35,12 +37,11 @@ __all__ = ["Momentum"]
 
 
 @dataclass(frozen=True)
-class Momentum(Method):
+class Momentum(OnLanding):
     """Heavy-ball momentum gamma in [0, 1) on the tangent term of ``inner``."""
 
-    inner: LandingTerms
+    inner: Landing
     gamma: float | Array = 0.9
-    landing: ClassVar[bool] = True
     per_run: ClassVar[tuple[str, ...]] = ("gamma",)
 
     def __post_init__(self) -> None:
@@ -58,28 +59,18 @@ class Momentum(Method):
     def omega(self) -> float | Array:
         return self.inner.omega
 
-    @property
-    def normal_weight(self) -> float | Array:
-        return self.inner.omega
-
-    def start(self, X0: Array) -> Array:
-        return self.inner.start(X0)
-
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
+        constraint = self.inner.constraint
         T = self.inner.tangent_term(X, G)
         M = T
         if "M" in state:
-            M = T + self.inner.project(X, per_run(self.gamma) * state["M"])
-        H = self.inner.constraint(X)
-        V = M + self.inner.normal_term(X, per_run(self.inner.omega) * H)
-        return Field(V, H, self.inner.stationarity(X, G), frobenius_norm(M)), {"M": M}
-
-    def move(self, X: Array, field: Field, eta: float | Array,
-             omega: float | Array | None = None) -> Array:
-        return self.inner.move(X, field, eta, omega)
+            M = T + constraint.project(X, per_run(self.gamma) * state["M"])
+        H = constraint.h(X)
+        V = M + constraint.normal_term(X, per_run(self.inner.omega) * H)
+        return Field(V, H, constraint.stationarity(X, G), frobenius_norm(M)), {"M": M}
 
 
 @register("momentum", "Landing with heavy-ball momentum")
 def _momentum(*, beta: float | Array, omega: float | Array, tangent: str,
-              gamma: float = 0.9) -> Momentum:
-    return Momentum(Landing(beta, omega, tangent), gamma)
+              constraint: Constraint = STIEFEL, gamma: float = 0.9) -> Momentum:
+    return Momentum(Landing(beta, omega, tangent, constraint), gamma)

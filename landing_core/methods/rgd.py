@@ -10,8 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..geometry import frobenius_norm, h, per_run, riemannian_gradient_stiefel, skew
-from ..problems import nearest_stiefel, qf
+from ..geometry import (
+    frobenius_norm,
+    h,
+    nearest_stiefel,
+    per_run,
+    qf,
+    riemannian_gradient_stiefel,
+    skew,
+)
 from .base import Field, Method, State
 from .params import positive
 from .registry import register
@@ -81,7 +88,7 @@ class RiemannianGD(Method):
                            positive("RGD metric_beta", self.metric_beta, per_run=False))
 
     def start(self, X0: Array) -> Array:
-        return nearest_stiefel(X0)
+        return self.constraint.nearest(X0)
 
     def field(self, X: Array, G: Array, state: State) -> tuple[Field, State]:
         V = stiefel_beta_gradient(X, G, self.metric_beta)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..constraints import STIEFEL, Constraint
 from ..problems import FiniteSum
 from .base import State
 from .landing import Landing
@@ -108,6 +109,7 @@ class SAGA(StochasticLanding):
 
 @register("saga", "Stochastic landing (SAGA)", needs=FiniteSum)
 def _saga(*, beta: float | Array, omega: float | Array, tangent: str, problem: Any,
-          batch_size: int = 10, seed: int = 0, table_limit_mb: float = TABLE_LIMIT_MB) -> SAGA:
-    return SAGA(Landing(beta, omega, tangent), finite_sum("saga", problem), batch_size, seed,
-                table_limit_mb)
+          constraint: Constraint = STIEFEL, batch_size: int = 10, seed: int = 0,
+          table_limit_mb: float = TABLE_LIMIT_MB) -> SAGA:
+    return SAGA(Landing(beta, omega, tangent, constraint), finite_sum("saga", problem),
+                batch_size, seed, table_limit_mb)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..constraints import STIEFEL, Constraint
 from ..problems import FiniteSum
 from .base import State
 from .landing import Landing
@@ -40,5 +41,6 @@ class SGD(StochasticLanding):
 
 @register("sgd", "Stochastic landing (SGD)", needs=FiniteSum)
 def _sgd(*, beta: float | Array, omega: float | Array, tangent: str, problem: Any,
-         batch_size: int = 10, seed: int = 0) -> SGD:
-    return SGD(Landing(beta, omega, tangent), finite_sum("sgd", problem), batch_size, seed)
+         constraint: Constraint = STIEFEL, batch_size: int = 10, seed: int = 0) -> SGD:
+    return SGD(Landing(beta, omega, tangent, constraint), finite_sum("sgd", problem),
+               batch_size, seed)
