@@ -92,8 +92,11 @@ def test_brockett_f_star_from_scipy_eigh(shape):
     lam, vecs = scipy.linalg.eigh(A)
     w = np.arange(p, 0, -1)  # N = diag(p, ..., 1): the largest weight on the smallest eigenvalue
     expected = float(np.sum(w * lam[:p]))
-    assert prob.f_star == pytest.approx(expected, rel=1e-12, abs=1e-12)
-    assert float(prob.cost(vecs[:, :p])) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    # eigenvalues within n eps ||A||_2 (backward stable eigh), weighted by sum(w); the cost
+    # tr(X^T A X N) is as accurate: an absolute bound (f* may be near 0)
+    tol = 8 * n * np.finfo(float).eps * np.linalg.norm(A, 2) * w.sum()
+    assert abs(prob.f_star - expected) <= tol
+    assert abs(float(prob.cost(vecs[:, :p])) - expected) <= tol
     _assert_is_lower_bound_on_stiefel(prob, expected, rng)
 
 
