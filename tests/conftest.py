@@ -7,11 +7,20 @@ separate processes and keep the hosting settings).
 """
 
 import functools
-from pathlib import Path
+import os
 
-from hypothesis import settings
-from streamlit import config
-from streamlit.components.v2 import manifest_scanner
+# One BLAS thread per test process, set before anything imports numpy (OpenBLAS reads it once,
+# when it loads): pytest -n 2 already runs a process per core, and each OpenBLAS would start a
+# thread per core that spins while it waits for work, so two workers ran four busy threads on
+# two cores (and the servers the browser tests start, which inherit it, more). A variable the
+# caller set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from pathlib import Path  # noqa: E402
+
+from hypothesis import settings  # noqa: E402
+from streamlit import config  # noqa: E402
+from streamlit.components.v2 import manifest_scanner  # noqa: E402
 
 config.set_option("client.showErrorDetails", "full")
 
