@@ -280,7 +280,7 @@ def _hint(at: AppTest) -> str:
 def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
     cut_short = _hint(open_app({"max_iter": "60"}))  # converging, only cut at 60
     assert "only guards feasibility" not in cut_short
-    circling = _hint(open_app({"n": "20", "p": "4", "max_iter": "1500"}))  # eta too large
+    circling = _hint(open_app({"n": "20", "p": "4", "max_iter": "300"}))  # eta too large
     assert "only guards feasibility" in circling
     assert "outside the safe region" not in circling
 
