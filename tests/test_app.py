@@ -286,16 +286,16 @@ def _hint(at: AppTest) -> str:
 def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
     cut_short = _hint(open_app({"max_iter": "60"}))  # converging, only cut at 60
     assert "only guards feasibility" not in cut_short
-    circling = _hint(open_app({"n": "20", "p": "4", "max_iter": "1500"}))  # eta too large
+    circling = _hint(open_app({"n": "20", "p": "4", "max_iter": "300"}))  # eta too large
     assert "only guards feasibility" in circling
     assert "outside the safe region" not in circling
 
 
 @pytest.mark.parametrize("step", ["safe", "bb"])
 def test_a_run_held_outside_the_safe_region_is_not_called_circling(step):
-    """brockett(200, 20) with the safe step never enters ||h|| <= 0.5 in 500 steps (~3e-4
+    """brockett(50, 10) with the safe step never enters ||h|| <= 0.5 in 100 steps (~5e-4
     each, f falling): the hint says so and suggests a larger omega, not a smaller eta."""
-    text = _hint(open_app({"problem": "brockett", "n": "200", "p": "20", "max_iter": "500",
+    text = _hint(open_app({"problem": "brockett", "n": "50", "p": "10", "max_iter": "100",
                            "step": step}))
     assert "outside the safe region" in text and "Raise ω" in text
     assert "only guards feasibility" not in text

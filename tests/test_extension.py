@@ -173,16 +173,20 @@ def test_a_stochastic_method_plugs_in_through_the_gradient_hook(saga):
     """The method reads the problem's samples (the factory's ``problem``) and keeps its table
     in the run's memory; solve and sweep run it unchanged, and SAGA's constant step reaches
     the optimum exactly (cyclic minibatches: deterministic)."""
-    problem = finite_sum_pca(8, 2, 40)
+    # 20 samples in minibatches of 5: four different minibatch gradients per epoch, so the
+    # estimate is stochastic and only SAGA's table makes a constant step reach the optimum
+    problem = finite_sum_pca(8, 2, 20)
     X0 = initial_point(8, 2, 0.2, 0)
-    res = solve(problem, X0, Config(method=saga, step=0.05, options={"batch": 5}),
+    res = solve(problem, X0, Config(method=saga, step=0.1, options={"batch": 5}),
                 max_iter=20000, tol=1e-10)
     assert res.status == "converged"
     assert abs(res.cost[-1] - problem.f_star) <= 1e-12 * abs(problem.f_star)
     assert res.infeasibility[-1] <= 1e-12
-    # two steps and two seeds: a mix-up of the grid's axes changes the iteration counts
-    swept = sweep(problem, eta=(0.04, 0.05), seed=(0, 1), method=saga, options={"batch": 5},
+    # two steps and two seeds whose four iteration counts all differ: a mix-up of the grid's
+    # axes (or of any two cells) changes them
+    swept = sweep(problem, eta=(0.08, 0.1), seed=(0, 1), method=saga, options={"batch": 5},
                   max_iter=20000, tol=1e-10)
+    assert len(set(swept.iterations)) == 4
     for i in range(4):
         eta, seed = swept.params["eta"][i], int(swept.params["seed"][i])
         single = solve(problem, initial_point(8, 2, 0.3, seed),

@@ -145,9 +145,9 @@ def test_sweep_runs_B_runs_like_single_runs():
     X0 = np.stack([initial_point(8, 2, 0.2, s, B=P.B) for s in (0, 1, 2)])
     betas = np.array([0.5, 1.0, 2.0])
     iters, status, cost, infeas, gnorm, _ = run_batch(
-        P, X0, beta=betas, omega=1.0, eta=0.02, step="constant", max_iter=3000, tol=1e-9)
+        P, X0, beta=betas, omega=1.0, eta=0.05, step="constant", max_iter=3000, tol=1e-9)
     for i in range(3):
-        single = solve(P, X0[i], Config(beta=float(betas[i]), step=0.02), max_iter=3000,
+        single = solve(P, X0[i], Config(beta=float(betas[i]), step=0.05), max_iter=3000,
                        tol=1e-9)
         assert (status[i], iters[i]) == (single.status, single.iterations)
         assert cost[i] == pytest.approx(single.cost[-1], rel=1e-10)

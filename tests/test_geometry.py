@@ -639,8 +639,10 @@ def test_stationarity_is_the_embedded_riemannian_gradient_on_the_manifold(pt):
                                                    rel=0, abs=err)
 
 
+# n <= 16: L comes from the (np x np) Jacobian's SVD, which at n = p = 30 took most of a
+# second per example; the bound holds for every n and the slack for rounding is 1e-12 relative
 @SETTINGS
-@given(points(kinds=("spread", "well")), st.sampled_from(["brockett", "linear", "pca"]))
+@given(points(max_n=16, kinds=("spread", "well")), st.sampled_from(["brockett", "linear", "pca"]))
 def test_stationarity_is_within_its_bound_of_the_gradient_at_the_polar_factor(pt, name):
     """| ||grad_1 f(X)|| - ||grad f(Q)|| | <= (L + (5/2 + d/4) ||G(X)||) d, Q = polar(X),
     d = ||h(X)||_F, L the Lipschitz constant of the Euclidean gradient (the docstring's bound),

@@ -111,13 +111,13 @@ def test_momentum_converges_on_brockett_in_fewer_iterations(brockett, step):
 def test_momentum_sweep_cells_equal_single_runs(brockett):
     problem, _ = brockett
     res = sweep(problem, beta=(0.5, 2.0), eta=(0.02, 0.05), seed=(0, 1), method="momentum",
-                options={"gamma": 0.8}, max_iter=1500)
+                options={"gamma": 0.8}, max_iter=600)
     assert "converged" in set(res.status)
     for i in range(res.status.size):
         beta, eta, seed = (res.params[k][i] for k in ("beta", "eta", "seed"))
         single = solve(problem, initial_point(20, 4, 0.3, int(seed)),
                        Config(beta=float(beta), step=float(eta), method="momentum",
-                              options={"gamma": 0.8}), max_iter=1500)
+                              options={"gamma": 0.8}), max_iter=600)
         assert (res.status[i], res.iterations[i]) == (single.status, single.iterations)
         assert res.final_cost[i] == pytest.approx(single.cost[-1], rel=1e-10)
 
