@@ -257,11 +257,13 @@ def family_chunk(fam: Family, have: int, index: int) -> dict:
 def family_header(views: list[str], view: str, fam: Family, problem: Problem,
                   config: AppConfig, f_star: float | None, *, lecture: bool = False) -> dict:
     """``header`` for a family: the views' static data drawn around every member's iterates
-    (one frame for the whole family, so that a drag moves the path, not the axes), and the
+    but the diverged ones' (one frame for the whole family, so that a drag moves the path, not
+    the axes), and the
     family itself: its parameter, symbol, values, the member the sidebar's value picks, and
     for an ω family on the plane each member's landing field."""
     merged = Trace(problem.n, problem.p, B=problem.B)
-    for t in fam.members:
+    calm = [t for t in fam.members if t.status != "diverged"] or fam.members
+    for t in calm:  # a diverged member's iterates would shrink every other path to a dot
         merged.X += t.X
         merged.gram += t.gram
     head = header(views, view, merged, problem, config, f_star, lecture=lecture)

@@ -97,15 +97,23 @@
     familyRanges() {
       const run = this.run, fam = run.family, P = this.P();
       const got = fam.members.filter((m) => m);
-      const panels = got.map((m) => convergencePanels({ ...run, ...m, hasNormal: true }, P));
-      this.famRanges = panels[0].map((panel, j) => {
+      const calm = got.filter((m) => m.status !== "diverged");
+      run.xmax = Math.max(1, ...got.map((m) => m.cost.length - 1));
+      // two sets of axes: the members that do not diverge (a diverging one's blow-up would
+      // flatten every other curve), and all of them, for a diverging member
+      this.famAxes = { calm: this.axesOver(calm.length ? calm : got, P), all: this.axesOver(got, P) };
+    },
+
+    axesOver(members, P) {
+      const run = this.run;
+      const panels = members.map((m) => convergencePanels({ ...run, ...m, hasNormal: true }, P));
+      const ranges = panels[0].map((panel, j) => {
         const all = panels.flatMap((ps) => ps[j].series.map((s) => s.ys));
         return panel.log ? logRange(all) : linRange([].concat(...all));
       });
-      run.xmax = Math.max(1, ...got.map((m) => m.cost.length - 1));
-      let hi = 1.2;
-      for (const m of got) for (const row of m.sigma) for (const v of row) if (isFinite(v) && v * 1.05 > hi) hi = v * 1.05;
-      run.sigmaHi = hi;
+      let sigmaHi = 1.2;
+      for (const m of members) for (const row of m.sigma) for (const v of row) if (isFinite(v) && v * 1.05 > sigmaHi) sigmaHi = v * 1.05;
+      return { ranges, sigmaHi };
     },
 
     // draw member i (or the nearest received) at the iteration the user chose
@@ -131,8 +139,9 @@
         plane.arrows = plane.arrows_by_member[j];
         if (run.view === plane) this.background = null;
       }
-      const P = this.P();
-      this.conv = convergencePanels(run, P).map((panel, k) => ({ ...panel, range: this.famRanges[k] }));
+      const P = this.P(), axes = m.status === "diverged" ? this.famAxes.all : this.famAxes.calm;
+      if (run.sigmaHi !== axes.sigmaHi) { run.sigmaHi = axes.sigmaHi; if (run.view.kind === "sigma") this.background = null; }
+      this.conv = convergencePanels(run, P).map((panel, k) => ({ ...panel, range: axes.ranges[k] }));
       this.slider.max = String(Math.max(0, run.cost.length - 1));
       if (this.famInput) {
         this.famInput.value = String(j);
