@@ -134,3 +134,42 @@ def test_dragging_omega_on_the_sphere_in_lecture_mode(server, browser, shots):
         page.wait_for_selector(IDLE, timeout=60_000)
         assert frame.evaluate("landingPlayer.run.family.shown") == shown
         assert not page.console_errors, page.console_errors
+
+
+def test_the_html_export_of_a_family_scrubs_offline(server, browser, shots, tmp_path):
+    with open_page(browser, 1280, 800) as page:
+        frame = _open(page, server, "scrub=omega&n=2&p=1&scrub_count=9&distance=0.6")
+        shown = frame.evaluate("landingPlayer.run.family.shown")
+        with page.expect_download(timeout=60_000) as info:
+            frame.get_by_role("button", name="HTML", exact=True).click()
+        path = tmp_path / "landing-family.html"
+        info.value.save_as(path)
+        assert not page.console_errors, page.console_errors
+    html = path.read_text()
+    assert "<script src" not in html and "http" not in html.split("LANDING_DATA")[0]
+    offline = browser.new_context(offline=True, viewport={"width": 1280, "height": 800})
+    try:
+        standalone = offline.new_page()
+        errors = []
+        standalone.on("pageerror", lambda e: errors.append(str(e)))
+        standalone.goto(path.as_uri())
+        standalone.wait_for_function(COMPLETE, timeout=20_000)
+        fam = standalone.evaluate("({n: landingPlayer.run.family.members.length, "
+                                  "shown: landingPlayer.run.family.shown, "
+                                  "label: document.getElementById('lp-fam').ariaLabel})")
+        assert fam["n"] == 9 and fam["shown"] == shown and fam["label"].startswith("ω")
+        before = standalone.evaluate("landingPlayer.geoCanvas.toDataURL()")
+        standalone.keyboard.press("]")
+        assert standalone.evaluate("landingPlayer.run.family.shown") == shown + 1
+        assert standalone.evaluate("landingPlayer.geoCanvas.toDataURL()") != before
+        standalone.locator("#lp-fam").focus()
+        standalone.keyboard.press("ArrowLeft")
+        standalone.keyboard.press("ArrowLeft")
+        assert standalone.evaluate("landingPlayer.run.family.shown") == shown - 1
+        standalone.get_by_role("button", name="Run", exact=True).click()
+        standalone.wait_for_function("landingPlayer.status.textContent.startsWith('Converged')",
+                                     timeout=20_000)
+        standalone.screenshot(path=str(shots / "family_exported_html.png"))
+        assert errors == []
+    finally:
+        offline.close()
