@@ -112,3 +112,11 @@ def test_the_family_payload_matches_explorer_family():
     assert header["family"]["values"] == [float(v) for v in fam.values]
     for i, trace in enumerate(fam.members):
         assert members[i]["cost"] == trace.cost and members[i]["status"] == trace.status
+
+
+def test_a_family_over_the_budget_is_refused_with_what_to_lower():
+    at = open_app({"scrub": "beta", "n": "200", "p": "50", "max_iter": "5000",
+                   "scrub_count": "101"})
+    refused = " ".join(e.value for e in at.error)
+    assert "This family of runs would need" in refused and "number of members" in refused
+    assert not at.get("component_instance")  # nothing computed
