@@ -87,14 +87,14 @@ class _Keeper:
     n <= 3, the Gram matrix for p = 2, singular values, det X_k's sign for p = n), reduced for
     the whole stack at each iteration and split into the members' traces at the end."""
 
-    def __init__(self, B: Array | None) -> None:
-        self.B, self.rows = B, []
+    def __init__(self) -> None:
+        self.rows = []
         self.t0 = time.perf_counter()
 
     def __call__(self, it: Iterates) -> None:
         X = it.X
         n, p = X.shape[1:]
-        M = np.swapaxes(X, -1, -2) @ (X if self.B is None else self.B @ X)
+        M = it.H + np.eye(p)  # the Gram matrix (XᵀBX on XᵀBX = I), as the batch formed it
         sigma = np.sqrt(np.clip(np.linalg.eigvalsh(M), 0.0, None))[:, ::-1]
         self.rows.append((
             it.runs, np.stack([it.cost, it.infeasibility, it.grad_norm, it.step,
@@ -133,7 +133,7 @@ def _batch(config: AppConfig, problem: Problem, param: str, grid: Array,
     each[param] = grid
     traces = [_new_trace(config, problem, float(w)) for w in each["omega"]]
     X0 = np.repeat(runner.initial(config, problem)[None], len(grid), axis=0)
-    keep = _Keeper(problem.B)
+    keep = _Keeper()
     _, status, *_ = run_batch(
         problem, X0, beta=each["beta"], omega=each["omega"], eta=each["eta"],
         tangent=config.tangent, step=config.step, eps=SAFE_EPS, tol=config.tol,

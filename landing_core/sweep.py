@@ -72,8 +72,9 @@ class Iterates:
     batch) whose X_k is valid (those the divergence test stops at k are left out, as a single
     run's history leaves out its "diverged" record), and per run what a single run's
     ``solvers.Record`` holds: X_k, f(X_k), ||h(X_k)||_F, ||grad||, the step eta_{k-1} that
-    produced X_k and eta_{k-1} omega (NaN at k = 0), the Euclidean gradient G and the field V
-    (X_{k+1} = X_k - eta_k V). The arrays are the batch's own: read them, do not keep them."""
+    produced X_k and eta_{k-1} omega (NaN at k = 0), the Euclidean gradient G, the field V
+    (X_{k+1} = X_k - eta_k V) and H = h(X_k) (X_k^T X_k - I, or X_k^T B X_k - I on a problem
+    carrying B). The arrays are the batch's own: read them, do not keep them."""
 
     k: int
     runs: Array
@@ -85,6 +86,7 @@ class Iterates:
     normal_step: Array
     G: Array
     V: Array
+    H: Array
 
 
 def grid(**axes: Sequence[float]) -> tuple[dict[str, Array], tuple[int, ...]]:
@@ -208,7 +210,7 @@ def run_batch(
         final[ok] = Xa[~blown]
         if observe is not None:
             observe(Iterates(k, ok, Xa[~blown], f[~blown], d[~blown], g[~blown], taken[ok],
-                             taken_w[ok], G[~blown], fld.V[~blown]))
+                             taken_w[ok], G[~blown], fld.V[~blown], fld.H[~blown]))
         done = code == CONVERGED
         status[active[done]], iterations[active[done]] = STATUSES[CONVERGED], k
         status[active[blown]], iterations[active[blown]] = STATUSES[DIVERGED], max(k - 1, 0)
