@@ -69,12 +69,17 @@ def selected(config: AppConfig, grid: Array) -> int:
 
 @dataclass
 class Family:
-    """The members' traces in the order of ``values``; ``seconds``: the computing time."""
+    """The members' traces in the order of ``values`` (None for a member not computed yet:
+    ``first``); ``seconds``: the computing time."""
 
     param: str
     values: Array
-    members: list[Trace]
+    members: list[Trace | None]
     seconds: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        return all(t is not None for t in self.members)
 
 
 def _new_trace(config: AppConfig, problem: Problem, omega: float) -> Trace:
@@ -177,6 +182,22 @@ def _one_by_one(config: AppConfig, problem: Problem, param: str, grid: Array,
         trace.metric, trace.safe = [], []
         traces.append(trace)
     return traces
+
+
+def first(config: AppConfig, problem: Problem) -> Family:
+    """The family with only the member the sidebar's value picks (``selected``), computed as
+    the lone run it is: what the player draws first, while the batch computes the rest (a
+    family at St(3, 2) runs to its slowest member's 500 iterations, the shown one's ~130)."""
+    grid = values(config.scrub_lo, config.scrub_hi, config.scrub_count)
+    index = selected(config, grid)
+    t0 = time.perf_counter()
+    member = replace(config, **{config.scrub: float(grid[index])})
+    trace, records = runner.start(member, problem)
+    trace.extras, trace.metric, trace.safe = (), [], []
+    runner.run_to_end(trace, records, member)
+    members: list[Trace | None] = [None] * len(grid)
+    members[index] = trace
+    return Family(config.scrub, grid, members, time.perf_counter() - t0)
 
 
 def compute(config: AppConfig, problem: Problem, grid: Array | None = None,

@@ -182,23 +182,34 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
 
 def session_family(config: AppConfig, problem: Problem, matrix_id: object,
                    cost: Cost | None = None) -> tuple[str, family.Family]:
-    """The session's family of this configuration (``family.compute``, one batch), computed
-    when the family's settings are new (a change of the scrubbed parameter's value alone keeps
-    it), within the budget's time limit, heavy work waiting for the gate; (its id, it)."""
+    """The session's family of this configuration and its id. New family settings (a change
+    of the scrubbed parameter's value alone keeps the family) give at once the member the
+    sidebar picks, as its lone run (``family.first``: the player draws it while the rest is
+    computed); the player's next request computes the whole family (``family.compute``, one
+    batch), within the budget's time limit, heavy work waiting for the gate."""
     key = (config.family_key(), matrix_id)
     held = st.session_state.get("family")
     if held is None or held[0] != key:
         run = st.session_state.pop("live_run", None)
         if run is not None:  # the single run's worker is not needed while scrubbing
             run.cancelled = True
+        held = (key, uuid.uuid4().hex[:12], family.first(config, problem))
+        st.session_state.family = held
+    elif not held[2].complete and _asked(held[1]):
         watch = work.Watch(f"Computing the family of {config.scrub_count} runs over "
                            f"{family.SYMBOLS[config.scrub]}…")
         with work.heavy(cost) if cost is not None else nullcontext():
-            fam = family.compute(config, problem, should_stop=watch)
+            fam = family.compute(config, problem, held[2].values, should_stop=watch)
         watch.close()
-        held = (key, uuid.uuid4().hex[:12], fam)
+        held = (key, held[1], fam)
         st.session_state.family = held
     return held[1], held[2]
+
+
+def _asked(run_id: str) -> bool:
+    """The player holds the first member of family ``run_id`` and asks for the rest."""
+    ask = st.session_state.get("player")
+    return isinstance(ask, dict) and ask.get("run_id") == run_id
 
 
 def _picked(fam: family.Family, run_id: str, config: AppConfig) -> AppConfig | None:
@@ -243,7 +254,7 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
     if not (isinstance(have, int) and 0 <= have <= len(fam.members)):
         have = 0
     index = family.selected(config, fam.values)
-    current = fam.members[index]
+    current = fam.members[index] or next(t for t in fam.members if t is not None)
     data = playback.family_chunk(fam, have, index) | {
         "run_id": run_id, "done": True, "status": current.status, "message": current.message,
         "header": playback.family_header(names, view, fam, problem, config,
@@ -252,8 +263,9 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
     _player(data=data, key="player", default=None)
     st.caption(text.markdown(
         f"A family of {len(fam.members)} runs over {family.SYMBOLS[fam.param]} from "
-        f"{fam.values[0]:g} to {fam.values[-1]:g} (log-spaced), computed in "
-        f"{fam.seconds:.2f} s; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
+        f"{fam.values[0]:g} to {fam.values[-1]:g} (log-spaced), "
+        + (f"computed in {fam.seconds:.2f} s" if fam.complete else "computing")
+        + f"; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
         "to switch runs. The Metric and Safe step views show the single run (Scrub: off)."))
     d1, d2 = st.columns(2)
     d1.download_button(f"History of {family.SYMBOLS[fam.param]} = {fam.values[index]:g} (CSV)",

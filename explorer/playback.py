@@ -245,6 +245,8 @@ def family_chunk(fam: Family, have: int, index: int) -> dict:
     members, size = [], 0
     for i in order[have:]:
         t = fam.members[i]
+        if t is None:  # not computed yet (family.first): the next request brings it
+            break
         m = chunk(t, 0) | {"i": i, "value": float(fam.values[i]), "done": t.finished,
                            "status": t.status, "message": t.message}
         size += _numbers(m)
@@ -262,7 +264,8 @@ def family_header(views: list[str], view: str, fam: Family, problem: Problem,
     family itself: its parameter, symbol, values, the member the sidebar's value picks, and
     for an ω family on the plane each member's landing field."""
     merged = Trace(problem.n, problem.p, B=problem.B)
-    calm = [t for t in fam.members if t.status != "diverged"] or fam.members
+    done = [t for t in fam.members if t is not None]
+    calm = [t for t in done if t.status != "diverged"] or done
     for t in calm:  # a diverged member's iterates would shrink every other path to a dot
         merged.X += t.X
         merged.gram += t.gram
@@ -275,5 +278,5 @@ def family_header(views: list[str], view: str, fam: Family, problem: Problem,
     if plane is not None and fam.param == "omega":  # the field -V depends on omega
         plane["arrows_by_member"] = [
             plane_arrows(problem, replace(config, omega=float(w)), plane["R"])
-            for w in fam.values]
+            for w in fam.values]  # (cheap: 200 points per member)
     return head
