@@ -232,6 +232,15 @@ def _picked(fam: family.Family, run_id: str, config: AppConfig) -> AppConfig | N
                                                                      **{fam.param: value})
 
 
+def _nearest_note(config: AppConfig, fam: family.Family, index: int) -> str:
+    """Where the sidebar's value is not a member's: which member stands for it."""
+    value, symbol = getattr(config, fam.param), family.SYMBOLS[fam.param]
+    if value == fam.values[index]:
+        return ""
+    return (f" The sidebar's {symbol} = {value:g} is not one of the family's values: its "
+            f"nearest, {symbol} = {fam.values[index]:g}, is shown.")
+
+
 @st.fragment
 def family_player(config: AppConfig, problem: Problem, matrix_id: object, views: list[str],
                   *, lecture: bool = False, cost: Cost | None = None) -> None:
@@ -266,7 +275,8 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
         f"{fam.values[0]:g} to {fam.values[-1]:g} (log-spaced), "
         + (f"computed in {fam.seconds:.2f} s" if fam.complete else "computing")
         + f"; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
-        "to switch runs. The Metric and Safe step views show the single run (Scrub: off)."))
+        "to switch runs. The Metric and Safe step views show the single run (Scrub: off)."
+        + _nearest_note(config, fam, index)))
     d1, d2 = st.columns(2)
     d1.download_button(f"History of {family.SYMBOLS[fam.param]} = {fam.values[index]:g} (CSV)",
                        current.csv(), file_name="landing_history.csv", mime="text/csv")
