@@ -7,13 +7,13 @@ commits a relative rounding error of a few u = 1.1e-16. Along a whole run these 
 multiplied by the step map's Jacobians, and a run that circles under a long step (the safe
 step with a cap η of 1 or 2: no contraction) amplifies them without bound: found by hypothesis
 under OPENBLAS_CORETYPE=Prescott, where the batch and the lone run of brockett(3, 2), η = 2 end
-120 iterations apart at ‖grad‖ + ‖h‖ = 2.8 and 4.0. Two lone runs on two machines do the same.
+their 120 iterations at ‖grad‖ + ‖h‖ = 2.8 and 4.0. Two lone runs on two machines do the same.
 So each member is checked step by step (shadowing): at every iterate X_k of the member, the
 lone iteration started at X_k gives the member's f, ‖h‖, ‖grad‖, singular values, Gram matrix
 and f* there, its step η_k and its next iterate X_{k+1}, and its stopping rule stops exactly
 where the member stopped. One step's error: the entries of XᵀX − I are formed from products of
 size ‖X‖² ≤ 1 + ‖h(X)‖, so relative to max(1, |value|) a step errs by a few u (1 + ‖h‖): the
-tolerance is 1e-12 (1 + ‖h(X_k)‖), some 10³ u of room. Where a run does contract (the app's
+tolerance is 1e-12 (1 + ‖h(X_k)‖), some 10⁴ u of room. Where a run does contract (the app's
 default family) the whole runs agree to 1e-12 too (test_family_app).
 """
 
