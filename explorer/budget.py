@@ -24,6 +24,8 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from landing_core.sweep import BATCH_STEP_RULES
+
 SECONDS_PER_UNIT = 1.0e-10  # one landing iteration at n = 200, p = 50: ~2.6e6 units, ~0.26 ms
 ITERATION_OVERHEAD = 30e-6  # seconds of Python per iteration of one run, whatever its size
 BATCH_OVERHEAD = 0.6e-3  # seconds of Python per iteration of a sweep's batch
@@ -195,6 +197,27 @@ def sweep_cost(problem: str, n: int, p: int, iterations: int, runs: int, m: int 
                 "the grid resolution, max iterations, n or p", iterations,
                 "the grid resolution, n or p" + (", or upload a matrix with fewer rows"
                                                   if m > n else ""))
+
+
+FAMILY_RECORD = 30e-6  # seconds per member per iteration: the player's rows of each iterate
+
+
+def family_cost(problem: str, n: int, p: int, iterations: int, runs: int, *,
+                step: str = "safe", m: int = 0, constrained: bool = False) -> Cost:
+    """The explorer's family of ``runs`` members: one batch (``sweep_cost``) for the safe and
+    constant steps, else ``runs`` lone runs; plus each member's history and the rows the
+    player draws of each iterate (as ``run_cost`` keeps them)."""
+    if step in BATCH_STEP_RULES:
+        batch = sweep_cost(problem, n, p, iterations, runs, m, constrained)
+        seconds, memory = batch.seconds, batch.memory
+    else:
+        seconds = runs * run_seconds(problem, n, p, iterations, step=step, m=m,
+                                     constrained=constrained)
+        memory = BASE_MEMORY + matrix_memory(problem, n, p, m, constrained)
+    seconds += MARGIN * runs * iterations * FAMILY_RECORD
+    history = runs * iterations * (BYTES_PER_RECORD + 8 * p + (8 * n * p if n <= 3 else 0))
+    return Cost(seconds, memory + history, "This family of runs",
+                "the number of members, max iterations, n or p", iterations)
 
 
 def stochastic_cost(n: int, p: int, samples: int, batch: int, epochs: int,

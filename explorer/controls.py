@@ -11,18 +11,20 @@ import streamlit as st
 from landing_core.problems import Problem
 from landing_core.steps import USES_ETA
 
-from . import budget, navigation, text, work
+from . import budget, family, navigation, text, work
 from .constraint import check_uploaded_B, constraint_matrix
 from .runner import SAFE_EPS, build_problem, start
 from .state import (
     BOUNDS,
     CONSTRAINT_LABELS,
     PROBLEM_LABELS,
+    SCRUB_DEFAULT,
     SPEEDS,
     STEP_LABELS,
     TANGENT_LABELS,
     AppConfig,
     from_query,
+    scrub_default,
     to_query,
     validate,
 )
@@ -301,6 +303,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
                   seed=int(seed), distance=float(distance), tangent=tangent, beta=float(beta),
                   omega=float(omega), step=step, eta=float(eta), tol=float(tol),
                   max_iter=int(max_iter), speed=speed, lecture=bool(lecture))
+    new = _scrub(sb, new)
     new, messages = validate(new)
     for message in messages:
         st.warning(message, icon="⚠️")
@@ -316,6 +319,55 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
         if st.query_params.get(key) != value:
             st.query_params[key] = value
     return new
+
+
+SCRUB_LABELS = {"off": "off", "beta": "β", "omega": "ω", "eta": "η (step, or its cap)"}
+SCRUB_HELP = (
+    "A family of runs from the same X₀, one per value of the parameter (log-spaced over the "
+    "range), computed at once; the player's slider switches among them with no wait, the "
+    "neighbouring runs' paths faint. Releasing the slider sets the parameter here. Keys: [ and ] "
+    "step it.")
+
+
+def _scrub_default() -> None:
+    """A new scrubbed parameter starts from its default range (``state.scrub_default``)."""
+    st.session_state.w_scrub_lo, st.session_state.w_scrub_hi = SCRUB_DEFAULT
+
+
+def _offer(name: str) -> None:
+    st.session_state.w_scrub = name
+    _scrub_default()
+
+
+def _scrub(sb: object, config: AppConfig) -> AppConfig:
+    """The Scrub control: off, or the parameter the player's family runs over, with its range
+    and count; beside it, where the parameter does nothing here, why, and the others."""
+    sb.header("Scrub")
+    scrub = sb.selectbox("Scrub a family of runs", list(SCRUB_LABELS), key="w_scrub",
+                         format_func=SCRUB_LABELS.get, help=SCRUB_HELP,
+                         on_change=_scrub_default)
+    if scrub == "off":
+        return replace(config, scrub="off")
+    if (st.session_state.w_scrub_lo, st.session_state.w_scrub_hi) == SCRUB_DEFAULT:
+        # the default pair stands for the parameter's own default: shown as such
+        st.session_state.w_scrub_lo, st.session_state.w_scrub_hi = scrub_default(scrub,
+                                                                                  config.eta)
+    idle = family.idle_reason(scrub, config)
+    if idle is not None:
+        sb.warning(f"{family.SYMBOLS[scrub]} does nothing here: {idle}. Scrub another "
+                   "parameter:", icon=":material/info:")
+        cols = sb.columns(2)
+        others = [name for name in family.PARAMS
+                  if name != scrub and family.idle_reason(name, config) is None]
+        for col, name in zip(cols, others, strict=False):
+            col.button(f"Scrub {family.SYMBOLS[name]}", key=f"w_offer_{name}", on_click=_offer,
+                       args=(name,))
+    c1, c2, c3 = sb.columns(3)
+    lo = c1.number_input("from", *_limits("scrub_lo"), format="%.4g", key="w_scrub_lo")
+    hi = c2.number_input("to", *_limits("scrub_hi"), format="%.4g", key="w_scrub_hi")
+    count = c3.number_input("runs", *_limits("scrub_count"), step=1, key="w_scrub_count")
+    return replace(config, scrub=scrub, scrub_lo=float(lo), scrub_hi=float(hi),
+                   scrub_count=int(count))
 
 
 def session_problem(config: AppConfig) -> tuple[Problem, np.ndarray | None]:

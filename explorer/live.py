@@ -10,6 +10,8 @@ in the browser.
 from __future__ import annotations
 
 import uuid
+from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
@@ -18,8 +20,9 @@ import streamlit.components.v1 as components
 from landing_core.problems import Problem
 from landing_core.solvers import STOPPED, stopped_message
 
-from . import playback, runner, text, work
+from . import family, playback, runner, text, work
 from .budget import Cost
+from .controls import set_config
 from .gate import GATE, HEAVY_SECONDS, Gate
 from .state import AppConfig
 from .worker import LeasedWorker
@@ -172,3 +175,110 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
     d2.download_button("Configuration (JSON)", config.to_json(), file_name="landing_config.json",
                        mime="application/json")
     return run
+
+
+# ----------------------------------------------------------------------------- families
+
+
+def session_family(config: AppConfig, problem: Problem, matrix_id: object,
+                   cost: Cost | None = None) -> tuple[str, family.Family]:
+    """The session's family of this configuration and its id. New family settings (a change
+    of the scrubbed parameter's value alone keeps the family) give at once the member the
+    sidebar picks, as its lone run (``family.first``: the player draws it while the rest is
+    computed); the player's next request computes the whole family (``family.compute``, one
+    batch), within the budget's time limit, heavy work waiting for the gate."""
+    key = (config.family_key(), matrix_id)
+    held = st.session_state.get("family")
+    if held is None or held[0] != key:
+        run = st.session_state.pop("live_run", None)
+        if run is not None:  # the single run's worker is not needed while scrubbing
+            run.cancelled = True
+        held = (key, uuid.uuid4().hex[:12], family.first(config, problem))
+        st.session_state.family = held
+    elif not held[2].complete and _asked(held[1]):
+        watch = work.Watch(f"Computing the family of {config.scrub_count} runs over "
+                           f"{family.SYMBOLS[config.scrub]}…")
+        with work.heavy(cost) if cost is not None else nullcontext():
+            fam = family.compute(config, problem, held[2].values, should_stop=watch)
+        watch.close()
+        held = (key, held[1], fam)
+        st.session_state.family = held
+    return held[1], held[2]
+
+
+def _asked(run_id: str) -> bool:
+    """The player holds the first member of family ``run_id`` and asks for the rest."""
+    ask = st.session_state.get("player")
+    return isinstance(ask, dict) and ask.get("run_id") == run_id
+
+
+def _picked(fam: family.Family, run_id: str, config: AppConfig) -> AppConfig | None:
+    """The configuration with the member the player's scrubber was released on, when that
+    release is new (``pick``: {i, seq}, seq counting the player's releases) and moves the
+    sidebar's value; else None."""
+    ask = st.session_state.get("player")
+    pick = ask.get("pick") if isinstance(ask, dict) and ask.get("run_id") == run_id else None
+    if not isinstance(pick, dict):
+        return None
+    i, seq = pick.get("i"), pick.get("seq")
+    if not (isinstance(i, int) and isinstance(seq, int) and 0 <= i < len(fam.values)):
+        return None
+    if seq <= st.session_state.get("family_pick", (run_id, -1))[1] and \
+            st.session_state.get("family_pick", (None,))[0] == run_id:
+        return None
+    st.session_state.family_pick = (run_id, seq)
+    value = float(fam.values[i])
+    return None if getattr(config, fam.param) == value else replace(config,
+                                                                     **{fam.param: value})
+
+
+def _nearest_note(config: AppConfig, fam: family.Family, index: int) -> str:
+    """Where the sidebar's value is not a member's: which member stands for it."""
+    value, symbol = getattr(config, fam.param), family.SYMBOLS[fam.param]
+    if value == fam.values[index]:
+        return ""
+    return (f" The sidebar's {symbol} = {value:g} is not one of the family's values: its "
+            f"nearest, {symbol} = {fam.values[index]:g}, is shown.")
+
+
+@st.fragment
+def family_player(config: AppConfig, problem: Problem, matrix_id: object, views: list[str],
+                  *, lecture: bool = False, cost: Cost | None = None) -> None:
+    """The player with the family of runs of ``config.scrub`` (``explorer.family``), its
+    members sent in chunks (``playback.family_chunk``) as the player asks for them; the
+    scrubber's release sets the sidebar's value (and the URL) by a rerun of the page."""
+    names = [v for v in views if v in family.FAMILY_VIEWS]
+    view = chosen_view(names)
+    if len(names) > 1:
+        st.query_params["view"] = view
+    elif "view" in st.query_params:
+        del st.query_params["view"]
+    run_id, fam = session_family(config, problem, matrix_id, cost)
+    moved = _picked(fam, run_id, config)
+    if moved is not None:
+        set_config(moved)
+        st.rerun(scope="app")
+    ask = st.session_state.get("player")
+    have = ask.get("have") if isinstance(ask, dict) and ask.get("run_id") == run_id else 0
+    if not (isinstance(have, int) and 0 <= have <= len(fam.members)):
+        have = 0
+    index = family.selected(config, fam.values)
+    current = fam.members[index] or next(t for t in fam.members if t is not None)
+    data = playback.family_chunk(fam, have, index) | {
+        "run_id": run_id, "done": True, "status": current.status, "message": current.message,
+        "header": playback.family_header(names, view, fam, problem, config,
+                                         runner.optimum(config, problem), lecture=lecture),
+    }
+    _player(data=data, key="player", default=None)
+    st.caption(text.markdown(
+        f"A family of {len(fam.members)} runs over {family.SYMBOLS[fam.param]} from "
+        f"{fam.values[0]:g} to {fam.values[-1]:g} (log-spaced), "
+        + (f"computed in {fam.seconds:.2f} s" if fam.complete else "computing")
+        + f"; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
+        "to switch runs. The Metric and Safe step views show the single run (Scrub: off)."
+        + _nearest_note(config, fam, index)))
+    d1, d2 = st.columns(2)
+    d1.download_button(f"History of {family.SYMBOLS[fam.param]} = {fam.values[index]:g} (CSV)",
+                       current.csv(), file_name="landing_history.csv", mime="text/csv")
+    d2.download_button("Configuration (JSON)", config.to_json(), file_name="landing_config.json",
+                       mime="application/json")

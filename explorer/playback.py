@@ -9,6 +9,7 @@ the trace so far. JSON has no NaN: non-finite numbers travel as null.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import plotly.colors
@@ -18,6 +19,7 @@ from landing_core.metric_view import METRIC_ROW, SAFE_ROW, slice_description
 from landing_core.normal_flow import flow_time, gram_flow, singular_value_flow
 from landing_core.problems import Problem
 
+from .family import SYMBOLS, Family, selected
 from .runner import Trace
 from .state import SPEEDS, AppConfig
 from .views import B_VIEWS, VIEWS, available
@@ -128,6 +130,13 @@ def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
     g = np.linspace(-R, R, PLANE_GRID)
     gx, gy = np.meshgrid(g, g)  # row i: x2 = g[i]
     Z = problem.cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None])
+    return {"R": R, "m": PLANE_GRID, "z": _floats(Z), "zlo": float(np.min(Z)),
+            "zhi": float(np.max(Z)), "arrows": plane_arrows(problem, config, R)} | shape
+
+
+def plane_arrows(problem: Problem, config: AppConfig, R: float) -> list[list[float]]:
+    """The plane view's landing field -V of the configured method on a grid of the square
+    [-R, R]^2, each arrow (x1, x2, v1, v2) scaled to at most one grid spacing."""
     a = np.linspace(-R, R, PLANE_ARROWS)
     ax, ay = (m.ravel() for m in np.meshgrid(a, a))
     keep = np.hypot(ax, ay) > 0.2  # X = 0 is rank-deficient: no field there
@@ -137,9 +146,7 @@ def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
     V = -method.field(P, problem.egrad(P), method.init(P))[0].V[:, :, 0]
     length = np.linalg.norm(V, axis=1, keepdims=True)
     V = V / np.maximum(length, 1e-12) * np.minimum(length, 1.0) * (0.9 * 2 * R / PLANE_ARROWS)
-    return {"R": R, "m": PLANE_GRID, "z": _floats(Z), "zlo": float(np.min(Z)),
-            "zhi": float(np.max(Z)),
-            "arrows": np.round(np.hstack([P[:, :, 0], V]), DECIMALS).tolist()} | shape
+    return np.round(np.hstack([P[:, :, 0], V]), DECIMALS).tolist()
 
 
 def _sphere(trace: Trace, problem: Problem) -> dict:
@@ -209,3 +216,67 @@ def header(
         "lecture": lecture,
         "B": problem.B is not None,
     }
+
+
+# ----------------------------------------------------------------------------- families
+
+FAMILY_CHUNK = 60_000
+"""Numbers per message of a family's members (about 0.6 MB of JSON): the default family at
+St(3, 2) (33 members of up to 500 iterates) arrives in a few messages, the member shown
+first."""
+
+
+def family_order(count: int, index: int) -> list[int]:
+    """The order the members travel in: the one shown (``index``) first, then its neighbours
+    outwards, so that a drag near it finds its members already there."""
+    return sorted(range(count), key=lambda i: (abs(i - index), i))
+
+
+def _numbers(member: dict) -> int:
+    return sum(len(v) * (len(v[0]) if v and isinstance(v[0], list) else 1)
+               for v in member.values() if isinstance(v, list))
+
+
+def family_chunk(fam: Family, have: int, index: int) -> dict:
+    """The family's members from position ``have`` of ``family_order``, as many as fit in
+    FAMILY_CHUNK numbers (at least one): each its whole history (``chunk``), its status and
+    message, its index ``i`` in the family and its value."""
+    order = family_order(len(fam.members), index)
+    members, size = [], 0
+    for i in order[have:]:
+        t = fam.members[i]
+        if t is None:  # not computed yet (family.first): the next request brings it
+            break
+        m = chunk(t, 0) | {"i": i, "value": float(fam.values[i]), "done": t.finished,
+                           "status": t.status, "message": t.message}
+        size += _numbers(m)
+        if members and size > FAMILY_CHUNK:
+            break
+        members.append(m)
+    return {"start": have, "members": members}
+
+
+def family_header(views: list[str], view: str, fam: Family, problem: Problem,
+                  config: AppConfig, f_star: float | None, *, lecture: bool = False) -> dict:
+    """``header`` for a family: the views' static data drawn around every member's iterates
+    but the diverged ones' (one frame for the whole family, so that a drag moves the path, not
+    the axes), and the
+    family itself: its parameter, symbol, values, the member the sidebar's value picks, and
+    for an ω family on the plane each member's landing field."""
+    merged = Trace(problem.n, problem.p, B=problem.B)
+    done = [t for t in fam.members if t is not None]
+    calm = [t for t in done if t.status != "diverged"] or done
+    for t in calm:  # a diverged member's iterates would shrink every other path to a dot
+        merged.X += t.X
+        merged.gram += t.gram
+    head = header(views, view, merged, problem, config, f_star, lecture=lecture)
+    index = selected(config, fam.values)
+    head["family"] = {"param": fam.param, "symbol": SYMBOLS[fam.param],
+                      "values": [float(v) for v in fam.values], "index": index,
+                      "count": len(fam.members)}
+    plane = next((v for v in head["views"] if v["kind"] == "plane"), None)
+    if plane is not None and fam.param == "omega":  # the field -V depends on omega
+        plane["arrows_by_member"] = [
+            plane_arrows(problem, replace(config, omega=float(w)), plane["R"])
+            for w in fam.values]  # (cheap: 200 points per member)
+    return head

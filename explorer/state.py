@@ -62,6 +62,10 @@ CACHE_LIMITS = dict(max_entries=32, ttl=3600)
 PAGE_PARAMS = ("view", "rows", "steps", "against", "stoch")
 # fields that change how a run is shown, never the run: the animation speed, lecture mode
 PRESENTATION = ("speed", "lecture")
+# the family of runs the player scrubs (explorer.family): "off", or the parameter, its range
+# (log-spaced) and the number of members; not part of the explorer's single run
+FAMILY = ("scrub", "scrub_lo", "scrub_hi", "scrub_count")
+SCRUB_DEFAULT = (0.05, 20.0)  # beta's range; scrub_lo, scrub_hi's defaults
 FLAGS = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 
 
@@ -84,10 +88,21 @@ class AppConfig:
     max_iter: int = 500
     speed: str = "normal"
     lecture: bool = False
+    scrub: str = "off"
+    scrub_lo: float = SCRUB_DEFAULT[0]
+    scrub_hi: float = SCRUB_DEFAULT[1]
+    scrub_count: int = 33
 
     def run_key(self) -> tuple:
-        """The fields that change the computed run (not how it is shown)."""
-        return tuple(v for k, v in asdict(self).items() if k not in PRESENTATION)
+        """The fields that change the computed run (not how it is shown, nor the family)."""
+        return tuple(v for k, v in asdict(self).items()
+                     if k not in PRESENTATION and k not in FAMILY)
+
+    def family_key(self) -> tuple:
+        """The fields that change the family of runs: those of the run except the scrubbed
+        parameter (its members take every value of the range), and the family's own."""
+        return tuple(v for k, v in asdict(self).items()
+                     if k not in PRESENTATION and k != self.scrub)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -110,6 +125,10 @@ BOUNDS: dict[str, tuple] = {
     "max_iter": (int, 1, ITER_MAX),
     "speed": tuple(SPEEDS),
     "lecture": (bool,),
+    "scrub": ("off", "beta", "omega", "eta"),
+    "scrub_lo": (float, 1e-4, 100.0),
+    "scrub_hi": (float, 1e-4, 100.0),
+    "scrub_count": (int, 2, 101),
 }
 
 
@@ -147,7 +166,37 @@ def validate(config: AppConfig) -> tuple[AppConfig, list[str]]:
         messages.append(f"p = {config.p} > n = {config.n} is impossible (St(n, p) needs p ≤ n): "
                         f"using p = {config.n}.")
         config = replace(config, p=config.n)
+    if config.scrub != "off":
+        config, more = _scrub_range(config)
+        messages += more
     return config, messages
+
+
+def scrub_default(name: str, eta: float) -> tuple[float, float]:
+    """The default range of a family over ``name``: β 0.05-20, ω 0.1-20, η a decade either
+    side of the configuration's ``eta``, within the parameter's bounds."""
+    lo, hi = {"beta": SCRUB_DEFAULT, "omega": (0.1, 20.0)}.get(name, (eta / 10, eta * 10))
+    return max(lo, BOUNDS[name][1]), min(hi, BOUNDS[name][2])
+
+
+def _scrub_range(config: AppConfig) -> tuple[AppConfig, list[str]]:
+    """The family's range within its parameter's bounds, low below high; the default pair
+    (beta's, what a link that names only ``scrub=`` gets) becomes the parameter's own default
+    (omega 0.1-20, eta a decade either side of the configuration's eta)."""
+    name = config.scrub
+    low, high = BOUNDS[name][1], BOUNDS[name][2]
+    if (config.scrub_lo, config.scrub_hi) == SCRUB_DEFAULT:
+        lo, hi = scrub_default(name, config.eta)
+        return replace(config, scrub_lo=lo, scrub_hi=hi), []
+    lo, hi = min(max(config.scrub_lo, low), high), min(max(config.scrub_hi, low), high)
+    messages = []
+    if (lo, hi) != (config.scrub_lo, config.scrub_hi):
+        messages.append(f"The scrub range of {name} is kept within [{low:g}, {high:g}].")
+    if not lo < hi:
+        lo, hi = (min(lo, hi), max(lo, hi)) if lo != hi else (max(lo / 10, low),
+                                                              min(hi * 10, high))
+        messages.append(f"The scrub range of {name} runs from low to high: {lo:g} to {hi:g}.")
+    return replace(config, scrub_lo=lo, scrub_hi=hi), messages
 
 
 UNKNOWN_NAMED = 3  # unknown URL parameters named in the warning; the rest are counted
@@ -183,6 +232,10 @@ def from_query(params: dict[str, str | list[str]]) -> tuple[AppConfig, list[str]
 
 
 def to_query(config: AppConfig) -> dict[str, str]:
-    """The query parameters that restore ``config`` exactly (repr keeps floats exact)."""
+    """The query parameters that restore ``config`` exactly (repr keeps floats exact); the
+    family's fields only where they differ from their defaults (a link without a family
+    stays as it was)."""
+    defaults = asdict(AppConfig())
     return {k: str(int(v)) if isinstance(v, bool) else repr(float(v)) if isinstance(v, float)
-            else str(v) for k, v in asdict(config).items()}
+            else str(v) for k, v in asdict(config).items()
+            if k not in FAMILY or v != defaults[k]}

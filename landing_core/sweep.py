@@ -34,7 +34,7 @@ from .steps import SAFE_EPS, check_eps, safe_step
 
 Array = np.ndarray
 
-__all__ = ["BATCH_STEP_RULES", "SweepResult", "grid", "run_batch", "sweep"]
+__all__ = ["BATCH_STEP_RULES", "Iterates", "SweepResult", "grid", "run_batch", "sweep"]
 
 BATCH_STEP_RULES = ("safe", "constant")
 """The step rules (names of ``steps.STEP_RULES``) that run_batch runs vectorized."""
@@ -64,6 +64,29 @@ class SweepResult:
         """f(X_final) - f*, when the problem knows f* (per run: for p = n, the optimum over
         the component of O(n) of X_final, which a long step may have reached from the other)."""
         return None if self.f_star is None else self.final_cost - self.f_star
+
+
+@dataclass(frozen=True)
+class Iterates:
+    """What ``run_batch`` shows its ``observe`` at iteration k: the runs (indices into the
+    batch) whose X_k is valid (those the divergence test stops at k are left out, as a single
+    run's history leaves out its "diverged" record), and per run what a single run's
+    ``solvers.Record`` holds: X_k, f(X_k), ||h(X_k)||_F, ||grad||, the step eta_{k-1} that
+    produced X_k and eta_{k-1} omega (NaN at k = 0), the Euclidean gradient G, the field V
+    (X_{k+1} = X_k - eta_k V) and H = h(X_k) (X_k^T X_k - I, or X_k^T B X_k - I on a problem
+    carrying B). The arrays are the batch's own: read them, do not keep them."""
+
+    k: int
+    runs: Array
+    X: Array
+    cost: Array
+    infeasibility: Array
+    grad_norm: Array
+    step: Array
+    normal_step: Array
+    G: Array
+    V: Array
+    H: Array
 
 
 def grid(**axes: Sequence[float]) -> tuple[dict[str, Array], tuple[int, ...]]:
@@ -117,6 +140,7 @@ def run_batch(
     method: str = "landing",
     options: Mapping[str, object] | None = None,
     should_stop: StopCheck | None = None,
+    observe: Callable[[Iterates], None] | None = None,
 ) -> tuple[Array, ...]:
     """Run B iterations of ``method`` side by side; X0 has shape (B, n, p), parameters (B,).
 
@@ -128,6 +152,8 @@ def run_batch(
     status "stopped" and its values at its last iterate. ``options``: the method's own
     parameters, shared by every run. ``problem``: any object with n, p, cost and egrad; a cost
     that does not take stacks (B, n, p) is evaluated run by run (``problems.stacked``).
+    ``observe(iterates)`` is called at every iteration with the valid iterates (``Iterates``):
+    a caller that keeps histories (the explorer's family of runs) reduces them there.
     """
     if step not in BATCH_STEP_RULES:
         raise ValueError(f"sweep step rule must be one of {', '.join(BATCH_STEP_RULES)}, "
@@ -154,6 +180,7 @@ def run_batch(
     gnorm = np.full(B, np.nan)
     final = X.copy()
     active = np.arange(B)
+    taken, taken_w = np.full(B, np.nan), np.full(B, np.nan)  # eta_{k-1}, eta_{k-1} omega
     for k in range(max_iter + 1):
         if active.size == 0:
             break
@@ -181,6 +208,9 @@ def run_batch(
         ok = active[~blown]  # diverged runs keep their last valid values
         cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]
         final[ok] = Xa[~blown]
+        if observe is not None:
+            observe(Iterates(k, ok, Xa[~blown], f[~blown], d[~blown], g[~blown], taken[ok],
+                             taken_w[ok], G[~blown], fld.V[~blown], fld.H[~blown]))
         done = code == CONVERGED
         status[active[done]], iterations[active[done]] = STATUSES[CONVERGED], k
         status[active[blown]], iterations[active[blown]] = STATUSES[DIVERGED], max(k - 1, 0)
@@ -199,6 +229,8 @@ def run_batch(
             step_size = safe_step(Xa, fld.V, d, runs.normal_weight, step_size, eps,
                                   runs.constraint, fld.H)
         X[active] = runs.move(Xa, fld, step_size)
+        taken[active] = step_size
+        taken_w[active] = step_size * runs.normal_weight
     if progress is not None:
         progress(max_iter, max_iter)
     return iterations, status, cost, infeas, gnorm, final
@@ -221,6 +253,7 @@ def sweep(
     method: str = "landing",
     options: Mapping[str, object] | None = None,
     should_stop: StopCheck | None = None,
+    observe: Callable[[Iterates], None] | None = None,
 ) -> SweepResult:
     """``method`` (landing by default) over the grid beta x omega x eta x seed, as one
     vectorized batch.
@@ -228,7 +261,7 @@ def sweep(
     Run (i, j, l, m) starts from ``problem.constraint.initial_point(n, p, distance, seed[m])``
     (at that distance from the problem's constraint set) with beta[i],
     omega[j], eta[l]; results are flattened in that order (C order over the grid's shape).
-    ``should_stop``: as in ``run_batch``.
+    ``should_stop``, ``observe``: as in ``run_batch``.
     """
     problem = as_problem(problem)
     params, shape = grid(beta=beta, omega=omega, eta=eta, seed=seed)
@@ -239,7 +272,7 @@ def sweep(
     iterations, status, cost, infeas, gnorm, final = run_batch(
         problem, X0, beta=params["beta"], omega=params["omega"], eta=params["eta"],
         tangent=tangent, step=step, eps=eps, tol=tol, max_iter=max_iter, progress=progress,
-        method=method, options=options, should_stop=should_stop,
+        method=method, options=options, should_stop=should_stop, observe=observe,
     )
     f_star = None if problem.f_star is None else np.array(
         [problem.optimum_from(X) for X in final])

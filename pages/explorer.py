@@ -30,12 +30,18 @@ if not config.lecture:  # a lecture shows the run; the words are the lecturer's
                    "switch views; drag a 3-D view to turn it. New here? Start from a "
                    "**Lecture preset**, or read the **Guide**.")
 
-cost = budget.run_cost(config.problem, problem.n, problem.p, config.max_iter, step=config.step,
-                       m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)),
-                       constrained=problem.B is not None)
-work.admit(cost)
+m = budget.matrix_rows(config.problem, getattr(matrix, "shape", None))
 uploads = (None if matrix is None else st.session_state.matrix_id,
            st.session_state.get("B_id") if config.constraint == "upload" else None)
-live.player(config, problem, uploads,
-            views.available(problem.n, problem.p, problem.B is not None),
-            lecture=config.lecture, cost=cost)
+shown = views.available(problem.n, problem.p, problem.B is not None)
+if config.scrub != "off":  # a family of runs over beta, omega or eta (explorer.family)
+    cost = budget.family_cost(config.problem, problem.n, problem.p, config.max_iter,
+                              config.scrub_count, step=config.step, m=m,
+                              constrained=problem.B is not None)
+    work.admit(cost)
+    live.family_player(config, problem, uploads, shown, lecture=config.lecture, cost=cost)
+else:
+    cost = budget.run_cost(config.problem, problem.n, problem.p, config.max_iter,
+                           step=config.step, m=m, constrained=problem.B is not None)
+    work.admit(cost)
+    live.player(config, problem, uploads, shown, lecture=config.lecture, cost=cost)

@@ -47,7 +47,8 @@ ODD = ["1" * 400, "-1e400", "nan", "inf", "-inf", "", " ", "0x10", "١٢", "1_0"
 VALID = {"problem": "pca", "constraint": "preset", "n": "7", "p": "3", "seed": "42",
          "distance": "0.7", "tangent": "relative", "beta": "2.0", "omega": "3.0",
          "step": "armijo", "eta": "0.05", "tol": "1e-06", "max_iter": "123", "speed": "slow",
-         "lecture": "1"}
+         "lecture": "1", "scrub": "omega", "scrub_lo": "0.2", "scrub_hi": "5.0",
+         "scrub_count": "9"}
 LIVE = [  # what would render as markup: a link, an image, HTML, maths, a directive, a heading
     re.compile(p) for p in (r"\]\(", r"!\[", r"<[A-Za-z/!?]", r"\$", r":[a-z-]+(/[a-z_]+:|\[)",
                             r"\*\*", r"(^|\n)\s*#", r"(^|\n)\s*>", r"&[#a-z0-9]+;")]

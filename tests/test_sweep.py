@@ -204,3 +204,26 @@ def test_a_run_that_crosses_to_the_other_component_gets_that_component_optimum()
     assert np.all(res.status == "converged")
     assert res.f_star[0] != res.f_star[1]  # different components
     assert np.all(np.abs(res.final_gap) <= 1e-8)
+
+
+def test_observe_sees_every_valid_iterate_as_a_single_run_records_it(brockett_5_2):
+    """run_batch's ``observe``: per run, X_k, f, ||h||, ||grad||, the step that produced X_k and
+    eta omega, as ``landing``'s histories (converging runs: rounding does not grow, 1e-12)."""
+    seen: dict[int, list] = {}
+
+    def observe(it):
+        for j, i in enumerate(it.runs):
+            seen.setdefault(int(i), []).append(
+                (it.k, it.X[j].copy(), it.cost[j], it.infeasibility[j], it.grad_norm[j],
+                 it.step[j], it.normal_step[j]))
+
+    res = sweep(brockett_5_2, beta=(0.5, 2.0), omega=(1.0, 3.0), eta=(0.1,), step="safe",
+                max_iter=MAX_ITER, observe=observe)
+    for i in range(res.status.size):
+        single = _single(brockett_5_2, res.params, i, "safe", 0.5)
+        rows = seen[i]
+        assert [r[0] for r in rows] == list(range(single.iterations + 1))
+        for name, col in (("cost", 2), ("infeasibility", 3), ("grad_norm", 4), ("step", 5),
+                          ("normal_step", 6)):
+            np.testing.assert_allclose([r[col] for r in rows], getattr(single, name),
+                                       rtol=1e-12, atol=1e-12, err_msg=name)

@@ -8,6 +8,7 @@
     payload() {
       // the whole run as one chunk, for the standalone file
       const r = this.run;
+      if (r.family) return this.familyPayload();
       return {
         run_id: r.id, start: 0, done: r.done, status: r.status, message: r.message,
         header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, colorscale: this.headerScale, views: r.views, view: r.view.kind },
@@ -26,14 +27,30 @@
       return Promise.all(Array.from(document.querySelectorAll("script[src]"), (s) => get(s.getAttribute("src"))));
     },
 
+    // a family: every member as one chunk, the shown one selected (the file's scrubber)
+    familyPayload() {
+      const r = this.run, fam = r.family;
+      return {
+        run_id: r.id, start: 0, done: true, status: r.status, message: r.message,
+        header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, colorscale: this.headerScale, views: r.views, view: r.view.kind, B: r.B,
+          family: { param: fam.param, symbol: fam.symbol, values: fam.values, index: fam.shown, count: fam.members.length } },
+        members: fam.members.map((m) => ({
+          i: m.i, value: m.value, cost: m.cost, h: m.h, grad: m.grad, step: m.step, nstep: m.nstep, x: m.x, sigma: m.sigma, gram: m.gram,
+          fstar: m.fstar.length ? m.fstar : null, flow_sigma: m.flowSigma, flow_gram: m.flowGram, status: m.status, message: m.message })),
+      };
+    },
+
     async exportHtml() {
+      const fam = this.run && this.run.family;
+      if (fam && fam.have < fam.members.length) { this.note("The family is still arriving: export it once every run is here."); return; }
       const src = await this.sources();
       const data = JSON.stringify(this.payload()).replace(/</g, "\\u003c");
       const title = (this.run.view.title || "Landing Explorer").replace(/</g, "&lt;");
       const esc = (s) => s.replace(/<\/script/gi, "<\\/script");
       const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Landing Explorer: ${title}</title></head>\n<body><div id="landing-player"></div>\n<script>window.LANDING_DATA = ${data};</script>\n${src.map((s) => `<script data-lp>${esc(s)}</script>\n`).join("")}</body></html>\n`;
-      download(new Blob([html], { type: "text/html" }), "landing-run.html");
-      this.note("Saved landing-run.html: it plays offline in any browser.");
+      const name = fam ? "landing-family.html" : "landing-run.html";
+      download(new Blob([html], { type: "text/html" }), name);
+      this.note(`Saved ${name}: it plays offline in any browser` + (fam ? `, with its ${fam.symbol} scrubber.` : "."));
     },
 
     async exportGif() {

@@ -19,11 +19,13 @@
     const send = (type, extra) => window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type }, extra), "*");
     let lastHeight = 0, asked = -1, askedView = null;
     const host = {
-      request(have, view) {
+      // extra: more of the value (a family's pick, family.js), sent even when have and the
+      // view are unchanged
+      request(have, view, extra) {
         const v = view || (player.run && player.run.view ? player.run.view.kind : null);
-        if (have === asked && v === askedView) return;
+        if (have === asked && v === askedView && !extra) return;
         asked = have; askedView = v;
-        send("streamlit:setComponentValue", { value: { run_id: player.run ? player.run.id : null, have, view: v }, dataType: "json" });
+        send("streamlit:setComponentValue", { value: Object.assign({ run_id: player.run ? player.run.id : null, have, view: v }, extra || {}), dataType: "json" });
       },
       height(h) {
         if (Math.abs(h - lastHeight) < 2) return;

@@ -128,8 +128,10 @@
 
     receive(args) {
       const h = args.header;
+      if (h.family && this.receiveFamily) { this.stale = false; this.receiveFamily(args); return; }
       const fresh = !this.run || this.run.id !== args.run_id;
       if (fresh) {
+        if (this.hideFamily) this.hideFamily();
         this.run = {
           id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter,
           cost: [], gap: [], h: [], grad: [], step: [], nstep: [], x: [], sigma: [], gram: [], fstar: [],
@@ -246,6 +248,7 @@
 
     play() {
       if (!this.run) return;
+      this.kWant = undefined;
       if (this.kf >= this.available && this.run.done) this.kf = 0;
       this.playing = true;
       this.ended = false;
@@ -262,6 +265,7 @@
     }
     step(dk) {
       if (!this.run) return;
+      this.kWant = undefined;
       this.playing = false;
       this.ended = false;
       this.kf = Math.max(0, Math.min(this.available, Math.floor(this.kf) + dk));
@@ -269,6 +273,7 @@
       this.show();
     }
     reset() {
+      this.kWant = undefined;
       this.playing = false;
       this.paused = false;
       this.ended = false;
@@ -276,6 +281,7 @@
       this.show();
     }
     seek(k) {
+      this.kWant = undefined;
       this.kf = Math.max(0, Math.min(this.available, k));
       this.paused = true;
       this.show();
@@ -288,8 +294,10 @@
         const t = e.target;
         const mine = t && t.ownerDocument === document;
         if (t && t.closest && !mine && t.closest("input, textarea, select, button, [contenteditable], [role=slider], [role=textbox], [role=combobox], [role=spinbutton], [role=radio], [role=option]")) return;
-        if (mine && t.tagName === "INPUT" && t !== this.slider) return;
-        const act = { " ": () => this.toggle(), ArrowRight: () => this.step(1), ArrowLeft: () => this.step(-1), Home: () => this.reset() }[e.key];
+        const member = e.key === "[" || e.key === "]";  // a family's scrubber (family.js)
+        if (mine && t.tagName === "INPUT" && t !== this.slider && !(member && t === this.famInput)) return;
+        const act = { " ": () => this.toggle(), ArrowRight: () => this.step(1), ArrowLeft: () => this.step(-1), Home: () => this.reset(),
+          "[": () => this.stepMember && this.stepMember(-1), "]": () => this.stepMember && this.stepMember(1) }[e.key];
         if (!act) return;
         e.preventDefault();
         act();

@@ -38,7 +38,18 @@
   }
 
   const VIEWS = {};
-  const FLOW = "#222";  // the exact normal flow overlaid on the singular-value and cone views
+  const FLOW = "#222";
+
+  // a family's neighbouring members (run.ghosts, family.js): each with its own k, the shown
+  // iteration within its run, for its path drawn faint behind the shown member's
+  const GHOST_ALPHA = 0.3;
+  function eachGhost(run, kf, rows, draw) {
+    for (const g of run.ghosts || []) {
+      const R = g[rows];
+      if (R && R.length) draw(R, Math.min(kf, R.length - 1));
+    }
+  }
+  function faint(colour, alpha) { return rgb(parseColour(colour), alpha === undefined ? GHOST_ALPHA : alpha); }  // the exact normal flow overlaid on the singular-value and cone views
 
   VIEWS.plane = {
     three: false,
@@ -115,6 +126,12 @@
       // the layer through X_k: the circle ||x|| = ||x_k||, or the ellipse xᵀBx = x_kᵀBx_k
       ctx.save();
       layerStroke(ctx, P, () => planeLayer(ctx, chart, run.view, level(run.view, cur)));
+      eachGhost(run, kf, "x", (G, k) => {
+        ctx.strokeStyle = faint(P.palette[1]); ctx.lineWidth = P.thin; ctx.lineJoin = "round";
+        ctx.beginPath();
+        for (let i = 0; i <= Math.floor(k); i++) { const q = [chart.X(G[i][0]), chart.Y(G[i][1])]; if (i) ctx.lineTo(q[0], q[1]); else ctx.moveTo(q[0], q[1]); }
+        ctx.stroke();
+      });
       path2d(ctx, X, kf, (p) => [chart.X(p[0]), chart.Y(p[1])], P.palette[1], P.thick, P);
       markEnds(ctx, [chart.X(X[0][0]), chart.Y(X[0][1])], [chart.X(cur[0]), chart.Y(cur[1])], P);
       ctx.restore();
@@ -331,6 +348,7 @@
       // half faint
       const lift = (p) => { const m = level(v, p) || 1, f = Math.max(1, 1.02 / m); return [p[0] * f, p[1] * f, p[2] * f]; };
       const last = Math.min(Math.floor(kf), X.length - 1);
+      eachGhost(run, kf, "x", (G, k) => line3(ctx, pr, G.slice(0, Math.floor(k) + 1).map(lift), faint(P.palette[1]), P.thin, faint(P.palette[1], 0.12)));
       const pts = X.slice(0, last + 1).map(lift);
       pts.push(lift(cur));
       line3(ctx, pr, pts, P.palette[1], P.thick, rgb(parseColour(P.palette[1]), 0.28));
@@ -384,6 +402,10 @@
       const cur = lerpRow(X, kf);
       const last = Math.min(Math.floor(kf), X.length - 1);
       ctx.save();
+      for (let j = 0; j < 2; j++) {
+        const col = (r) => [r[j], r[2 + j], r[4 + j]];
+        eachGhost(run, kf, "x", (G, k) => line3(ctx, pr, G.slice(0, Math.floor(k) + 1).map(col), faint(P.palette[j]), P.thin, faint(P.palette[j], 0.12)));
+      }
       for (let j = 0; j < 2; j++) {
         const colour = P.palette[j];
         const col = (r) => [r[j], r[2 + j], r[4 + j]];
@@ -439,6 +461,7 @@
       const cur = lerpRow(G, kf);
       pts.push(cur);
       ctx.save();
+      eachGhost(run, kf, "gram", (G, k) => line3(ctx, pr, G.slice(0, Math.floor(k) + 1), faint(P.palette[1]), P.thin));
       line3(ctx, pr, pts, P.palette[1], P.thick);
       const F = run.flowGram;
       if (F && F.length) {  // the exact normal flow of X₀ᵀX₀ to the current time, over the path
@@ -465,7 +488,8 @@
     background(ctx, box, run, P) {
       const S = run.sigma;
       let hi = 1.2;
-      for (const row of S) for (const v of row) if (isFinite(v) && v * 1.05 > hi) hi = v * 1.05;
+      if (run.sigmaHi) hi = run.sigmaHi;  // a family's, so that its axes stay over a drag
+      else for (const row of S) for (const v of row) if (isFinite(v) && v * 1.05 > hi) hi = v * 1.05;
       const rect = { x: box.x + 8 * P.font * 0.5 + 20, y: box.y + P.font + 10, w: 0, h: 0 };
       rect.w = box.x + box.w - rect.x - 12;
       rect.h = box.y + box.h - rect.y - 2 * P.font - 16;
@@ -482,6 +506,14 @@
       const S = run.sigma;
       if (!S.length) return;
       const p = S[0].length;
+      if (p <= 8) {
+        for (const g of run.ghosts || []) {
+          for (let i = 0; i < p && g.sigma.length; i++) {
+            const ys = g.sigmaCols ? g.sigmaCols[i] : g.sigma.map((r) => r[i]);
+            drawSeries(ctx, chart, ys, Math.min(kf, ys.length - 1), { colour: faint(P.palette[i % P.palette.length]), width: 1.2 });
+          }
+        }
+      }
       for (let i = 0; i < p; i++) {
         const ys = run.sigmaCols ? run.sigmaCols[i] : S.map((r) => r[i]);
         drawSeries(ctx, chart, ys, kf, { colour: P.palette[i % P.palette.length], width: p > 8 ? 1.5 : P.thin + 1 });

@@ -1,0 +1,175 @@
+"""A family of runs in the explorer's player (Scrub: β, ω, η) in Chromium: a drag on the
+scrubber redraws both canvases in its input event, sends nothing to the server and runs no
+script until released; the release sets the sidebar and the URL; [ and ] and the arrow keys
+step it. Screenshots of a drag at 1280 × 720 in lecture mode, on the frame and the sphere."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import open_page
+from tests.browser.helpers import IDLE, player
+
+pytestmark = pytest.mark.browser
+
+FAMILY = "landingPlayer.run && landingPlayer.run.family"
+COMPLETE = f"{FAMILY} && landingPlayer.run.family.have === landingPlayer.run.family.members.length"
+# the canvases' pixels and the member drawn, read by a listener that runs after the player's
+# own input handler: what the page shows when the input event has been handled
+PROBE = """() => {
+  const p = landingPlayer, input = document.getElementById("lp-fam");
+  const look = () => ({ geo: p.geoCanvas.toDataURL(), conv: p.convCanvas.toDataURL(),
+                        shown: p.run.family.shown,
+                        drawn: p.run.cost === p.run.family.members[p.run.family.shown].cost });
+  window.probe = { before: look(), events: [] };
+  input.addEventListener("input", () => window.probe.events.push(look()));
+}"""
+
+
+def _open(page, server: str, query: str):
+    page.goto(f"{server}/?{query}")
+    frame = player(page, 120_000)
+    frame.wait_for_function(COMPLETE, timeout=120_000)
+    page.wait_for_selector(IDLE, timeout=60_000)
+    return frame
+
+
+def _count_sent(page) -> list[int]:
+    """A counter of the messages the page sends to the server over its websocket."""
+    sent = [0]
+    page.on("websocket", lambda ws: ws.on("framesent", lambda _: sent.__setitem__(0, sent[0] + 1)))
+    return sent
+
+
+def _drag(page, frame, shots, name: str, steps: int = 10) -> dict:
+    """Drag the scrubber from its left end over half its length in ``steps`` moves, checking
+    after each that the script stays idle; a screenshot mid-drag; returns the probe."""
+    # the keys' hint of a lecture fades after 7 s: the screenshot shows the view
+    frame.wait_for_function("!document.querySelector('.lp-toast.on')", timeout=15_000)
+    frame.evaluate(PROBE)
+    box = frame.locator("#lp-fam").bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 4, y)
+    page.mouse.down()
+    for i in range(1, steps + 1):
+        page.mouse.move(box["x"] + 4 + i * 0.5 * box["width"] / steps, y)
+        page.wait_for_timeout(60)
+        assert page.locator(IDLE).count() == 1  # no rerun during the drag
+        if i == steps // 2 + 2:
+            page.screenshot(path=str(shots / name))
+    probe = frame.evaluate("window.probe")
+    return probe
+
+
+def _assert_drag_redraws_at_once(probe: dict) -> None:
+    events = probe["events"]
+    assert len(events) >= 5
+    assert all(e["drawn"] for e in events)  # the member on the slider is the one drawn
+    members = [e["shown"] for e in events]
+    assert len(set(members)) >= 4, members
+    changed = [e for e in events if e["shown"] != probe["before"]["shown"]]
+    assert all(e["geo"] != probe["before"]["geo"] for e in changed)
+    assert all(e["conv"] != probe["before"]["conv"] for e in changed)
+
+
+def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
+    with open_page(browser, 1280, 720) as page:
+        sent = _count_sent(page)
+        frame = _open(page, server, "scrub=beta&lecture=1")
+        name = frame.evaluate("document.getElementById('lp-fam').getAttribute('aria-label')")
+        assert name.startswith("β")
+        assert frame.evaluate("landingPlayer.run.view.kind") == "frame"
+        page.wait_for_timeout(500)
+        before = sent[0]
+        probe = _drag(page, frame, shots, "family_frame_drag.png")
+        _assert_drag_redraws_at_once(probe)
+        assert sent[0] == before  # nothing reached the server during the drag
+        shown = frame.evaluate("landingPlayer.run.family.shown")
+        value = frame.evaluate(f"landingPlayer.run.family.values[{shown}]")
+        page.mouse.up()
+        # the release: the sidebar's β and the URL follow
+        page.wait_for_function(f"location.search.includes('beta={float(value)!r}')",
+                               timeout=60_000)
+        assert sent[0] > before
+        page.wait_for_selector(IDLE, timeout=60_000)
+        assert frame.evaluate("landingPlayer.run.family.shown") == shown  # it stays
+        # [ and ] step the value, each a release of its own
+        page.keyboard.press("]")
+        after = frame.evaluate("landingPlayer.run.family.shown")
+        assert after == shown + 1
+        value = frame.evaluate(f"landingPlayer.run.family.values[{after}]")
+        page.wait_for_function(f"location.search.includes('beta={float(value)!r}')",
+                               timeout=60_000)
+        page.wait_for_selector(IDLE, timeout=60_000)
+        page.keyboard.press("[")
+        page.keyboard.press("[")
+        assert frame.evaluate("landingPlayer.run.family.shown") == shown - 1
+        # the arrow keys on the focused slider: one member
+        frame.locator("#lp-fam").focus()
+        page.keyboard.press("ArrowRight")
+        assert frame.evaluate("landingPlayer.run.family.shown") == shown
+        page.wait_for_timeout(1500)
+        page.wait_for_selector(IDLE, timeout=60_000)
+        assert not page.console_errors, page.console_errors
+
+
+def test_dragging_omega_on_the_sphere_in_lecture_mode(server, browser, shots):
+    with open_page(browser, 1280, 720) as page:
+        sent = _count_sent(page)
+        frame = _open(page, server, "scrub=omega&n=3&p=1&lecture=1&distance=0.8")
+        assert frame.evaluate("landingPlayer.run.view.kind") == "sphere"
+        name = frame.evaluate("document.getElementById('lp-fam').getAttribute('aria-label')")
+        assert name.startswith("ω")
+        page.wait_for_timeout(500)
+        before = sent[0]
+        probe = _drag(page, frame, shots, "family_sphere_drag.png")
+        _assert_drag_redraws_at_once(probe)
+        assert sent[0] == before
+        shown = frame.evaluate("landingPlayer.run.family.shown")
+        value = frame.evaluate(f"landingPlayer.run.family.values[{shown}]")
+        assert value != 1.0  # (the URL's omega before the drag)
+        page.mouse.up()
+        page.wait_for_function(f"location.search.includes('omega={float(value)!r}')",
+                               timeout=60_000)
+        page.wait_for_selector(IDLE, timeout=60_000)
+        assert frame.evaluate("landingPlayer.run.family.shown") == shown
+        assert not page.console_errors, page.console_errors
+
+
+def test_the_html_export_of_a_family_scrubs_offline(server, browser, shots, tmp_path):
+    with open_page(browser, 1280, 800) as page:
+        frame = _open(page, server, "scrub=omega&n=2&p=1&scrub_count=9&distance=0.6")
+        shown = frame.evaluate("landingPlayer.run.family.shown")
+        with page.expect_download(timeout=60_000) as info:
+            frame.get_by_role("button", name="HTML", exact=True).click()
+        path = tmp_path / "landing-family.html"
+        info.value.save_as(path)
+        assert not page.console_errors, page.console_errors
+    html = path.read_text()
+    assert "<script src" not in html and "http" not in html.split("LANDING_DATA")[0]
+    offline = browser.new_context(offline=True, viewport={"width": 1280, "height": 800})
+    try:
+        standalone = offline.new_page()
+        errors = []
+        standalone.on("pageerror", lambda e: errors.append(str(e)))
+        standalone.goto(path.as_uri())
+        standalone.wait_for_function(COMPLETE, timeout=20_000)
+        fam = standalone.evaluate("({n: landingPlayer.run.family.members.length, "
+                                  "shown: landingPlayer.run.family.shown, "
+                                  "label: document.getElementById('lp-fam').ariaLabel})")
+        assert fam["n"] == 9 and fam["shown"] == shown and fam["label"].startswith("ω")
+        before = standalone.evaluate("landingPlayer.geoCanvas.toDataURL()")
+        standalone.keyboard.press("]")
+        assert standalone.evaluate("landingPlayer.run.family.shown") == shown + 1
+        assert standalone.evaluate("landingPlayer.geoCanvas.toDataURL()") != before
+        standalone.locator("#lp-fam").focus()
+        standalone.keyboard.press("ArrowLeft")
+        standalone.keyboard.press("ArrowLeft")
+        assert standalone.evaluate("landingPlayer.run.family.shown") == shown - 1
+        standalone.get_by_role("button", name="Run", exact=True).click()
+        standalone.wait_for_function("landingPlayer.status.textContent.startsWith('Converged')",
+                                     timeout=20_000)
+        standalone.screenshot(path=str(shots / "family_exported_html.png"))
+        assert errors == []
+    finally:
+        offline.close()

@@ -1,0 +1,127 @@
+"""The explorer with a family of runs (Scrub: β, ω or η), driven with AppTest: the payload the
+player receives, its chunks, the scrubber's release reaching the sidebar and the URL."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from explorer import family
+from explorer.runner import build_problem, run_to_end, start
+from explorer.state import AppConfig, validate
+from tests.app_helpers import open_app
+
+
+def _data(at: AppTest) -> dict:
+    return json.loads(at.get("component_instance")[0].proto.json_args)["data"]
+
+
+def _family(at: AppTest) -> tuple[dict, dict[int, dict]]:
+    """The header and every member, asking for the chunks as the player does."""
+    data = _data(at)
+    members = {m["i"]: m for m in data["members"]}
+    count = data["header"]["family"]["count"]
+    for _ in range(count):
+        if len(members) == count:
+            break
+        have = data["start"] + len(data["members"])
+        at.session_state["player"] = {"run_id": data["run_id"], "have": have, "view": None}
+        at.run()
+        assert not at.exception
+        data = _data(at)
+        assert data["start"] == have
+        members |= {m["i"]: m for m in data["members"]}
+    assert len(members) == count
+    return data["header"], members
+
+
+def test_a_link_with_scrub_beta_sends_the_family_and_each_member_is_its_lone_run():
+    at = open_app({"scrub": "beta", "scrub_count": "9", "beta": "0.5"})
+    header, members = _family(at)
+    fam = header["family"]
+    assert fam["param"] == "beta" and fam["symbol"] == "β" and fam["count"] == 9
+    assert fam["values"][0] == 0.05 and fam["values"][-1] == 20.0
+    assert fam["values"][fam["index"]] == min(fam["values"], key=lambda v: abs(np.log(v / 0.5)))
+    kinds = [v["kind"] for v in header["views"]]
+    assert kinds == ["frame", "sigma", "cone"]  # St(3, 2), the views a family draws
+    config = at.session_state.config
+    problem = build_problem(config)
+    for i in (0, fam["index"], 8):
+        lone_config = replace(config, beta=fam["values"][i])
+        lone = run_to_end(*start(lone_config, problem), lone_config)
+        m = members[i]
+        assert m["value"] == fam["values"][i] and m["status"] == lone.status
+        assert len(m["cost"]) == len(lone.cost)
+        np.testing.assert_allclose(m["cost"], lone.cost, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(m["x"]), np.asarray(lone.X).reshape(-1, 6),
+                                   atol=1e-6)  # (sent to DECIMALS = 6)
+    assert at.query_params["scrub"] == "beta"
+
+
+def test_a_large_family_arrives_in_chunks_the_shown_member_first():
+    at = open_app({"scrub": "eta", "step": "constant", "scrub_count": "40", "n": "3", "p": "3",
+                   "max_iter": "800"})
+    first = _data(at)
+    index = first["header"]["family"]["index"]
+    assert first["members"][0]["i"] == index
+    assert len(first["members"]) < 40
+    _, members = _family(at)
+    assert sorted(members) == list(range(40))
+
+
+def test_releasing_the_scrubber_sets_the_sidebar_and_the_url():
+    at = open_app({"scrub": "omega", "scrub_count": "5"})
+    data = _data(at)
+    values = data["header"]["family"]["values"]
+    assert values == list(family.values(0.1, 20.0, 5))
+    at.session_state["player"] = {"run_id": data["run_id"], "have": 5, "view": None,
+                                  "pick": {"i": 4, "seq": 1}}
+    at.run()
+    assert not at.exception
+    assert at.session_state.config.omega == values[4] == 20.0
+    assert float(at.query_params["omega"]) == 20.0
+    after = _data(at)
+    assert after["run_id"] == data["run_id"]  # the same family: nothing recomputed
+    assert after["header"]["family"]["index"] == 4
+    # an old release seen again (the value stays in the component) does not move it back
+    at.select_slider(key="w_omega").set_value(1.0).run()
+    assert not at.exception
+    assert at.session_state.config.omega == 1.0
+
+
+def test_beta_at_p_1_says_so_and_offers_the_others():
+    at = open_app({"scrub": "beta", "p": "1", "scrub_count": "3"})
+    warned = " ".join(w.value for w in at.sidebar.warning)
+    assert "β does nothing here" in warned and "p = 1" in warned
+    labels = [b.label for b in at.sidebar.button]
+    assert "Scrub ω" in labels and "Scrub η" in labels
+    next(b for b in at.sidebar.button if b.label == "Scrub ω").click().run()
+    assert not at.exception
+    assert at.session_state.config.scrub == "omega"
+    assert (at.session_state.config.scrub_lo, at.session_state.config.scrub_hi) == (0.1, 20.0)
+
+
+def test_the_family_payload_matches_explorer_family():
+    at = open_app({"scrub": "eta", "scrub_count": "4", "eta": "0.1"})
+    header, members = _family(at)
+    config, _ = validate(AppConfig(scrub="eta", scrub_count=4, eta=0.1))
+    fam = family.compute(config, build_problem(config))
+    assert header["family"]["values"] == [float(v) for v in fam.values]
+    index = header["family"]["index"]
+    for i, trace in enumerate(fam.members):
+        assert members[i]["status"] == trace.status
+        if i != index:  # the batch's, as here
+            assert members[i]["cost"] == trace.cost
+        else:  # sent first as its lone run (family.first): the same run, other kernels
+            np.testing.assert_allclose(members[i]["cost"], trace.cost, rtol=1e-12)
+
+
+def test_a_family_over_the_budget_is_refused_with_what_to_lower():
+    at = open_app({"scrub": "beta", "n": "200", "p": "50", "max_iter": "5000",
+                   "scrub_count": "101"})
+    refused = " ".join(e.value for e in at.error)
+    assert "This family of runs would need" in refused and "number of members" in refused
+    assert not at.get("component_instance")  # nothing computed
