@@ -96,13 +96,14 @@ def serve(log: Path | None = None, env: dict[str, str] | None = None
 # ---------------------------------------------------------------------- the sessions
 
 
-def costliest_compare_query(seed: int = 0) -> str:
+def costliest_compare_query(seed: int = 0, env: dict[str, str] | None = None) -> str:
     """The compare page's query for six Cayley-RGD rows with Armijo on St(200, 50), with the
-    largest iteration limit the default budget admits (the costliest comparison)."""
+    largest iteration limit the budget of a server started with ``env`` admits (the costliest
+    comparison)."""
     from explorer import budget, compare
 
     rows = [("rgd-cayley", "armijo")] * 6
-    limit = budget.Budget.from_env()
+    limit = budget.Budget.from_env(dict(os.environ, **(env or {})))
     fits = max(k for k in range(100, 5001, 50)
                if budget.compare_cost("brockett", 200, 50, k, rows).refusal(limit) is None)
     table = compare.rows_query([compare.row(f"c{i}", method=method, step=step)
@@ -111,14 +112,14 @@ def costliest_compare_query(seed: int = 0) -> str:
             + urllib.request.quote(table))
 
 
-def open_hostile(browser, url: str, kind: str, seed: int):
-    """A session computing something heavy: (context, page) once the work is under way or
-    queued at the gate."""
+def open_hostile(browser, url: str, kind: str, seed: int, env: dict[str, str] | None = None):
+    """A session computing something heavy on the server started with ``env``: (context, page)
+    once the work is under way or queued at the gate."""
     context = browser.new_context(viewport={"width": 1300, "height": 1400})
     page = context.new_page()
     working = page.locator(PROGRESS).or_(page.get_by_text("Queued:")).first
     if kind == "compare":
-        page.goto(f"{url}/compare?{costliest_compare_query(seed)}")
+        page.goto(f"{url}/compare?{costliest_compare_query(seed, env)}")
         working.wait_for(timeout=60_000)
     elif kind == "sweep":
         page.goto(f"{url}/sweep?n=100&p=20&tol=1e-14&max_iter=1000&seed={seed}")
