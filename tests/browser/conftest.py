@@ -129,3 +129,18 @@ def page(browser):
 def shots() -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     return SHOTS
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """On a failed browser test, a screenshot of its page in tests/screenshots/failures/: a
+    timeout's message names the locator, never what the page showed instead."""
+    report = yield
+    pg = item.funcargs.get("page") if hasattr(item, "funcargs") else None
+    if report.failed and call.when == "call" and pg is not None and not pg.is_closed():
+        folder = SHOTS / "failures"
+        folder.mkdir(parents=True, exist_ok=True)
+        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.name)
+        with contextlib.suppress(Exception):  # a crashed page must not hide the failure
+            pg.screenshot(path=folder / f"{name}.png")
+    return report
