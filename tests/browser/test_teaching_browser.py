@@ -33,11 +33,14 @@ def test_the_theory_demonstrations_show_in_the_browser(server, page, shots, lect
     page.goto(server)
     wait_idle(page, charts=False)
     page.get_by_role("link", name="Theory").first.click()
+    # the old page is idle too: wait for the Theory page itself before touching its sidebar
+    demonstrations = page.get_by_text("Demonstrations: what they imply").first
+    demonstrations.wait_for(timeout=60_000)
     wait_idle(page, charts=False)
-    if lecture:  # the sidebar's toggle (lecture mode folds the sidebar, with its links)
-        page.get_by_text("Lecture mode").first.click()
+    if lecture:  # the sidebar's toggle (it folds the sidebar on the next page load only)
+        page.locator('[data-testid="stSidebar"]').get_by_text("Lecture mode", exact=True).click()
         wait_idle(page, charts=False)
-    page.get_by_text("Demonstrations: what they imply").first.click()
+    demonstrations.click()
     wait_idle(page)
     # every demonstration once; lecture mode hides the explanations of all alike (its one
     # switch: explorer.demos._explain), so one demonstration shows it
