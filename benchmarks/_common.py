@@ -7,6 +7,7 @@ taken within a round.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import ctypes
 import datetime
@@ -79,6 +80,21 @@ def machine() -> str:
 def load_average() -> str:
     """The 1-, 5- and 15-minute load averages (the machine is shared: every figure beside it)."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def timing_arguments(description: str, before: str) -> tuple[argparse.Namespace, Callable]:
+    """The options of a benchmark that times a library copy against another: ``--clock``
+    (wall, or this thread's CPU seconds) and ``--before`` (a copy of landing_core under another
+    package name, ``before`` saying how it is timed). Prints the machine and the clock; returns
+    (arguments, clock)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--clock", choices=("wall", "thread"), default="wall")
+    parser.add_argument("--before", help="a copy of landing_core under this package name "
+                        f"(on PYTHONPATH), {before}")
+    args = parser.parse_args()
+    print(machine())
+    print(f"clock: {args.clock}")
+    return args, time.thread_time if args.clock == "thread" else time.perf_counter
 
 
 def interleaved(

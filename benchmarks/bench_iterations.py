@@ -21,13 +21,11 @@ Run: ``uv run python benchmarks/bench_iterations.py --clock thread``.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import statistics
-import time
 
 import numpy as np
-from _common import interleaved, load_average, machine, median_ratio
+from _common import interleaved, load_average, median_ratio, timing_arguments
 
 N, P = 3, 2
 ITERATIONS = 10_000
@@ -89,14 +87,7 @@ def runs(package: str) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--clock", choices=("wall", "thread"), default="wall")
-    parser.add_argument("--before", help="a copy of landing_core under this package name "
-                        "(on PYTHONPATH), run in the same rounds")
-    args = parser.parse_args()
-    clock = time.thread_time if args.clock == "thread" else time.perf_counter
-    print(machine())
-    print(f"clock: {args.clock}")
+    args, clock = timing_arguments(__doc__.split("\n")[0], "run in the same rounds")
     print(f"\n({N}, {P}), {ITERATIONS:,} iterations per run, {REPEATS} runs each")
     variants = runs("landing_core")
     if args.before:

@@ -25,13 +25,11 @@ Run: ``OPENBLAS_NUM_THREADS=1 uv run python benchmarks/bench_update.py --clock t
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import statistics
-import time
 
 import numpy as np
-from _common import interleaved, load_average, machine, median_ratio
+from _common import interleaved, load_average, median_ratio, timing_arguments
 
 from landing_core import geometry, methods, problems, solvers
 
@@ -83,14 +81,7 @@ def variants(n: int, p: int, before: str | None) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--clock", choices=("wall", "thread"), default="wall")
-    parser.add_argument("--before", help="a copy of landing_core under this package name "
-                        "(on PYTHONPATH), timed as the variant 'before'")
-    args = parser.parse_args()
-    clock = time.thread_time if args.clock == "thread" else time.perf_counter
-    print(machine())
-    print(f"clock: {args.clock}")
+    args, clock = timing_arguments(__doc__.split("\n")[0], "timed as the variant 'before'")
     print()
     header = (f"{'n':>5} {'p':>4} {'variant':>10} {'median ms':>10} {'min ms':>9} "
               f"{'/ floor':>8} {'landing /':>10}")
