@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
 
@@ -46,3 +50,20 @@ STATE_JS = """() => { const p = landingPlayer, r = p.run;
 def state(frame) -> dict:
     """The player's place (k, fractional kf), what it holds and what it shows."""
     return frame.evaluate(STATE_JS)
+
+
+@contextlib.contextmanager
+def offline_export(browser, path: Path, width: int = 1300, height: int = 900) -> Iterator:
+    """A player's HTML export opened in an offline browser context: (page, its page errors).
+    Asserts first that the file is self-contained (no script or link fetched from a server)."""
+    html = path.read_text()
+    assert "<script src" not in html and "http" not in html.split("LANDING_DATA")[0]
+    context = browser.new_context(offline=True, viewport={"width": width, "height": height})
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(path.as_uri())
+        yield page, errors
+    finally:
+        context.close()

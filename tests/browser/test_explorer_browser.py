@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .helpers import player, state
+from .helpers import offline_export, player, state
 
 pytestmark = pytest.mark.browser
 
@@ -178,23 +178,14 @@ def test_the_html_export_plays_offline(server, page, browser, shots, tmp_path):
         _click(frame, "HTML")
     path = tmp_path / "landing-run.html"
     info.value.save_as(path)
-    html = path.read_text()
-    assert "<script src" not in html and "http" not in html.split("LANDING_DATA")[0]
-    offline = browser.new_context(offline=True, viewport={"width": 1300, "height": 900})
-    try:
-        standalone = offline.new_page()
-        errors = []
-        standalone.on("pageerror", lambda e: errors.append(str(e)))
-        standalone.goto(path.as_uri())
+    with offline_export(browser, path) as (standalone, errors):
         standalone.wait_for_function("window.landingPlayer && landingPlayer.run")
         assert state(standalone)["have"] == have
         standalone.get_by_role("button", name="Run", exact=True).click()
         standalone.wait_for_function("landingPlayer.status.textContent.startsWith('Converged')",
-                                     timeout=10_000)
+                                     timeout=30_000)
         standalone.screenshot(path=shots / "explorer_exported_html.png")
         assert errors == []
-    finally:
-        offline.close()
 
 
 def test_a_good_upload_right_after_a_rejected_one_is_used(server, page, shots, tmp_path):
