@@ -207,17 +207,21 @@ def check_metric_pullback(X: Array, beta: float, rng: np.random.Generator) -> Ch
                  residual, EXACT_TOL, "max over samples, relative to max(1, β)‖ξM⁻¹ᐟ²‖‖ζM⁻¹ᐟ²‖")
 
 
+def _max_g_ratio(X: Array, beta: float, xis: list[Array], U: Array, scale: float) -> float:
+    """max over xi of |g^beta(xi, U)| / (||xi||_beta scale): how far the directions xi are from
+    g^beta-orthogonal to U, relative to ``scale`` (||U||_beta for a cosine)."""
+    return max(_ratio(abs(float(geo.beta_metric(X, xi, U, beta))), _g_norm(X, xi, beta) * scale)
+               for xi in xis)
+
+
 def check_normal_space(X: Array, beta: float, rng: np.random.Generator) -> Check:
     """Prop. (normal space): X (X^T X)^{-1} S, S symmetric, is g^beta-orthogonal to T_X St_{X^T X}.
 
     Residual: max over samples U, xi of |g^beta(xi, U)| / (||xi||_beta ||U||_beta) (a cosine).
     """
     tangents = tangent_samples(X, rng)
-    residual = max(
-        _ratio(abs(float(geo.beta_metric(X, xi, U, beta))),
-               _g_norm(X, xi, beta) * _g_norm(X, U, beta))
-        for U in _normal_samples(X, rng) for xi in tangents
-    )
+    residual = max(_max_g_ratio(X, beta, tangents, U, _g_norm(X, U, beta))
+                   for U in _normal_samples(X, rng))
     return Check("normal_space", "normal space ⟂ tangent space",
                  r"g^\beta_X\big(\xi,\ X M^{-1} S\big) = 0", residual, EXACT_TOL,
                  "max |cos| in g^β between XM⁻¹S and tangent ξ")
@@ -243,9 +247,7 @@ def check_proj_orthogonal(X: Array, beta: float, rng: np.random.Generator) -> Ch
     """
     Z = rng.standard_normal(X.shape)
     R = Z - geo.proj_tangent(X, Z)
-    z = _g_norm(X, Z, beta)
-    residual = max(_ratio(abs(float(geo.beta_metric(X, xi, R, beta))), _g_norm(X, xi, beta) * z)
-                   for xi in tangent_samples(X, rng))
+    residual = _max_g_ratio(X, beta, tangent_samples(X, rng), R, _g_norm(X, Z, beta))
     return Check("proj_orthogonal", "Proj is g^β-orthogonal",
                  r"g^\beta_X\big(\xi,\ Z - \mathrm{Proj}(Z)\big) = 0", residual, EXACT_TOL,
                  "max over tangent ξ of |g^β(ξ, Z − Proj Z)| / (‖ξ‖_β‖Z‖_β)")
