@@ -22,10 +22,18 @@ from landing_core.steps import Decreasing, StepContext
 from landing_core.stochastic import default_step
 from landing_core.sweep import sweep
 
+EPS = np.finfo(float).eps
+
 
 @pytest.fixture(scope="module")
 def small():
     return online_pca(6, 2, samples=9, seed=3)
+
+
+def rounding(depth: int, bound: np.ndarray) -> float:
+    """The rounding error of sums of ``depth`` products, each bounded entrywise by ``bound``
+    (products of absolute values), with a factor 8 of slack: a tolerance no kernel exceeds."""
+    return 8 * depth * EPS * float(np.max(bound))
 
 
 def per_sample_grads(A: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -38,22 +46,30 @@ def test_the_full_gradient_is_the_mean_of_the_sample_gradients(small):
     A = small.samples
     grads = per_sample_grads(A, X)
     f, G = small.value_and_grad(X)
-    np.testing.assert_allclose(G, grads.mean(axis=0), rtol=1e-13, atol=1e-14)
-    np.testing.assert_allclose(G, -(A.T @ A / 9) @ X, rtol=1e-13, atol=1e-14)
-    assert f == pytest.approx(np.mean([-0.5 * np.sum((X.T @ a) ** 2) for a in A]), rel=1e-14)
+    # every sum runs over the n = 6 coordinates and the m = 9 samples, of terms |a_i||a_i|^T|X|
+    err = rounding(6 + 9, abs(A).T @ abs(A) @ abs(X) / 9)
+    np.testing.assert_allclose(G, grads.mean(axis=0), rtol=0, atol=err)
+    np.testing.assert_allclose(G, -(A.T @ A / 9) @ X, rtol=0, atol=err)
+    # f sums terms of one sign, so its relative error is at most the sums' depth times eps
+    assert f == pytest.approx(np.mean([-0.5 * np.sum((X.T @ a) ** 2) for a in A]),
+                              rel=8 * (6 + 2 + 9) * EPS)
     assert check_gradient(small, X).passed
     # each sample's entry, summed through the linear map, is its own gradient
     for i in range(9):
         values, E = small.sample_terms(X, np.array([i]))
-        np.testing.assert_allclose(small.entry_sum(E, np.array([i])), grads[i], atol=1e-14)
-        assert values[0] == pytest.approx(-0.5 * np.sum((X.T @ A[i]) ** 2), rel=1e-14)
+        np.testing.assert_allclose(small.entry_sum(E, np.array([i])), grads[i], rtol=0,
+                                   atol=rounding(6 + 1, np.outer(abs(A[i]), abs(A[i])) @ abs(X)))
+        assert values[0] == pytest.approx(-0.5 * np.sum((X.T @ A[i]) ** 2), rel=8 * (6 + 2) * EPS)
 
 
 def test_f_star_is_the_optimum_from_the_singular_vectors(small):
     _, s, Vt = np.linalg.svd(small.samples, full_matrices=False)
     X_star = Vt[:2].T  # the top-2 right singular vectors: the top principal subspace
-    assert small.f_star == pytest.approx(-0.5 * np.sum(s[:2] ** 2) / 9, rel=1e-13)
-    assert small.cost(X_star) == pytest.approx(small.f_star, rel=1e-13)
+    # a backward-stable SVD (or eigensolver) of the 9 x 6 samples errs by a few eps ||A||^2 in
+    # each s_i^2, and f* sums two of them, of one sign
+    rel = 8 * (9 + 6) * EPS * s[0] ** 2 / np.sum(s[:2] ** 2)
+    assert small.f_star == pytest.approx(-0.5 * np.sum(s[:2] ** 2) / 9, rel=rel)
+    assert small.cost(X_star) == pytest.approx(small.f_star, rel=rel)
     assert small.lipschitz == pytest.approx(np.max(np.sum(small.samples ** 2, axis=1)))
 
 
@@ -65,10 +81,12 @@ def test_a_minibatch_is_the_mean_over_its_samples(small, seed, b, stack):
     idx = rng.choice(9, size=b, replace=False)
     f, G = small.minibatch(X, idx)
     for j, Xj in enumerate(X if stack else [X]):
-        grads = per_sample_grads(small.samples[idx], Xj)
-        np.testing.assert_allclose(G[j] if stack else G, grads.mean(axis=0), atol=1e-12)
-        want = np.mean([-0.5 * np.sum((Xj.T @ a) ** 2) for a in small.samples[idx]])
-        assert (f[j] if stack else f) == pytest.approx(want, rel=1e-12)
+        A = small.samples[idx]
+        grads = per_sample_grads(A, Xj)
+        np.testing.assert_allclose(G[j] if stack else G, grads.mean(axis=0), rtol=0,
+                                   atol=rounding(6 + b, abs(A).T @ abs(A) @ abs(Xj) / b))
+        want = np.mean([-0.5 * np.sum((Xj.T @ a) ** 2) for a in A])
+        assert (f[j] if stack else f) == pytest.approx(want, rel=8 * (6 + 2 + b) * EPS)
 
 
 @pytest.mark.parametrize("b", [1, 2, 4])
@@ -81,6 +99,11 @@ def test_the_saga_estimate_is_unbiased_by_exact_enumeration(small, b):
     table = np.stack([small.sample_terms(phi, np.array([i]))[1][0]
                       for i, phi in enumerate(phis)])
     mean = np.mean([per_sample_grads(small.samples[[i]], phis[i])[0] for i in range(9)], axis=0)
+    A = small.samples
+    # every entry, old or new, is bounded entrywise by |a_i||a_i|^T(|X| + |phi_i|); an estimate
+    # adds two means of such entries, over the batch and over the table
+    terms = 2 * np.max([np.outer(abs(a), abs(a)) @ (abs(X) + abs(phi))
+                        for a, phi in zip(A, phis, strict=True)], axis=0)
     estimates = []
     for batch in itertools.combinations(range(9), b):
         idx = np.array(batch)
@@ -90,9 +113,10 @@ def test_the_saga_estimate_is_unbiased_by_exact_enumeration(small, b):
         estimates.append(G)
         updated = table.copy()
         updated[idx] = entries
-        np.testing.assert_allclose(
-            new_mean, small.entry_sum(updated, np.arange(9)) / 9, atol=1e-13)
-    np.testing.assert_allclose(np.mean(estimates, axis=0), small.egrad(X), atol=1e-13)
+        np.testing.assert_allclose(new_mean, small.entry_sum(updated, np.arange(9)) / 9,
+                                   rtol=0, atol=rounding(6 + 9 + b, terms))
+    np.testing.assert_allclose(np.mean(estimates, axis=0), small.egrad(X), rtol=0,
+                               atol=rounding(6 + 9 + b + len(estimates), terms))
     assert np.std(estimates, axis=0).max() > 1e-3  # a real random variable, not the mean
 
 
@@ -214,10 +238,15 @@ def test_sagas_table_and_running_mean_stay_exact(small):
         drawn_at.update({int(i): X for i in idx})
         X = method.move(X, fld, 0.01)
     table = method.table(state, 0)
+    A = small.samples
     for i, Xi in drawn_at.items():
-        np.testing.assert_allclose(table[i], small.samples[i] @ Xi, atol=1e-14)
+        np.testing.assert_allclose(table[i], A[i] @ Xi, rtol=0,
+                                   atol=rounding(6, abs(A[i]) @ abs(Xi)))
+    # the mean is updated incrementally over 400 steps: each adds a rounding of its own
+    bound = np.outer(abs(A).max(axis=0), abs(A).max(axis=0)) @ np.max(
+        [abs(Xi) for Xi in drawn_at.values()], axis=0)
     np.testing.assert_allclose(state["mean"], small.entry_sum(table, np.arange(9)) / 9,
-                               atol=1e-13)
+                               rtol=0, atol=rounding(6 + 9 + 400, bound))
 
 
 def test_the_same_memory_gives_the_same_saga_estimate(small):
