@@ -3,6 +3,9 @@ as the explorer runs it."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from streamlit.testing.v1 import AppTest
 
 from explorer import runner
@@ -41,3 +44,14 @@ def run_config(**settings) -> tuple[runner.Trace, object, AppConfig]:
     config = AppConfig(**settings)
     problem = runner.build_problem(config)
     return runner.run_to_end(*runner.start(config, problem), config), problem, config
+
+
+def renew_until(run, condition: Callable[[], object], seconds: float = 60.0) -> None:
+    """Renew a leased worker's lease, as a page that keeps asking does, until ``condition()``
+    holds. The deadline is for a hung worker only: a loaded machine schedules the thread late,
+    so no test may expect progress within a fixed fraction of a second."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the worker made no progress"
+        run.renew()
+        run.wait(0.05)

@@ -13,6 +13,7 @@ from explorer import live, worker
 from explorer.gate import Gate, slots_from_env
 from explorer.runner import build_problem
 from explorer.state import AppConfig
+from tests.app_helpers import renew_until
 
 # St(200, 50) with an unreachable tolerance: 5000 iterations of about 1 ms (the player's
 # singular values included)
@@ -74,16 +75,14 @@ def test_a_heavy_run_waits_for_the_gate_and_says_so():
     gate = Gate(1)
     assert gate.acquire(timeout=0)  # another visitor's heavy work holds the only slot
     run = _run(heavy=True, gate=gate)
-    for _ in range(4):
-        run.renew()
-        time.sleep(0.1)
+    renew_until(run, lambda: run.queued and gate.waiting == 1)
+    run.wait(0.3)
     assert run.queued and run.trace.k == 0 and gate.waiting == 1
     gate.release()
-    run.renew()
-    time.sleep(0.3)
-    assert not run.queued and run.trace.k > 0 and gate.busy == 1
+    renew_until(run, lambda: not run.queued and run.trace.k > 0)
+    assert gate.busy == 1
     run.cancelled = True
-    run.wait(1.0)
+    run.wait(30.0)  # joined: returns as the worker ends
     assert gate.busy == 0  # the slot is given back when the worker ends
 
 
@@ -91,7 +90,7 @@ def test_a_queued_run_whose_page_left_gives_up_its_place():
     gate = Gate(1)
     assert gate.acquire(timeout=0)
     run = _run(heavy=True, gate=gate)
-    run.wait(worker.LEASE + 0.6)
+    run.wait(worker.LEASE + 10.0)  # joined: returns as the lease runs out and the thread ends
     assert not run._thread.is_alive() and gate.waiting == 0 and run.trace.k == 0
     gate.release()
 

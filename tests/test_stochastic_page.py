@@ -14,6 +14,7 @@ from explorer import stochastic as model
 from explorer import text, worker
 from explorer.gate import Gate
 from explorer.state import AppConfig
+from tests.app_helpers import renew_until
 from tests.test_fuzz import HOSTILE, check_page
 
 APP = "../app.py"
@@ -166,31 +167,27 @@ def _worker(**kwargs) -> model.LiveStochastic:
 
 def test_the_worker_computes_only_while_the_page_renews_its_lease():
     run = _worker()
-    run.wait(worker.LEASE + 1.0)  # no redraw: the lease runs out, the thread ends
+    run.wait(worker.LEASE + 10.0)  # no redraw: the lease runs out, the thread ends (joined)
     assert not run._thread.is_alive() and not run.finished
     done = len(run.runs["sgd"]["epoch"])
     assert 0 < done < 201
-    run.renew()  # the page is back: the same iterates go on
-    run.wait(0.5)
-    assert len(run.runs["sgd"]["epoch"]) > done
+    renew_until(run, lambda: len(run.runs["sgd"]["epoch"]) > done)  # the same iterates go on
     run.cancelled = True
 
 
 def test_the_worker_stops_at_the_time_limit_and_waits_for_the_gate():
     run = _worker(seconds=0.3)
-    for _ in range(40):
-        run.renew()
-        run.wait(0.1)
-    assert run.finished and run.runs["sgd"]["status"] == "stopped"
+    renew_until(run, lambda: run.finished)
+    assert run.runs["sgd"]["status"] == "stopped"
     assert "time limit of 0.3 s" in run.runs["sgd"]["message"]
     gate = Gate(1)
     assert gate.acquire(timeout=0)  # someone else holds the only slot
     run = _worker(heavy=True, gate=gate)
+    renew_until(run, lambda: run.queued)
     run.wait(0.3)
     assert run.queued and not run.runs["sgd"]["epoch"]
     gate.release()
-    run.wait(0.3)
-    assert not run.queued and run.runs["sgd"]["epoch"]
+    renew_until(run, lambda: not run.queued and run.runs["sgd"]["epoch"])
     run.cancelled = True
 
 
