@@ -24,27 +24,20 @@ def _run(config: AppConfig = LONG, **kw) -> live.LiveRun:
     return live.LiveRun(("test",), config, build_problem(config), **kw)
 
 
-def _settle(run: live.LiveRun, seconds: float) -> int:
-    time.sleep(seconds)
-    return run.trace.k
-
-
 def test_the_worker_stops_when_the_page_stops_asking_and_resumes_on_request():
     run = _run()
-    k1 = _settle(run, worker.LEASE + 0.6)  # no request since the start: the lease ran out
+    run.wait(worker.LEASE + 10.0)  # no request since the start: the lease runs out (joined)
+    k1 = run.trace.k
     assert not run.trace.finished and 0 < k1 < LONG.max_iter
     assert not run._thread.is_alive()
-    assert _settle(run, 0.3) == k1  # nothing computes
+    time.sleep(0.3)
+    assert run.trace.k == k1  # nothing computes
     # the page asks again (as a rerun does, every few tenths of a second): the same iterates
-    # go on; on a loaded machine the first new iterate may take a while, hence the poll
-    for _ in range(50):
-        run.renew()
-        time.sleep(0.1)
-        if run.trace.k > k1:
-            break
-    assert run.trace.k > k1 and run._thread.is_alive()
+    # go on
+    renew_until(run, lambda: run.trace.k > k1)
+    assert run._thread.is_alive()
     run.cancelled = True  # a new configuration replaces it
-    run.wait(1.0)
+    run.wait(30.0)  # joined: returns as the worker ends
     assert not run._thread.is_alive()
 
 

@@ -96,7 +96,7 @@ def test_new_settings_cancel_the_work_and_start_anew():
 def test_the_work_pauses_when_the_page_stops_asking_and_resumes_at_its_row():
     slow = Sleepy(3, 1.0)
     job = _job({}, slow)
-    time.sleep(worker.LEASE + 0.8)  # nobody asks: the lease runs out during row 2
+    job.wait(worker.LEASE + 10.0)  # nobody asks: the lease runs out during row 2 (joined)
     assert not job._thread.is_alive() and not job.done()
     assert slow.calls == [0, 1] and len(job.runs) == 1
     _finish(job)  # asked again: row 2 runs again, from its start
