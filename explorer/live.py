@@ -101,9 +101,10 @@ def requested(run: LiveRun) -> int:
     return have
 
 
-def chosen_view(names: list[str]) -> str:
+def chosen_view(names: list[str], of_size: list[str] | None = None) -> str:
     """The geometry view to show first: the player's last choice (its tabs), else the one kept
-    in the session (other pages visited meanwhile), else a link's ``view=``, else the first."""
+    in the session (other pages visited meanwhile), else a link's ``view=``, else the first.
+    ``of_size``: the views of this size where ``names`` are fewer (a family's)."""
     ask = st.session_state.get("player")
     picked = ask.get("view") if isinstance(ask, dict) else None
     if picked in names:
@@ -112,9 +113,10 @@ def chosen_view(names: list[str]) -> str:
         url = st.query_params.get("view")
         st.session_state.explorer_view = url if url in names else names[0]
         if url is not None and url not in names:
-            st.warning(text.markdown(f"URL parameter view={text.quote(url)} is not a view of "
-                                     f"this size ({', '.join(names)}); showing {names[0]}."),
-                       icon="⚠️")
+            why = ("is the single run's: a family of runs draws "
+                   if url in (of_size or ()) else "is not a view of this size ")
+            st.warning(text.markdown(f"URL parameter view={text.quote(url)} {why}"
+                                     f"({', '.join(names)}); showing {names[0]}."), icon="⚠️")
     return st.session_state.explorer_view
 
 
@@ -248,7 +250,7 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
     members sent in chunks (``playback.family_chunk``) as the player asks for them; the
     scrubber's release sets the sidebar's value (and the URL) by a rerun of the page."""
     names = [v for v in views if v in family.FAMILY_VIEWS]
-    view = chosen_view(names)
+    view = chosen_view(names, views)
     if len(names) > 1:
         st.query_params["view"] = view
     elif "view" in st.query_params:

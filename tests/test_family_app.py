@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from explorer import family
+from explorer import family, text
 from explorer.runner import build_problem, run_to_end, start
 from explorer.state import AppConfig, validate
 from tests.app_helpers import open_app
@@ -102,6 +102,17 @@ def test_beta_at_p_1_says_so_and_offers_the_others():
     assert not at.exception
     assert at.session_state.config.scrub == "omega"
     assert (at.session_state.config.scrub_lo, at.session_state.config.scrub_hi) == (0.1, 20.0)
+
+
+def test_a_family_link_to_the_metric_view_says_it_is_the_single_runs():
+    at = open_app({"scrub": "beta", "view": "metric", "scrub_count": "3"})
+    warned = " ".join(text.unescape(w.value) for w in at.warning)
+    assert "view='metric' is the single run's: a family of runs draws (frame," in warned, warned
+    assert "not a view of this size" not in warned
+    assert _data(at)["header"]["view"] == "frame"
+    at = open_app({"scrub": "beta", "view": "plane", "scrub_count": "3"})  # St(3, 2): no plane
+    warned = " ".join(text.unescape(w.value) for w in at.warning)
+    assert "view='plane' is not a view of this size" in warned, warned
 
 
 def test_the_family_payload_matches_explorer_family():
