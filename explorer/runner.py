@@ -13,6 +13,7 @@ import numpy as np
 
 from landing_core.metric_view import METRIC_ROW, SAFE_ROW, metric_row, safe_row
 from landing_core.problems import Problem, make_problem
+from landing_core.run import FINISHED, Status
 from landing_core.solvers import Config, Record, iterate, stop_reason
 from landing_core.steps import Safe, StepRule, make_step_rule
 
@@ -40,6 +41,8 @@ def stalled(trace: Trace) -> bool:
     return bool(np.min(r[cut:]) > 0.5 * np.min(r[:cut]))
 
 
+READY = "ready"  # a Trace's status before its run starts (a Status once it has)
+
 SAFE_EPS = Safe().eps  # the safe region ||X^T X - I||_F <= eps of the app's safe and BB rules
 
 
@@ -52,7 +55,7 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
       large tangent term leaves room for short steps only; a larger omega pulls X_k in sooner;
     - the safe step at its cap eta (steps of at least half the cap): eta is too large for f.
     """
-    if trace.status != "max_iter" or config.step not in ("safe", "bb") or not stalled(trace):
+    if trace.status != Status.MAX_ITER or config.step not in ("safe", "bb") or not stalled(trace):
         return ""
     h = infeasibility_name([trace.B is not None])
     d = trace.infeasibility[-1]
@@ -123,7 +126,7 @@ class Trace:
     eps: float = SAFE_EPS
     metric: list[Array] = field(default_factory=list)
     safe: list[Array] = field(default_factory=list)
-    status: str = "ready"
+    status: Status | str = READY
     message: str = "Ready: press Run to watch the iterations, or Step to take one."
 
     @property
@@ -133,7 +136,7 @@ class Trace:
 
     @property
     def finished(self) -> bool:
-        return self.status in ("converged", "max_iter", "diverged", "stopped")
+        return self.status in FINISHED
 
     def append(self, rec: Record) -> None:
         self.cost.append(rec.cost)
@@ -159,7 +162,7 @@ class Trace:
 
     def feed(self, rec: Record, tol: float, max_iter: int) -> bool:
         """Take one record; True (with status and message set) when the run ends there."""
-        if rec.status != "diverged":
+        if rec.status != Status.DIVERGED:
             self.append(rec)
         reason = stop_reason(rec, tol, max_iter)
         if reason is None:

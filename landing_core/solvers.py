@@ -1,12 +1,11 @@
-"""One iteration for every method, and one stop test: Algorithm 1's rule and the divergence test.
+"""One iteration for every method, folded into a result by Algorithm 1's stopping rule.
 
 ``iterate`` drives a method of ``landing_core.methods`` (its direction, composed with a step rule
 of ``landing_core.steps``) and yields one :class:`Record` per iterate, X_0 first, computing
 X_{k+1} only when the next record is asked for; the app streams from it. ``solve`` (and
 ``landing``, ``riemannian_gd``, ``penalty``) fold it into a :class:`Result` with Algorithm 1's
-stopping rule ||grad|| + ||h(X_k)||_F <= tol (line 2). ``run_status`` is that rule and the
-divergence test in one function, on one run or a batch: ``stop_reason``, ``iterate`` and
-``sweep.run_batch`` all call it.
+stopping rule ||grad|| + ||h(X_k)||_F <= tol (line 2): ``stop_reason`` and ``iterate`` test it
+with ``run.run_status``, the one test of every driver.
 """
 
 from __future__ import annotations
@@ -26,23 +25,20 @@ from .methods.params import positive, tangent_name
 from .methods.rgd import RETRACTIONS
 from .problems import Problem, ProblemLike, as_problem
 from .problems import check_gradient as _check_gradient
+from .run import BLOWUP, Code, Status, StopCheck, deadline, run_status, stopped_message
 from .steps import BarzilaiBorwein, Safe, Step, StepContext, StepRule, as_step_rule
 
 Array = np.ndarray
 
 __all__ = [
-    "CONVERGED",
-    "DIVERGED",
-    "MAX_ITER",
     "METHODS",
     "RETRACTIONS",
-    "RUNNING",
-    "STATUSES",
     "STOPPED",
     "Config",
     "EpochRecord",
     "Record",
     "Result",
+    "Status",
     "StopCheck",
     "deadline",
     "iterate",
@@ -50,67 +46,15 @@ __all__ = [
     "make_method",
     "penalty",
     "riemannian_gd",
-    "run_status",
     "solve",
     "stochastic_landing",
     "stop_reason",
     "StochasticResult",
 ]
 
-BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
-
 METHODS: Mapping[str, str] = methods.LABELS  # name -> label, from the one registry
 
-RUNNING, CONVERGED, MAX_ITER, DIVERGED = 0, 1, 2, 3  # run_status codes: indices of STATUSES
-STATUSES = ("running", "converged", "max_iter", "diverged")
-STOPPED = "stopped"  # a run ended from outside (a time limit, a closed page): not a stop test
-
-StopCheck = Callable[[], object]
-"""``should_stop()``: falsy to go on, else why to stop (a string names it in the message)."""
-
-
-def deadline(seconds: float, clock: Callable[[], float] = time.monotonic,
-             what: str = "time limit") -> StopCheck:
-    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason ("the time limit
-    of 30 s was reached") once ``seconds`` of ``clock`` have passed since this call, None
-    before. One clock read per check. ``clock``: the wall clock by default;
-    ``time.thread_time`` counts the calling thread's CPU seconds only (a loaded machine then
-    does not cut the work short)."""
-    if not seconds > 0:
-        raise ValueError(f"a deadline needs seconds > 0, got {seconds!r}")
-    end = clock() + seconds
-    reason = f"the {what} of {seconds:g} s was reached"
-    return lambda: reason if clock() >= end else None
-
-
-def stopped_message(reason: object, k: int) -> str:
-    """The message of a run ended by ``should_stop`` after k updates."""
-    why = f": {reason}" if isinstance(reason, str) else ""
-    return f"Stopped after {k} iterations{why}; the iterates so far are kept."
-
-
-def run_status(
-    cost: float | Array,
-    grad_norm: float | Array,
-    infeasibility: float | Array,
-    k: int,
-    tol: float,
-    max_iter: float,
-) -> int | Array:
-    """Algorithm 1's stopping rule and the divergence test, for one run (floats: an int) or a
-    batch ((B,) arrays: an int array): the index in STATUSES of
-
-    - "diverged": f(X_k) or ||grad|| NaN or infinite, or ||h(X_k)||_F > BLOWUP (or NaN);
-    - else "converged": ||grad|| + ||h(X_k)||_F <= tol (line 2);
-    - else "max_iter": k >= max_iter;
-    - else "running".
-
-    Written with operators only (no numpy call), so one run pays no per-call overhead.
-    """
-    ok = (abs(cost) < math.inf) & (abs(grad_norm) < math.inf) & (abs(infeasibility) <= BLOWUP)
-    converged = ok & (grad_norm + infeasibility <= tol)
-    at_limit = ok & (k >= max_iter)
-    return DIVERGED * (1 - ok) + CONVERGED * converged + MAX_ITER * at_limit * (1 - converged)
+STOPPED = Status.STOPPED  # the name explorer.compare imports
 
 
 # ----------------------------------------------------------------------------- data
@@ -178,7 +122,7 @@ class Record:
     grad_norm: float
     step: float
     time: float
-    status: str = "running"
+    status: Status = Status.RUNNING
     message: str = ""
     normal_step: float = math.nan
     G: Array | None = None
@@ -198,7 +142,7 @@ class Result:
 
     X: Array
     iterations: int
-    status: str
+    status: Status
     message: str
     cost: Array
     infeasibility: Array
@@ -213,7 +157,7 @@ class Result:
 
     @property
     def success(self) -> bool:
-        return self.status == "converged"
+        return self.status == Status.CONVERGED
 
 
 class _Diverged(Exception):
@@ -271,7 +215,7 @@ def _evaluate(
         raise _broken(X, f"the Gram matrix {gram} became singular ({err})") from err
     d = frobenius_norm(fld.H)
     # the divergence test alone: no tolerance or limit can stop the run here
-    if run_status(cost, gnorm, d, 0, -math.inf, math.inf) == DIVERGED:
+    if run_status(cost, gnorm, d, 0, -math.inf, math.inf) == Code.DIVERGED:
         if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
             raise _broken(X, "the cost or the gradient became NaN or infinite")
         raise _Diverged(f"‖{method.constraint.gram} − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
@@ -338,7 +282,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
                 eta_w = eta * omega
             cost, G, fld, d, gnorm, state = _evaluate(problem, method, X_next, state)
         except (_Diverged, np.linalg.LinAlgError) as err:
-            yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, "diverged",
+            yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, Status.DIVERGED,
                          f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
                          f"iterate. {hint}", eta_w)
             return
@@ -375,14 +319,14 @@ def solve(
     index: list[int] = []
     frames: list[Array] = []
     stride = 1
-    status, message, last = "max_iter", "", None
+    status, message, last = Status.MAX_ITER, "", None
     for rec in iterate(problem, X0, config):
         # iterate has run the divergence test: a running record below max_iter and above
         # tol needs no stop_reason (its messages are built only where a run ends)
-        running = (rec.status == "running" and rec.k < max_iter
+        running = (rec.status == Status.RUNNING and rec.k < max_iter
                    and not rec.grad_norm + rec.infeasibility <= tol)
         reason = None if running else stop_reason(rec, tol, max_iter)
-        if rec.status != "diverged":
+        if rec.status != Status.DIVERGED:
             last = rec
             rows.append((rec.cost, rec.infeasibility, rec.grad_norm, rec.step, rec.time,
                          rec.normal_step))
@@ -392,14 +336,14 @@ def solve(
                 if len(frames) > keep_iterates:
                     index, frames = index[::2], frames[::2]
                     stride *= 2
-        if reason is not None and reason[0] != "max_iter":
+        if reason is not None and reason[0] != Status.MAX_ITER:
             status, message = reason
             break
         if callback is not None and callback(rec):
-            status, message = STOPPED, f"Stopped by the callback after {rec.k} iterations."
+            status, message = Status.STOPPED, f"Stopped by the callback after {rec.k} iterations."
             break
         if should_stop is not None and reason is None and (why := should_stop()):
-            status, message = STOPPED, stopped_message(why, rec.k)
+            status, message = Status.STOPPED, stopped_message(why, rec.k)
             break
         if reason is not None:
             status, message = reason
@@ -501,26 +445,26 @@ def penalty(
                  keep_iterates=keep_iterates, callback=callback)
 
 
-def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | None:
+def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[Status, str] | None:
     """Algorithm 1's stopping rule on one record (``run_status``): (status, message), or None to
     go on.
 
     "converged" when ||grad|| + ||h|| <= tol, "max_iter" once record.k reaches max_iter,
     "diverged" for a diverged record.
     """
-    if record.status == "diverged":
-        return "diverged", record.message
+    if record.status == Status.DIVERGED:
+        return Status.DIVERGED, record.message
     total = record.grad_norm + record.infeasibility
     code = run_status(record.cost, record.grad_norm, record.infeasibility, record.k, tol,
                       max_iter)
-    if code == CONVERGED:
-        return "converged", (f"Converged after {record.k} iterations: ‖grad‖ + ‖h‖ = "
+    if code == Code.CONVERGED:
+        return Status.CONVERGED, (f"Converged after {record.k} iterations: ‖grad‖ + ‖h‖ = "
                              f"{total:.2e} ≤ tol = {tol:.0e}.")
-    if code == MAX_ITER:
-        return "max_iter", (f"Reached the iteration limit ({max_iter}): ‖grad‖ + ‖h‖ = "
+    if code == Code.MAX_ITER:
+        return Status.MAX_ITER, (f"Reached the iteration limit ({max_iter}): ‖grad‖ + ‖h‖ = "
                             f"{total:.2e} > tol = {tol:.0e}.")
-    if code == DIVERGED:
-        return "diverged", (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
+    if code == Code.DIVERGED:
+        return Status.DIVERGED, (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
                             "NaN, infinite or beyond the divergence bound.")
     return None
 

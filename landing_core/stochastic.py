@@ -25,6 +25,7 @@ from .methods.base import Method
 from .methods.minibatch import StochasticLanding
 from .methods.registry import REGISTRY
 from .problems import FiniteSum
+from .run import Status
 from .solvers import Config, Result, iterate, make_method
 from .steps import StepRule
 
@@ -52,7 +53,7 @@ class EpochRecord:
     updates: int
     sample_gradients: int
     time: float
-    status: str = "running"
+    status: Status = Status.RUNNING
     message: str = ""
 
 
@@ -116,11 +117,11 @@ def epochs(problem: FiniteSum, X0: Array, config: Config, n_epochs: int) -> Iter
                                          lambda updates: updates * problem.n_samples)
     last: EpochRecord | None = None
     for rec in iterate(problem, X0, config, method=method):
-        if rec.status == "diverged":
+        if rec.status == Status.DIVERGED:
             assert last is not None
             yield EpochRecord(last.epoch, last.X, last.cost, last.infeasibility,
                               last.stationarity, rec.step, last.updates, last.sample_gradients,
-                              rec.time, "diverged", rec.message)
+                              rec.time, Status.DIVERGED, rec.message)
             return
         if rec.k % per_epoch:
             continue
@@ -130,7 +131,7 @@ def epochs(problem: FiniteSum, X0: Array, config: Config, n_epochs: int) -> Iter
         except np.linalg.LinAlgError as err:  # the estimates' fields may not have checked X
             if last is None:  # as iterate says of a start its method cannot evaluate
                 raise ValueError(f"X0 is not a valid start: {err}") from err
-            yield replace(last, step=rec.step, time=rec.time, status="diverged",
+            yield replace(last, step=rec.step, time=rec.time, status=Status.DIVERGED,
                           message=f"Diverged at update {rec.k}: the Gram matrix "
                                   f"{method.constraint.gram} became singular ({err}).")
             return
@@ -174,21 +175,21 @@ def stochastic_landing(
                                omega=omega, seed=seed, tangent=tangent, problem=problem,
                                **options)
     records: list[EpochRecord] = []
-    status = "max_iter"
+    status = Status.MAX_ITER
     message = f"Ran {epochs} epochs."
     for rec in _epochs(problem, X0, config, epochs):
-        if rec.status == "diverged":
-            status, message = "diverged", rec.message
+        if rec.status == Status.DIVERGED:
+            status, message = Status.DIVERGED, rec.message
             break
         records.append(rec)
         total = rec.stationarity + rec.infeasibility
         if total <= tol:
-            status = "converged"
+            status = Status.CONVERGED
             message = (f"Converged after {rec.epoch} epochs: ‖grad‖ + ‖h‖ = {total:.2e} ≤ "
                        f"tol = {tol:.0e}.")
             break
         if callback is not None and callback(rec):
-            status, message = "stopped", f"Stopped by the callback after {rec.epoch} epochs."
+            status, message = Status.STOPPED, f"Stopped by the callback after {rec.epoch} epochs."
             break
     last = records[-1]
     hist = {key: np.array([getattr(r, key) for r in records], dtype=float)

@@ -2,7 +2,7 @@
 
 The same method objects as a single run (``landing_core.methods``: their fields broadcast over
 the leading axis, with per-run beta and omega), and the same stop and divergence test
-(``solvers.run_status``, batched); each run has its own beta, omega, eta and X_0, and is frozen
+(``run.run_status``, batched); each run has its own beta, omega, eta and X_0, and is frozen
 as soon as the test stops it. Step rules (``BATCH_STEP_RULES``): "constant" (eta) or "safe"
 (``steps.safe_step``: min(eta, safe_step_bound), or the restoring step where ||h|| >= 1).
 """
@@ -20,16 +20,7 @@ from .geometry import frobenius_norm
 from .methods.base import Field, Method, State, take_state
 from .methods.params import positive
 from .problems import Problem, ProblemLike, as_problem, stacked
-from .solvers import (
-    CONVERGED,
-    DIVERGED,
-    MAX_ITER,
-    RUNNING,
-    STATUSES,
-    STOPPED,
-    StopCheck,
-    run_status,
-)
+from .run import Code, Status, StopCheck, run_status
 from .steps import SAFE_EPS, check_eps, safe_step
 
 Array = np.ndarray
@@ -174,7 +165,7 @@ def run_batch(
     X = runs.start(np.array(X0, dtype=float, copy=True))
     state = runs.init(X)
     iterations = np.full(B, max_iter)
-    status = np.full(B, STATUSES[MAX_ITER], dtype=object)
+    status = np.full(B, Status.MAX_ITER, dtype=object)
     cost = np.full(B, np.nan)
     infeas = np.full(B, np.nan)
     gnorm = np.full(B, np.nan)
@@ -196,7 +187,7 @@ def run_batch(
             fine = finite.copy()
             fine[finite] = ~_broken(problem, runs.take(finite), Xa[finite],
                                     take_state(state, finite))
-            status[active[~fine]], iterations[active[~fine]] = STATUSES[DIVERGED], max(k - 1, 0)
+            status[active[~fine]], iterations[active[~fine]] = Status.DIVERGED, max(k - 1, 0)
             active, Xa, runs, state = (active[fine], Xa[fine], runs.take(fine),
                                        take_state(state, fine))
             if active.size == 0:
@@ -204,17 +195,17 @@ def run_batch(
             f, G, fld, state = _evaluate(problem, runs, Xa, state)
         d, g = frobenius_norm(fld.H), fld.grad_norm
         code = run_status(f, g, d, k, tol, max_iter)
-        blown = code == DIVERGED
+        blown = code == Code.DIVERGED
         ok = active[~blown]  # diverged runs keep their last valid values
         cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]
         final[ok] = Xa[~blown]
         if observe is not None:
             observe(Iterates(k, ok, Xa[~blown], f[~blown], d[~blown], g[~blown], taken[ok],
                              taken_w[ok], G[~blown], fld.V[~blown], fld.H[~blown]))
-        done = code == CONVERGED
-        status[active[done]], iterations[active[done]] = STATUSES[CONVERGED], k
-        status[active[blown]], iterations[active[blown]] = STATUSES[DIVERGED], max(k - 1, 0)
-        keep = code == RUNNING
+        done = code == Code.CONVERGED
+        status[active[done]], iterations[active[done]] = Status.CONVERGED, k
+        status[active[blown]], iterations[active[blown]] = Status.DIVERGED, max(k - 1, 0)
+        keep = code == Code.RUNNING
         if not np.all(keep):
             active, Xa, d = active[keep], Xa[keep], d[keep]
             fld = Field(*(part[keep] for part in fld))
@@ -222,7 +213,7 @@ def run_batch(
         if active.size == 0:
             break
         if should_stop is not None and should_stop():
-            status[active], iterations[active] = STOPPED, k
+            status[active], iterations[active] = Status.STOPPED, k
             break
         step_size = eta[active]
         if step == "safe":

@@ -1,0 +1,109 @@
+"""The words for a run that every driver shares: its status, the stop test, outside stops.
+
+``Status`` names how a run stands or ended, once for the library and the app; ``run_status``
+is Algorithm 1's stopping rule with the divergence test, on one run or a batch (``solvers``,
+``stochastic`` and ``sweep`` all call it); ``deadline`` and ``stopped_message`` end a run from
+outside. This module imports nothing of the package, so every driver can build on it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from enum import IntEnum, StrEnum
+
+import numpy as np
+
+Array = np.ndarray
+
+__all__ = [
+    "BLOWUP",
+    "FINISHED",
+    "Code",
+    "Status",
+    "StopCheck",
+    "deadline",
+    "run_status",
+    "stopped_message",
+]
+
+BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
+
+
+class Status(StrEnum):
+    """How a run stands or ended. A ``str``: ``Status.DIVERGED == "diverged"``, and it travels
+    as its value in JSON, URLs and numpy string arrays."""
+
+    RUNNING = "running"
+    CONVERGED = "converged"  # Algorithm 1's rule ||grad|| + ||h|| <= tol held (line 2)
+    MAX_ITER = "max_iter"  # the iteration (or epoch) limit came first
+    DIVERGED = "diverged"  # the divergence test held, or the evaluation broke
+    STOPPED = "stopped"  # ended from outside (a callback, a time limit, a closed page)
+
+
+FINISHED = frozenset(Status) - {Status.RUNNING}
+"""The statuses of a run that has ended."""
+
+
+class Code(IntEnum):
+    """``run_status``'s answer as a number, so that a batch gets it as an int array; ``status``
+    is its Status. (STOPPED is no code: no stop test ends a run from outside.)"""
+
+    RUNNING = 0
+    CONVERGED = 1
+    MAX_ITER = 2
+    DIVERGED = 3
+
+    @property
+    def status(self) -> Status:
+        return Status[self.name]
+
+
+def run_status(
+    cost: float | Array,
+    grad_norm: float | Array,
+    infeasibility: float | Array,
+    k: int,
+    tol: float,
+    max_iter: float,
+) -> int | Array:
+    """Algorithm 1's stopping rule and the divergence test, for one run (floats: an int) or a
+    batch ((B,) arrays: an int array): the ``Code`` of
+
+    - DIVERGED: f(X_k) or ||grad|| NaN or infinite, or ||h(X_k)||_F > BLOWUP (or NaN);
+    - else CONVERGED: ||grad|| + ||h(X_k)||_F <= tol (line 2);
+    - else MAX_ITER: k >= max_iter;
+    - else RUNNING.
+
+    Written with operators only (no numpy call), so one run pays no per-call overhead.
+    """
+    ok = (abs(cost) < math.inf) & (abs(grad_norm) < math.inf) & (abs(infeasibility) <= BLOWUP)
+    converged = ok & (grad_norm + infeasibility <= tol)
+    at_limit = ok & (k >= max_iter)
+    return (Code.DIVERGED * (1 - ok) + Code.CONVERGED * converged
+            + Code.MAX_ITER * at_limit * (1 - converged))
+
+
+StopCheck = Callable[[], object]
+"""``should_stop()``: falsy to go on, else why to stop (a string names it in the message)."""
+
+
+def deadline(seconds: float, clock: Callable[[], float] = time.monotonic,
+             what: str = "time limit") -> StopCheck:
+    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason ("the time limit
+    of 30 s was reached") once ``seconds`` of ``clock`` have passed since this call, None
+    before. One clock read per check. ``clock``: the wall clock by default;
+    ``time.thread_time`` counts the calling thread's CPU seconds only (a loaded machine then
+    does not cut the work short)."""
+    if not seconds > 0:
+        raise ValueError(f"a deadline needs seconds > 0, got {seconds!r}")
+    end = clock() + seconds
+    reason = f"the {what} of {seconds:g} s was reached"
+    return lambda: reason if clock() >= end else None
+
+
+def stopped_message(reason: object, k: int) -> str:
+    """The message of a run ended by ``should_stop`` after k updates."""
+    why = f": {reason}" if isinstance(reason, str) else ""
+    return f"Stopped after {k} iterations{why}; the iterates so far are kept."
