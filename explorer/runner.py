@@ -13,7 +13,7 @@ import numpy as np
 
 from landing_core.metric_view import METRIC_ROW, SAFE_ROW, metric_row, safe_row
 from landing_core.problems import Problem, make_problem
-from landing_core.run import FINISHED, Status
+from landing_core.run import FINISHED, History, Status
 from landing_core.solvers import Config, Record, iterate, stop_reason
 from landing_core.steps import Safe, StepRule, make_step_rule
 
@@ -95,10 +95,11 @@ def solver_config(config: AppConfig) -> Config:
 
 
 @dataclass
-class Trace:
-    """A run's history as it grows: scalar histories, and per iterate what the views need
-    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2); ``omega`` is the
-    run's normal weight, which sets the time of the exact normal flow the views overlay.
+class Trace(History):
+    """A run's history as it grows: the scalar histories (``History``), and per iterate what
+    the views need (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2);
+    ``omega`` is the run's normal weight, which sets the time of the exact normal flow the
+    views overlay.
     ``optima``: f* by the sign of det X (p = n), so that each iterate's gap is measured against
     the optimum of its own component of O(n) (``f_star``; a long step can cross). With the
     constraint's matrix ``B``, the Gram matrix is XᵀBX and the singular values are those of
@@ -113,12 +114,6 @@ class Trace:
     optima: Mapping[int, float] | None = None
     f_star: list[float] = field(default_factory=list)
     B: Array | None = None
-    cost: list[float] = field(default_factory=list)
-    infeasibility: list[float] = field(default_factory=list)
-    grad_norm: list[float] = field(default_factory=list)
-    step: list[float] = field(default_factory=list)
-    normal_step: list[float] = field(default_factory=list)
-    time: list[float] = field(default_factory=list)
     X: list[Array] = field(default_factory=list)
     sigma: list[Array] = field(default_factory=list)
     gram: list[Array] = field(default_factory=list)
@@ -139,12 +134,7 @@ class Trace:
         return self.status in FINISHED
 
     def append(self, rec: Record) -> None:
-        self.cost.append(rec.cost)
-        self.infeasibility.append(rec.infeasibility)
-        self.grad_norm.append(rec.grad_norm)
-        self.step.append(rec.step)
-        self.normal_step.append(rec.normal_step)
-        self.time.append(rec.time)
+        super().append(rec)
         M = rec.X.T @ (rec.X if self.B is None else self.B @ rec.X)
         self.sigma.append(np.sqrt(np.clip(np.linalg.eigvalsh(M), 0.0, None))[::-1])
         if self.n <= 3:

@@ -1,9 +1,11 @@
-"""The words for a run that every driver shares: its status, the stop test, outside stops.
+"""The words for a run that every driver shares: its status, the stop test, its histories.
 
 ``Status`` names how a run stands or ended, once for the library and the app; ``run_status``
 is Algorithm 1's stopping rule with the divergence test, on one run or a batch (``solvers``,
 ``stochastic`` and ``sweep`` all call it); ``deadline`` and ``stopped_message`` end a run from
-outside. This module imports nothing of the package, so every driver can build on it.
+outside; ``History`` accumulates a run's scalar histories (``solvers.solve``,
+``stochastic.stochastic_landing`` and the app's trace). This module imports nothing of the
+package, so every driver can build on it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
+from typing import Protocol
 
 import numpy as np
 
@@ -20,7 +24,9 @@ Array = np.ndarray
 __all__ = [
     "BLOWUP",
     "FINISHED",
+    "HISTORIES",
     "Code",
+    "History",
     "Status",
     "StopCheck",
     "deadline",
@@ -107,3 +113,55 @@ def stopped_message(reason: object, k: int) -> str:
     """The message of a run ended by ``should_stop`` after k updates."""
     why = f": {reason}" if isinstance(reason, str) else ""
     return f"Stopped after {k} iterations{why}; the iterates so far are kept."
+
+
+HISTORIES = ("cost", "infeasibility", "grad_norm", "step", "normal_step", "time")
+"""The scalar histories of a run, in ``History``'s order."""
+
+
+class Entries(Protocol):
+    """One iterate's numbers by the names of ``HISTORIES`` (``solvers.Record`` has them)."""
+
+    cost: float
+    infeasibility: float
+    grad_norm: float
+    step: float
+    normal_step: float
+    time: float
+
+
+@dataclass(kw_only=True)
+class History:
+    """A run's scalar histories as they grow, one entry per iterate (or epoch), X_0's first.
+
+    cost: f(X_k); infeasibility: ||h(X_k)||_F; grad_norm: the stationarity measure of
+    Algorithm 1's stopping rule (``Method.stationarity``: ||grad_1 f(X_k)||_F on St(n, p));
+    step: the step eta_{k-1} that produced X_k; normal_step: eta_{k-1} omega_{k-1}, the step
+    taken along the normal term (both NaN at X_0); time: seconds since the run started.
+    """
+
+    cost: list[float] = field(default_factory=list)
+    infeasibility: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)
+    step: list[float] = field(default_factory=list)
+    normal_step: list[float] = field(default_factory=list)
+    time: list[float] = field(default_factory=list)
+
+    def add(self, cost: float, infeasibility: float, grad_norm: float, step: float,
+            normal_step: float, time: float) -> None:
+        """One iterate's entries."""
+        self.cost.append(cost)
+        self.infeasibility.append(infeasibility)
+        self.grad_norm.append(grad_norm)
+        self.step.append(step)
+        self.normal_step.append(normal_step)
+        self.time.append(time)
+
+    def append(self, rec: Entries) -> None:
+        """The entries of a record that carries them by name (``solvers.Record``)."""
+        self.add(rec.cost, rec.infeasibility, rec.grad_norm, rec.step, rec.normal_step,
+                 rec.time)
+
+    def arrays(self) -> dict[str, Array]:
+        """The histories as float arrays, by the names of ``HISTORIES``."""
+        return {name: np.array(getattr(self, name), dtype=float) for name in HISTORIES}

@@ -25,7 +25,16 @@ from .methods.params import positive, tangent_name
 from .methods.rgd import RETRACTIONS
 from .problems import Problem, ProblemLike, as_problem
 from .problems import check_gradient as _check_gradient
-from .run import BLOWUP, Code, Status, StopCheck, deadline, run_status, stopped_message
+from .run import (
+    BLOWUP,
+    Code,
+    History,
+    Status,
+    StopCheck,
+    deadline,
+    run_status,
+    stopped_message,
+)
 from .steps import BarzilaiBorwein, Safe, Step, StepContext, StepRule, as_step_rule
 
 Array = np.ndarray
@@ -289,9 +298,6 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
         X, k = X_next, k + 1
 
 
-_HISTORIES = ("cost", "infeasibility", "grad_norm", "step", "time", "normal_step")
-
-
 def solve(
     problem: ProblemLike,
     X0: Array,
@@ -315,7 +321,7 @@ def solve(
     problem = as_problem(problem)
     config = config or Config()
     _check_run(tol, max_iter)
-    rows: list[tuple[float, ...]] = []  # one tuple per record: one append per iteration
+    history = History()
     index: list[int] = []
     frames: list[Array] = []
     stride = 1
@@ -328,8 +334,7 @@ def solve(
         reason = None if running else stop_reason(rec, tol, max_iter)
         if rec.status != Status.DIVERGED:
             last = rec
-            rows.append((rec.cost, rec.infeasibility, rec.grad_norm, rec.step, rec.time,
-                         rec.normal_step))
+            history.append(rec)
             if keep_iterates and rec.k % stride == 0:
                 index.append(rec.k)
                 frames.append(rec.X)
@@ -357,7 +362,7 @@ def solve(
         iterations=last.k,
         status=status,
         message=message,
-        **dict(zip(_HISTORIES, np.array(rows, dtype=float).T.copy(), strict=True)),
+        **history.arrays(),
         f_star=problem.optimum_from(last.X),
         iterates=np.array(frames) if keep_iterates else None,
         iterate_index=np.array(index) if keep_iterates else None,

@@ -25,7 +25,7 @@ from .methods.base import Method
 from .methods.minibatch import StochasticLanding
 from .methods.registry import REGISTRY
 from .problems import FiniteSum
-from .run import Status
+from .run import History, Status
 from .solvers import Config, Result, iterate, make_method
 from .steps import StepRule
 
@@ -174,14 +174,19 @@ def stochastic_landing(
     config = stochastic_config(method, batch_size=batch_size, step=step, beta=beta,
                                omega=omega, seed=seed, tangent=tangent, problem=problem,
                                **options)
-    records: list[EpochRecord] = []
+    history = History()
+    last: EpochRecord | None = None
+    samples: list[int] = []  # sample gradients used by each epoch's end
     status = Status.MAX_ITER
     message = f"Ran {epochs} epochs."
     for rec in _epochs(problem, X0, config, epochs):
         if rec.status == Status.DIVERGED:
             status, message = Status.DIVERGED, rec.message
             break
-        records.append(rec)
+        last = rec
+        history.add(rec.cost, rec.infeasibility, rec.stationarity, rec.step,
+                    rec.step * config.omega, rec.time)
+        samples.append(rec.sample_gradients)
         total = rec.stationarity + rec.infeasibility
         if total <= tol:
             status = Status.CONVERGED
@@ -191,16 +196,11 @@ def stochastic_landing(
         if callback is not None and callback(rec):
             status, message = Status.STOPPED, f"Stopped by the callback after {rec.epoch} epochs."
             break
-    last = records[-1]
-    hist = {key: np.array([getattr(r, key) for r in records], dtype=float)
-            for key in ("cost", "infeasibility", "stationarity", "step", "time")}
+    assert last is not None  # epochs yields X_0's record or raises
     return StochasticResult(
-        X=last.X, iterations=last.epoch, status=status, message=message,
-        cost=hist["cost"], infeasibility=hist["infeasibility"],
-        grad_norm=hist["stationarity"], step=hist["step"], time=hist["time"],
-        normal_step=hist["step"] * config.omega, f_star=problem.optimum_from(X0),
-        config=config, updates=last.updates,
-        sample_gradients=np.array([r.sample_gradients for r in records]))
+        X=last.X, iterations=last.epoch, status=status, message=message, **history.arrays(),
+        f_star=problem.optimum_from(X0), config=config, updates=last.updates,
+        sample_gradients=np.array(samples))
 
 
 _epochs = epochs  # stochastic_landing's keyword ``epochs`` shadows the generator
