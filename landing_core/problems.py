@@ -619,7 +619,7 @@ class FiniteSum(Problem):
       indices ``idx``; X of shape (n, p) or a stack (..., n, p);
     - ``entry_sum(E, idx)`` -> sum_i grad f_i as an (..., n, p) array;
     - ``lipschitz``: max_i L_i, a Lipschitz constant of every grad f_i near St(n, p) (sets the
-      default step of ``solvers.stochastic_landing``);
+      default step of ``stochastic.stochastic_landing``);
     - ``samples``: the data (one row per sample), where the problem has it;
     - ``batch_cost_and_egrad(X, idx)``, optional: ``minibatch``'s two means in one pass, where
       that saves work (online PCA gathers the batch's rows once instead of twice).

@@ -44,7 +44,6 @@ __all__ = [
     "RETRACTIONS",
     "STOPPED",
     "Config",
-    "EpochRecord",
     "Record",
     "Result",
     "Status",
@@ -56,9 +55,7 @@ __all__ = [
     "penalty",
     "riemannian_gd",
     "solve",
-    "stochastic_landing",
     "stop_reason",
-    "StochasticResult",
 ]
 
 METHODS: Mapping[str, str] = methods.LABELS  # name -> label, from the one registry
@@ -472,7 +469,3 @@ def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[Status, str]
         return Status.DIVERGED, (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
                             "NaN, infinite or beyond the divergence bound.")
     return None
-
-
-# the epoch-by-epoch driver builds on iterate above (it imports this module)
-from .stochastic import EpochRecord, StochasticResult, stochastic_landing  # noqa: E402

@@ -26,7 +26,7 @@ from .methods.minibatch import StochasticLanding
 from .methods.registry import REGISTRY
 from .problems import FiniteSum
 from .run import History, Status
-from .solvers import Config, Result, iterate, make_method
+from .solvers import Config, iterate, make_method
 from .steps import StepRule
 
 Array = np.ndarray
@@ -58,14 +58,32 @@ class EpochRecord:
 
 
 @dataclass
-class StochasticResult(Result):
-    """A :class:`~landing_core.solvers.Result` whose histories are per epoch: ``iterations``
-    counts epochs (the histories hold iterations + 1 entries, X_0's first), ``grad_norm`` is
-    the full stationarity measure, ``updates`` the minibatch updates made and
-    ``sample_gradients`` the sample gradients used by each epoch's end (cumulative)."""
+class StochasticResult:
+    """A finished stochastic run: final X, number of ``epochs`` run, status, message, and the
+    histories of ``run.History`` per epoch (epochs + 1 entries, X_0's first): ``grad_norm``
+    is the full sum's stationarity measure, ``step`` the epoch's last step and ``normal_step``
+    that step times omega. ``updates``: the minibatch updates made; ``sample_gradients``: the
+    sample gradients used by each epoch's end (cumulative); ``f_star`` as in
+    ``solvers.Result`` (over X_0's component of O(n) when p = n)."""
 
-    updates: int = 0
-    sample_gradients: Array | None = None
+    X: Array
+    epochs: int
+    status: Status
+    message: str
+    cost: Array
+    infeasibility: Array
+    grad_norm: Array
+    step: Array
+    normal_step: Array
+    time: Array
+    updates: int
+    sample_gradients: Array
+    f_star: float | None
+    config: Config
+
+    @property
+    def success(self) -> bool:
+        return self.status == Status.CONVERGED
 
 
 def default_step(problem: FiniteSum, batch_size: int) -> float:
@@ -198,7 +216,7 @@ def stochastic_landing(
             break
     assert last is not None  # epochs yields X_0's record or raises
     return StochasticResult(
-        X=last.X, iterations=last.epoch, status=status, message=message, **history.arrays(),
+        X=last.X, epochs=last.epoch, status=status, message=message, **history.arrays(),
         f_star=problem.optimum_from(X0), config=config, updates=last.updates,
         sample_gradients=np.array(samples))
 
