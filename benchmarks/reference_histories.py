@@ -189,8 +189,10 @@ def _sweep_runs(out: Out) -> None:
         res = run_batch(problem, X0, beta=np.array([0.5, 0.2, 2.0]),
                         omega=np.array([1.0, 3.0, 0.5]), eta=np.array([2.0, 0.3, 50.0]),
                         step="safe", max_iter=60)
-        for i, arr in enumerate(res):
-            out[f"run_batch/{pname}/{i}"] = np.asarray(arr, dtype=str if i == 1 else float)
+        for i, name in enumerate(("iterations", "status", "final_cost", "final_infeasibility",
+                                  "final_grad_norm", "final_X")):  # the order of the 6-tuple
+            out[f"run_batch/{pname}/{i}"] = np.asarray(getattr(res, name),
+                                                       dtype=str if name == "status" else float)
 
 
 def _app_runs(out: Out) -> None:

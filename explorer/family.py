@@ -134,10 +134,10 @@ def _batch(config: AppConfig, problem: Problem, param: str, grid: Array,
     traces = [_new_trace(config, problem, float(w)) for w in each["omega"]]
     X0 = np.repeat(runner.initial(config, problem)[None], len(grid), axis=0)
     keep = _Keeper()
-    _, status, *_ = run_batch(
+    status = run_batch(
         problem, X0, beta=each["beta"], omega=each["omega"], eta=each["eta"],
         tangent=config.tangent, step=config.step, eps=SAFE_EPS, tol=config.tol,
-        max_iter=config.max_iter, should_stop=should_stop, observe=keep)
+        max_iter=config.max_iter, should_stop=should_stop, observe=keep).status
     keep.fill(traces)
     for t, code in zip(traces, status, strict=True):
         _finish(t, str(code), config, should_stop)

@@ -25,29 +25,44 @@ from .steps import SAFE_EPS, check_eps, safe_step
 
 Array = np.ndarray
 
-__all__ = ["BATCH_STEP_RULES", "Iterates", "SweepResult", "grid", "run_batch", "sweep"]
+__all__ = ["BATCH_STEP_RULES", "BatchResult", "Iterates", "SweepResult", "grid", "run_batch",
+           "sweep"]
 
 BATCH_STEP_RULES = ("safe", "constant")
 """The step rules (names of ``steps.STEP_RULES``) that run_batch runs vectorized."""
 
 
 @dataclass
-class SweepResult:
-    """Per-run outcomes, each an array of shape (B,), in the order of the flattened grid.
+class BatchResult:
+    """What ``run_batch`` returns: per run, arrays of shape (B,) in the batch's order.
 
-    ``params`` maps "beta", "omega", "eta", "seed" to the per-run values; ``shape`` is the grid's
-    shape (so ``result.iterations.reshape(result.shape)`` is a heatmap). ``iterations`` counts
-    updates until the stopping rule held (max_iter when it never did; the last valid iterate's
-    count for diverged runs; the last iterate's for runs "stopped" by ``should_stop``).
+    ``iterations`` counts updates until the stopping rule held (max_iter when it never did;
+    the last valid iterate's count for diverged runs; the last iterate's for runs "stopped" by
+    ``should_stop``); ``status``: a ``run.Status`` per run; ``final_cost``,
+    ``final_infeasibility``, ``final_grad_norm``: f, ||h||_F and the stationarity measure at
+    the run's last valid iterate, ``final_X`` (B, n, p) (for p = n its component of O(n)
+    gives the run's f*).
     """
 
-    params: dict[str, Array]
-    shape: tuple[int, ...]
     iterations: Array
     status: Array
     final_cost: Array
     final_infeasibility: Array
     final_grad_norm: Array
+    final_X: Array
+
+
+@dataclass
+class SweepResult(BatchResult):
+    """A batch over a grid (``BatchResult``), in the order of the flattened grid.
+
+    ``params`` maps "beta", "omega", "eta", "seed" to the per-run values; ``shape`` is the grid's
+    shape (so ``result.iterations.reshape(result.shape)`` is a heatmap); ``f_star`` per run
+    when the problem knows it.
+    """
+
+    params: dict[str, Array]
+    shape: tuple[int, ...]
     f_star: Array | None
 
     @property
@@ -132,12 +147,10 @@ def run_batch(
     options: Mapping[str, object] | None = None,
     should_stop: StopCheck | None = None,
     observe: Callable[[Iterates], None] | None = None,
-) -> tuple[Array, ...]:
-    """Run B iterations of ``method`` side by side; X0 has shape (B, n, p), parameters (B,).
+) -> BatchResult:
+    """Run B runs of ``method`` side by side; X0 has shape (B, n, p), parameters (B,).
 
-    Returns (iterations, status, final cost, final ||h||_F, final ||grad||), each of shape (B,),
-    and the final iterates (B, n, p) (a diverged run's last valid one: for p = n its component
-    of O(n) gives its f*).
+    Returns each run's outcome (``BatchResult``).
     ``progress(k, max_iter)`` is called every 10 iterations; ``should_stop()`` (e.g.
     ``solvers.deadline``) after each, and a reason from it ends every run still going with
     status "stopped" and its values at its last iterate. ``options``: the method's own
@@ -224,7 +237,7 @@ def run_batch(
         taken_w[active] = step_size * runs.normal_weight
     if progress is not None:
         progress(max_iter, max_iter)
-    return iterations, status, cost, infeas, gnorm, final
+    return BatchResult(iterations, status, cost, infeas, gnorm, final)
 
 
 def sweep(
@@ -260,11 +273,11 @@ def sweep(
     starts = {s: problem.constraint.initial_point(problem.n, problem.p, distance, s)
               for s in seeds}
     X0 = np.stack([starts[int(s)] for s in params["seed"]])
-    iterations, status, cost, infeas, gnorm, final = run_batch(
+    batch = run_batch(
         problem, X0, beta=params["beta"], omega=params["omega"], eta=params["eta"],
         tangent=tangent, step=step, eps=eps, tol=tol, max_iter=max_iter, progress=progress,
         method=method, options=options, should_stop=should_stop, observe=observe,
     )
     f_star = None if problem.f_star is None else np.array(
-        [problem.optimum_from(X) for X in final])
-    return SweepResult(params, shape, iterations, status, cost, infeas, gnorm, f_star)
+        [problem.optimum_from(X) for X in batch.final_X])
+    return SweepResult(**vars(batch), params=params, shape=shape, f_star=f_star)
