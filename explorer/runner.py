@@ -15,7 +15,7 @@ from landing_core.metric_view import METRIC_ROW, SAFE_ROW, metric_row, safe_row
 from landing_core.problems import Problem, make_problem
 from landing_core.run import FINISHED, History, Status
 from landing_core.solvers import Config, Record, iterate, stop_reason
-from landing_core.steps import Safe, StepRule, make_step_rule
+from landing_core.steps import SAFE_EPS, StepRule, make_step_rule
 
 from .constraint import infeasibility_name, pencil, with_constraint
 from .state import AppConfig
@@ -42,8 +42,6 @@ def stalled(trace: Trace) -> bool:
 
 
 READY = "ready"  # a Trace's status before its run starts (a Status once it has)
-
-SAFE_EPS = Safe().eps  # the safe region ||X^T X - I||_F <= eps of the app's safe and BB rules
 
 
 def limit_hint(trace: Trace, config: AppConfig) -> str:
