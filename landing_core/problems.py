@@ -30,7 +30,7 @@ import scipy.sparse.linalg
 from .constraints import STIEFEL, Constraint, GeneralizedStiefel, draw, from_matrix
 from .constraints.generalized import b_orthonormal
 from .generalized import apply, arpack_start, check_spd
-from .geometry import nearest_stiefel, qf
+from .geometry import _t, nearest_stiefel, qf
 
 Array = np.ndarray
 
@@ -686,10 +686,6 @@ def online_pca(n: int, p: int, samples: int = 1000, seed: int = 0) -> FiniteSum:
         n_samples=m, sample_terms=sample_terms, entry_sum=entry_sum, entry_floats=p, samples=A,
         lipschitz=float(np.max(np.einsum("ij,ij->i", A, A))),
         batch_cost_and_egrad=batch_cost_and_egrad)
-
-
-def _t(A: Array) -> Array:
-    return np.swapaxes(A, -1, -2)
 
 
 PROBLEMS: dict[str, Callable[..., Problem]] = {
