@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .methods.base import Method
-from .methods.minibatch import StochasticLanding
+from .methods.minibatch import StochasticLanding, check_batch_size
 from .methods.registry import REGISTRY
 from .problems import FiniteSum
 from .run import History, Status
@@ -106,9 +106,7 @@ def _check(problem: object, batch_size: int, n_epochs: int) -> FiniteSum:
                          "problems.FiniteSum such as problems.online_pca(n, p, samples)")
     if not (isinstance(n_epochs, numbers.Integral) and n_epochs >= 1):
         raise ValueError(f"epochs must be an integer >= 1, got {n_epochs!r}")
-    if not (isinstance(batch_size, numbers.Integral) and 1 <= batch_size <= problem.n_samples):
-        raise ValueError(f"batch_size must be an integer from 1 to the number of samples "
-                         f"m = {problem.n_samples}, got {batch_size!r}")
+    check_batch_size(batch_size, problem.n_samples)
     return problem
 
 
