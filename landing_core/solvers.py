@@ -111,11 +111,13 @@ def make_method(config: Config, problem: Problem | None = None) -> Method:
 
 @dataclass(frozen=True)
 class Record:
-    """One iterate: k, X_k, f(X_k), ||h(X_k)||_F, ||grad|| (the tangent term's norm), the step
-    eta_{k-1} that produced X_k (NaN for k = 0), seconds since the start, and the status:
-    "running", or "diverged" on a final record that repeats the last valid iterate X_k (its
-    step is then eta_k, the step that failed). ``normal_step``: eta_{k-1} omega_{k-1}, the step
-    taken along X h (omega_{k-1} < omega where a rule lowered it; 0 for the retractions).
+    """One iterate: k, X_k, f(X_k), ||h(X_k)||_F, ||grad|| (the stationarity measure of the
+    stopping rule, ``Method.stationarity``: ||grad_1 f(X_k)||_F on St(n, p), whatever the
+    tangent term), the step eta_{k-1} that produced X_k (NaN for k = 0), seconds since the
+    start, and the status: "running", or "diverged" on a final record that repeats the last
+    valid iterate X_k (its step is then eta_k, the step that failed). ``normal_step``:
+    eta_{k-1} omega_{k-1}, the step taken along X h (omega_{k-1} < omega where a rule lowered
+    it; 0 for the retractions).
     ``G`` and ``V``: the Euclidean gradient and the method's field at X_k (X_{k+1} = X_k -
     eta_k V for landing at the run's omega), for a caller that draws them (the explorer's
     Metric and Safe region views); None on a "diverged" record. They are the solver's own
