@@ -93,9 +93,9 @@ def default_step(problem: FiniteSum, batch_size: int) -> float:
     SAGA's theory takes 1 / (3 L) for the Euclidean gradient, whatever the batch (Defazio et
     al. 2014, Theorem 1). Landing asks for less: the noise of the estimate pushes X off the
     manifold by about eta sigma^2 / (b omega) against the normal term's pull, and the tangent
-    term is cubic in X. Measured on online_pca(20, 3, 1000) from X_0 at distance 0.4: SAGA
-    converges linearly at 1/(5L) for b = 10, at 1/(20L) for b = 3 and at 1/(50L) for b = 1,
-    and stalls or diverges at twice these (tests/test_stochastic.py keeps the first)."""
+    term is cubic in X. On online PCA, SAGA converges linearly with about these steps for
+    b = 10, 3 and 1, and stalls or diverges with twice them (tests/test_stochastic.py checks
+    b = 10)."""
     return min(1.0, batch_size / 10) / (5.0 * problem.lipschitz)
 
 
