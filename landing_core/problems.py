@@ -29,7 +29,7 @@ import scipy.sparse.linalg
 
 from .constraints import STIEFEL, Constraint, GeneralizedStiefel, draw, from_matrix
 from .constraints.generalized import b_orthonormal
-from .generalized import apply, arpack_start, check_spd
+from .generalized import SYMMETRY_TOL, apply, arpack_start, check_spd
 from .geometry import _t, nearest_stiefel, qf
 
 Array = np.ndarray
@@ -363,7 +363,8 @@ def brockett(n: int, p: int, seed: int = 0, *, A: Array | None = None) -> Proble
         B = np.random.default_rng(seed).standard_normal((n, n))
         A = (B + B.T) / (2.0 * np.sqrt(n))
     A = _check_matrix("A", A, (n, n))
-    if not np.allclose(A, A.T, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(A).max())):
+    if not np.allclose(A, A.T, rtol=SYMMETRY_TOL,
+                       atol=SYMMETRY_TOL * max(1.0, np.abs(A).max())):
         raise ValueError("A must be symmetric for the Brockett cost")
     A = 0.5 * (A + A.T)
     w = np.arange(p, 0, -1, dtype=float)
@@ -574,7 +575,7 @@ def generalized_eigen(n: int, p: int, seed: int = 0, *, A: Any = None, B: Any = 
     else:
         A = _check_matrix("A", A, (n, n))
         asym = np.abs(A - A.T).max()
-    if asym > 1e-12 * max(1.0, float(abs(A).max())):
+    if asym > SYMMETRY_TOL * max(1.0, float(abs(A).max())):
         raise ValueError("A must be symmetric for the generalized eigenvalue problem")
     A = (A + A.T) * 0.5
     B = check_spd(B, n)

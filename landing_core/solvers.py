@@ -62,6 +62,11 @@ METHODS: Mapping[str, str] = methods.LABELS  # name -> label, from the one regis
 
 STOPPED = Status.STOPPED  # the name explorer.compare imports
 
+RANK_TOL = 1e-12
+"""X0 is rank-deficient where its smallest singular value is at most this times its largest
+(or 1): its Gram matrix, whose condition number is their ratio squared, would then be singular
+to working precision."""
+
 
 # ----------------------------------------------------------------------------- data
 
@@ -186,7 +191,7 @@ def _check_start(problem: Problem, X0: Array) -> Array:
     if not np.all(np.isfinite(X0)):
         raise ValueError("X0 contains NaN or infinite entries")
     s = np.linalg.svd(X0, compute_uv=False)
-    if s[-1] <= 1e-12 * max(s[0], 1.0):
+    if s[-1] <= RANK_TOL * max(s[0], 1.0):
         raise ValueError(
             f"X0 is rank-deficient (smallest singular value {s[-1]:.2e}): the landing method "
             "needs a full-rank X0 in R_*^{n x p}"

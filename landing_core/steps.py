@@ -176,6 +176,11 @@ class Safe:
                          ctx.H)
 
 
+_MERIT_ROUNDING = 64 * np.finfo(float).eps
+"""Armijo's estimate of the merit's rounding error, per unit of |f| + ||G|| ||X|| + |phi - f|:
+a predicted decrease below it is not measurable (``Armijo``)."""
+
+
 @dataclass(frozen=True)
 class Armijo:
     """Backtracking on an augmented-Lagrangian merit, so no eta needs tuning.
@@ -285,8 +290,8 @@ class Armijo:
 
         f0 = float(ctx.cost(X))
         phi0 = f0 - 0.5 * float(np.vdot(Lam, H)) + 0.5 * mu * float(np.vdot(H, H))
-        rounding = 64 * np.finfo(float).eps * (abs(f0) + frobenius_norm(G) * frobenius_norm(X)
-                                               + abs(phi0 - f0))
+        rounding = _MERIT_ROUNDING * (abs(f0) + frobenius_norm(G) * frobenius_norm(X)
+                                      + abs(phi0 - f0))
         slope = decrease(V)
         last = state.get("eta")
         if slope <= 0:  # not a descent direction of the merit: a cautious step
