@@ -4,8 +4,8 @@
 is Algorithm 1's stopping rule with the divergence test, on one run or a batch (``solvers``,
 ``stochastic`` and ``sweep`` all call it); ``deadline`` and ``stopped_message`` end a run from
 outside; ``History`` accumulates a run's scalar histories (``solvers.solve``,
-``stochastic.stochastic_landing`` and the app's trace). This module imports nothing of the
-package, so every driver can build on it.
+``stochastic.stochastic_landing`` and the app's trace), ``Outcome`` is what every finished
+run holds. This module imports nothing of the package, so every driver can build on it.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ __all__ = [
     "HISTORIES",
     "Code",
     "History",
+    "Outcome",
     "Status",
     "StopCheck",
     "deadline",
@@ -165,3 +166,26 @@ class History:
     def arrays(self) -> dict[str, Array]:
         """The histories as float arrays, by the names of ``HISTORIES``."""
         return {name: np.array(getattr(self, name), dtype=float) for name in HISTORIES}
+
+
+@dataclass(kw_only=True)
+class Outcome:
+    """What every finished run holds: the final X, the status and its message, the histories
+    of ``History`` as arrays (X_0's entry first), and ``f_star``, the optimal value when known
+    (for p = n over one component of O(n); ``solvers.Result`` says which). ``solvers.Result``
+    and ``stochastic.StochasticResult`` add how far the run went."""
+
+    X: Array
+    status: Status
+    message: str
+    cost: Array
+    infeasibility: Array
+    grad_norm: Array
+    step: Array
+    normal_step: Array
+    time: Array
+    f_star: float | None = None
+
+    @property
+    def success(self) -> bool:
+        return self.status == Status.CONVERGED

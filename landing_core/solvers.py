@@ -29,6 +29,7 @@ from .run import (
     BLOWUP,
     Code,
     History,
+    Outcome,
     Status,
     StopCheck,
     deadline,
@@ -142,9 +143,9 @@ class Record:
     V: Array | None = None
 
 
-@dataclass
-class Result:
-    """A finished run: final X, number of updates, status, message and histories.
+@dataclass(kw_only=True)
+class Result(Outcome):
+    """A finished run (``run.Outcome``) with its number of updates, ``iterations``.
 
     Histories hold iterations + 1 entries, X_0's first (``step`` and ``normal_step``, the steps
     that produced X_k, are NaN there). ``iterates`` holds X_k for the indices in
@@ -153,24 +154,10 @@ class Result:
     the final gap cost[-1] - f_star is measured; a long step can leave X_0's component).
     """
 
-    X: Array
     iterations: int
-    status: Status
-    message: str
-    cost: Array
-    infeasibility: Array
-    grad_norm: Array
-    step: Array
-    time: Array
-    normal_step: Array
-    f_star: float | None = None
     iterates: Array | None = None
     iterate_index: Array | None = None
     config: Config = field(default_factory=Config)
-
-    @property
-    def success(self) -> bool:
-        return self.status == Status.CONVERGED
 
 
 class _Diverged(Exception):

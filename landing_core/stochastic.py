@@ -25,7 +25,7 @@ from .methods.base import Method
 from .methods.minibatch import StochasticLanding, check_batch_size
 from .methods.registry import REGISTRY
 from .problems import FiniteSum
-from .run import History, Status
+from .run import History, Outcome, Status
 from .solvers import Config, iterate, make_method
 from .steps import StepRule
 
@@ -57,33 +57,19 @@ class EpochRecord:
     message: str = ""
 
 
-@dataclass
-class StochasticResult:
-    """A finished stochastic run: final X, number of ``epochs`` run, status, message, and the
-    histories of ``run.History`` per epoch (epochs + 1 entries, X_0's first): ``grad_norm``
-    is the full sum's stationarity measure, ``step`` the epoch's last step and ``normal_step``
-    that step times omega. ``updates``: the minibatch updates made; ``sample_gradients``: the
-    sample gradients used by each epoch's end (cumulative); ``f_star`` as in
-    ``solvers.Result`` (over X_0's component of O(n) when p = n)."""
+@dataclass(kw_only=True)
+class StochasticResult(Outcome):
+    """A finished stochastic run (``run.Outcome``) with the number of ``epochs`` run; its
+    histories are per epoch (epochs + 1 entries, X_0's first): ``grad_norm`` is the full
+    sum's stationarity measure, ``step`` the epoch's last step and ``normal_step`` that step
+    times omega; ``f_star`` over X_0's component of O(n) when p = n. ``updates``: the
+    minibatch updates made; ``sample_gradients``: the sample gradients used by each epoch's
+    end (cumulative)."""
 
-    X: Array
     epochs: int
-    status: Status
-    message: str
-    cost: Array
-    infeasibility: Array
-    grad_norm: Array
-    step: Array
-    normal_step: Array
-    time: Array
     updates: int
     sample_gradients: Array
-    f_star: float | None
     config: Config
-
-    @property
-    def success(self) -> bool:
-        return self.status == Status.CONVERGED
 
 
 def default_step(problem: FiniteSum, batch_size: int) -> float:
