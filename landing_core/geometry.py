@@ -125,8 +125,9 @@ def _cholesky(M: Array) -> Array:
 
 
 _potrf, _potrs = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
-# Up to this size one Gram matrix is solved by LAPACK called directly (scipy's OpenBLAS 0.3
-# runs potrs single-threaded below p = 32, so it does not contend with numpy's thread pool).
+# Up to this size one Gram matrix is solved by LAPACK called directly (``_gram_solve`` says
+# why); scipy's OpenBLAS runs potrs single-threaded below p = 32, so it does not contend with
+# numpy's BLAS threads.
 _SMALL_P = 24
 
 
