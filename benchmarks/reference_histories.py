@@ -35,6 +35,7 @@ from landing_core.problems import (  # noqa: E402
     make_problem,
     online_pca,
 )
+from landing_core.run import HISTORIES  # noqa: E402
 from landing_core.solvers import Config, solve  # noqa: E402
 from landing_core.stochastic import stochastic_landing  # noqa: E402
 from landing_core.sweep import run_batch, sweep  # noqa: E402
@@ -145,7 +146,14 @@ def _stochastic_runs(out: Out) -> None:
                                              epochs=6, step=step, beta=0.4, omega=1.2,
                                              seed=3, tangent=tangent)
                     key = f"stochastic/{method}/{tangent}/{sname}/b{batch}"
-                    _result(out, key, res)
+                    for name in HISTORIES:
+                        if name != "time":
+                            out[f"{key}/{name}"] = np.asarray(getattr(res, name))
+                    out[f"{key}/X"] = np.asarray(res.X)
+                    out[f"{key}/status"] = np.array([res.status, res.message])
+                    out[f"{key}/iterations"] = np.array([res.epochs])  # the name of before
+                    out[f"{key}/f_star"] = np.array([np.nan if res.f_star is None
+                                                     else res.f_star])
                     out[f"{key}/sample_gradients"] = np.asarray(res.sample_gradients)
                     out[f"{key}/updates"] = np.array([res.updates])
 
@@ -181,8 +189,10 @@ def _sweep_runs(out: Out) -> None:
         res = run_batch(problem, X0, beta=np.array([0.5, 0.2, 2.0]),
                         omega=np.array([1.0, 3.0, 0.5]), eta=np.array([2.0, 0.3, 50.0]),
                         step="safe", max_iter=60)
-        for i, arr in enumerate(res):
-            out[f"run_batch/{pname}/{i}"] = np.asarray(arr, dtype=str if i == 1 else float)
+        for i, name in enumerate(("iterations", "status", "final_cost", "final_infeasibility",
+                                  "final_grad_norm", "final_X")):  # the order of the 6-tuple
+            out[f"run_batch/{pname}/{i}"] = np.asarray(getattr(res, name),
+                                                       dtype=str if name == "status" else float)
 
 
 def _app_runs(out: Out) -> None:

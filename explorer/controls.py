@@ -43,7 +43,7 @@ def log_grid(low: float, high: float, per_decade: int = 10) -> list[float]:
             for v in np.logspace(np.log10(low), np.log10(high), count)]
 
 
-LOG_GRID = log_grid(*_limits("beta"))
+BETA_GRID = log_grid(*_limits("beta"))
 OMEGA_GRID = log_grid(*_limits("omega"))
 TOL_GRID = [10.0**e for e in range(round(np.log10(_limits("tol")[0])),
                                     round(np.log10(_limits("tol")[1])) + 1)]
@@ -275,7 +275,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
                            format_func=TANGENT_LABELS.get)
     beta_idle = tangent != "beta" or p == 1
     beta = sb.select_slider("β (log scale)",
-                            _options(LOG_GRID, st.session_state.get("w_beta", config.beta)),
+                            _options(BETA_GRID, st.session_state.get("w_beta", config.beta)),
                             key="w_beta", format_func=fmt, disabled=beta_idle, help=BETA_HELP)
     if tangent == "beta" and p == 1:
         sb.caption("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0). "

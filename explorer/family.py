@@ -17,13 +17,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from landing_core.problems import Problem
-from landing_core.solvers import (
-    STOPPED,
-    Record,
-    StopCheck,
-    stop_reason,
-    stopped_message,
-)
+from landing_core.run import Status, StopCheck, stopped_message
+from landing_core.solvers import Record, stop_reason
 from landing_core.sweep import BATCH_STEP_RULES, Iterates, run_batch
 
 from . import runner
@@ -139,10 +134,10 @@ def _batch(config: AppConfig, problem: Problem, param: str, grid: Array,
     traces = [_new_trace(config, problem, float(w)) for w in each["omega"]]
     X0 = np.repeat(runner.initial(config, problem)[None], len(grid), axis=0)
     keep = _Keeper()
-    _, status, *_ = run_batch(
+    status = run_batch(
         problem, X0, beta=each["beta"], omega=each["omega"], eta=each["eta"],
         tangent=config.tangent, step=config.step, eps=SAFE_EPS, tol=config.tol,
-        max_iter=config.max_iter, should_stop=should_stop, observe=keep)
+        max_iter=config.max_iter, should_stop=should_stop, observe=keep).status
     keep.fill(traces)
     for t, code in zip(traces, status, strict=True):
         _finish(t, str(code), config, should_stop)
@@ -152,12 +147,12 @@ def _batch(config: AppConfig, problem: Problem, param: str, grid: Array,
 def _finish(trace: Trace, status: str, config: AppConfig, should_stop: StopCheck | None) -> None:
     """A member's status and message, in the words of a lone run's (``stop_reason``)."""
     k = trace.k
-    if status == STOPPED:
+    if status == Status.STOPPED:
         reason = should_stop() if should_stop is not None else None
-        trace.status, trace.message = STOPPED, stopped_message(reason, k)
+        trace.status, trace.message = Status.STOPPED, stopped_message(reason, k)
         return
-    if status == "diverged":
-        trace.status = "diverged"
+    if status == Status.DIVERGED:
+        trace.status = Status.DIVERGED
         trace.message = (f"Diverged at iteration {k + 1}: the cost, ‖grad‖ or ‖h‖ became NaN, "
                          f"infinite or beyond the divergence bound; X_{k} is the last valid "
                          "iterate.")
@@ -178,7 +173,7 @@ def _one_by_one(config: AppConfig, problem: Problem, param: str, grid: Array,
         while not trace.finished:
             trace.feed(next(records), config.tol, config.max_iter)
             if not trace.finished and should_stop is not None and (why := should_stop()):
-                trace.status, trace.message = STOPPED, stopped_message(why, trace.k)
+                trace.status, trace.message = Status.STOPPED, stopped_message(why, trace.k)
         trace.metric, trace.safe = [], []
         traces.append(trace)
     return traces

@@ -18,7 +18,7 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from landing_core.problems import Problem
-from landing_core.solvers import STOPPED, stopped_message
+from landing_core.run import Status, stopped_message
 
 from . import family, playback, runner, text, work
 from .budget import Cost
@@ -63,13 +63,13 @@ class LiveRun(LeasedWorker):
                     if self.trace.feed(record, tol, limit):
                         return
                     if self.over_time():
-                        self.trace.status = STOPPED
+                        self.trace.status = Status.STOPPED
                         self.trace.message = stopped_message(self.time_limit_text(),
                                                              self.trace.k)
                         return
         except Exception as err:  # noqa: BLE001 - the page must hear of it, not a dead thread
             with self.lock:
-                self.trace.status = "diverged"
+                self.trace.status = Status.DIVERGED
                 self.trace.message = f"The run stopped at k = {self.trace.k}: {err}"
 
 

@@ -13,8 +13,9 @@ import numpy as np
 
 from landing_core.metric_view import METRIC_ROW, SAFE_ROW, metric_row, safe_row
 from landing_core.problems import Problem, make_problem
+from landing_core.run import FINISHED, History, Status
 from landing_core.solvers import Config, Record, iterate, stop_reason
-from landing_core.steps import Safe, StepRule, make_step_rule
+from landing_core.steps import SAFE_EPS, StepRule, make_step_rule
 
 from .constraint import infeasibility_name, pencil, with_constraint
 from .state import AppConfig
@@ -40,7 +41,7 @@ def stalled(trace: Trace) -> bool:
     return bool(np.min(r[cut:]) > 0.5 * np.min(r[:cut]))
 
 
-SAFE_EPS = Safe().eps  # the safe region ||X^T X - I||_F <= eps of the app's safe and BB rules
+READY = "ready"  # a Trace's status before its run starts (a Status once it has)
 
 
 def limit_hint(trace: Trace, config: AppConfig) -> str:
@@ -52,7 +53,7 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
       large tangent term leaves room for short steps only; a larger omega pulls X_k in sooner;
     - the safe step at its cap eta (steps of at least half the cap): eta is too large for f.
     """
-    if trace.status != "max_iter" or config.step not in ("safe", "bb") or not stalled(trace):
+    if trace.status != Status.MAX_ITER or config.step not in ("safe", "bb") or not stalled(trace):
         return ""
     h = infeasibility_name([trace.B is not None])
     d = trace.infeasibility[-1]
@@ -92,10 +93,11 @@ def solver_config(config: AppConfig) -> Config:
 
 
 @dataclass
-class Trace:
-    """A run's history as it grows: scalar histories, and per iterate what the views need
-    (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2); ``omega`` is the
-    run's normal weight, which sets the time of the exact normal flow the views overlay.
+class Trace(History):
+    """A run's history as it grows: the scalar histories (``History``), and per iterate what
+    the views need (X_k itself for n <= 3, the singular values, the Gram matrix for p = 2);
+    ``omega`` is the run's normal weight, which sets the time of the exact normal flow the
+    views overlay.
     ``optima``: f* by the sign of det X (p = n), so that each iterate's gap is measured against
     the optimum of its own component of O(n) (``f_star``; a long step can cross). With the
     constraint's matrix ``B``, the Gram matrix is XᵀBX and the singular values are those of
@@ -110,12 +112,6 @@ class Trace:
     optima: Mapping[int, float] | None = None
     f_star: list[float] = field(default_factory=list)
     B: Array | None = None
-    cost: list[float] = field(default_factory=list)
-    infeasibility: list[float] = field(default_factory=list)
-    grad_norm: list[float] = field(default_factory=list)
-    step: list[float] = field(default_factory=list)
-    normal_step: list[float] = field(default_factory=list)
-    time: list[float] = field(default_factory=list)
     X: list[Array] = field(default_factory=list)
     sigma: list[Array] = field(default_factory=list)
     gram: list[Array] = field(default_factory=list)
@@ -123,7 +119,7 @@ class Trace:
     eps: float = SAFE_EPS
     metric: list[Array] = field(default_factory=list)
     safe: list[Array] = field(default_factory=list)
-    status: str = "ready"
+    status: Status | str = READY
     message: str = "Ready: press Run to watch the iterations, or Step to take one."
 
     @property
@@ -133,15 +129,10 @@ class Trace:
 
     @property
     def finished(self) -> bool:
-        return self.status in ("converged", "max_iter", "diverged", "stopped")
+        return self.status in FINISHED
 
     def append(self, rec: Record) -> None:
-        self.cost.append(rec.cost)
-        self.infeasibility.append(rec.infeasibility)
-        self.grad_norm.append(rec.grad_norm)
-        self.step.append(rec.step)
-        self.normal_step.append(rec.normal_step)
-        self.time.append(rec.time)
+        super().append(rec)
         M = rec.X.T @ (rec.X if self.B is None else self.B @ rec.X)
         self.sigma.append(np.sqrt(np.clip(np.linalg.eigvalsh(M), 0.0, None))[::-1])
         if self.n <= 3:
@@ -159,7 +150,7 @@ class Trace:
 
     def feed(self, rec: Record, tol: float, max_iter: int) -> bool:
         """Take one record; True (with status and message set) when the run ends there."""
-        if rec.status != "diverged":
+        if rec.status != Status.DIVERGED:
             self.append(rec)
         reason = stop_reason(rec, tol, max_iter)
         if reason is None:

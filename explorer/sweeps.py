@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from landing_core import sweep as batch
-from landing_core.solvers import STOPPED, StopCheck
+from landing_core.run import Status, StopCheck
 
 from . import budget, figures, runner, work
 from .constraint import infeasibility_name
@@ -153,7 +153,8 @@ def cached_sweep(spec: SweepSpec, matrix: Array | None = None,
 
         try:
             outcome = run_sweep(spec, matrix, progress, B, should_stop=watch)
-            return work.complete_only(outcome, bool(np.any(outcome.result.status == STOPPED)))
+            stopped = bool(np.any(outcome.result.status == Status.STOPPED))
+            return work.complete_only(outcome, stopped)
         finally:
             watch.close()
 

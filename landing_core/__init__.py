@@ -7,7 +7,7 @@ Numerics only, on numpy and scipy: nothing here imports streamlit, plotly or pan
 app's figures and the Theory page's checks and demonstrations are in ``explorer``).
 """
 
-from . import constraints, geometry, methods, problems, solvers, steps
+from . import constraints, geometry, methods, problems, run, solvers, steps, stochastic
 from .constraints import Constraint, GeneralizedStiefel, Stiefel
 from .problems import (
     GradientCheck,
@@ -18,7 +18,9 @@ from .problems import (
     initial_point,
     make_problem,
 )
+from .run import Status
 from .solvers import Config, iterate, landing, penalty, riemannian_gd, solve
+from .stochastic import stochastic_landing
 
 __all__ = [
     "Config",
@@ -40,7 +42,11 @@ __all__ = [
     "penalty",
     "problems",
     "riemannian_gd",
+    "run",
+    "Status",
     "solve",
     "solvers",
     "steps",
+    "stochastic",
+    "stochastic_landing",
 ]

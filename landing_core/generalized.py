@@ -48,12 +48,13 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .geometry import _identity, _t, per_run, sym
+from .geometry import _CANCELLATION, _identity, _t, per_run, sym
 
 Array = np.ndarray
 Matrix = Any  # a dense (n, n) ndarray or a scipy.sparse matrix
 
 __all__ = [
+    "SYMMETRY_TOL",
     "DirectionB",
     "N_B",
     "apply",
@@ -73,6 +74,11 @@ __all__ = [
     "stationarity_B",
     "tangent_term_B",
 ]
+
+SYMMETRY_TOL = 1e-12
+"""The symmetry checks' relative tolerance (B here, a cost's A in ``problems``): a matrix
+passes where max |A - Aᵀ| is at most this times its largest entry (at least 1 for a cost's A),
+an asymmetry that rounding in assembling a symmetric matrix explains; it is then symmetrized."""
 
 
 def apply(B: Matrix, X: Array) -> Array:
@@ -111,7 +117,7 @@ def check_spd(B: Matrix, n: int | None = None) -> Matrix:
         raise ValueError("B contains NaN or infinite entries")
     scale = max(float(np.abs(values).max(initial=0.0)), 1e-300)
     asym = abs(B - B.T).max() if sparse else np.abs(B - B.T).max()
-    if asym > 1e-12 * scale:
+    if asym > SYMMETRY_TOL * scale:
         raise ValueError(f"B must be symmetric: max |B - Bᵀ| = {asym:.2e}")
     B = (B + B.T) * 0.5
     if sparse:
@@ -307,7 +313,7 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
     V += BX @ (Q - K1M)
     normal2 = np.einsum("...ij,...ij->...", wH, C @ wH)
     tangent2 = _norm(V) ** 2 - normal2
-    cancels = tangent2 < 1e-4 * normal2
+    cancels = tangent2 < _CANCELLATION * normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))
     if np.any(cancels):
         T = V - BX @ wH

@@ -125,8 +125,9 @@ def _cholesky(M: Array) -> Array:
 
 
 _potrf, _potrs = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
-# Up to this size one Gram matrix is solved by LAPACK called directly (scipy's OpenBLAS 0.3
-# runs potrs single-threaded below p = 32, so it does not contend with numpy's thread pool).
+# Up to this size one Gram matrix is solved by LAPACK called directly (``_gram_solve`` says
+# why); scipy's OpenBLAS runs potrs single-threaded below p = 32, so it does not contend with
+# numpy's BLAS threads.
 _SMALL_P = 24
 
 
@@ -402,6 +403,10 @@ _DEFINITE = 0.98
 # ||grad_1 f|| from p x p work is used where its rounding error is at most about 8 times that
 # of grad_1 f formed (landing_direction's docstring): max(1, c) ||V|| <= 8 ||grad_1 f||
 _AMPLIFICATION2 = 1.0 / 64.0
+# ||T||^2 = ||V||^2 - omega^2 <H, M H> keeps about 12 digits while ||T||^2 is at least this
+# times omega^2 <H, M H> (12 of double precision's 16, less the 4 lost to cancellation); below,
+# T is formed and its norm taken
+_CANCELLATION = 1e-4
 
 
 def landing_direction(
@@ -473,7 +478,7 @@ def landing_direction(
         VV = float(np.vdot(V, V))
         normal2 = float(np.vdot(wH, MwH))
         tangent2 = VV - normal2
-        if tangent2 >= 1e-4 * normal2:
+        if tangent2 >= _CANCELLATION * normal2:
             norm = math.sqrt(max(tangent2, 0.0))
         else:
             T = GM + X @ K
@@ -490,7 +495,7 @@ def landing_direction(
     normal2 = _frob_inner(wH, MwH)
     tangent2 = VV - normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))
-    cancels = tangent2 < 1e-4 * normal2
+    cancels = tangent2 < _CANCELLATION * normal2
     if np.any(cancels):
         T = GM[cancels] + X[cancels] @ K[cancels]
         norm[cancels] = np.sqrt(_frob_inner(T, T))

@@ -29,8 +29,8 @@ import scipy.sparse.linalg
 
 from .constraints import STIEFEL, Constraint, GeneralizedStiefel, draw, from_matrix
 from .constraints.generalized import b_orthonormal
-from .generalized import apply, arpack_start, check_spd
-from .geometry import nearest_stiefel, qf
+from .generalized import SYMMETRY_TOL, apply, arpack_start, check_spd
+from .geometry import _t, nearest_stiefel, qf
 
 Array = np.ndarray
 
@@ -363,7 +363,8 @@ def brockett(n: int, p: int, seed: int = 0, *, A: Array | None = None) -> Proble
         B = np.random.default_rng(seed).standard_normal((n, n))
         A = (B + B.T) / (2.0 * np.sqrt(n))
     A = _check_matrix("A", A, (n, n))
-    if not np.allclose(A, A.T, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(A).max())):
+    if not np.allclose(A, A.T, rtol=SYMMETRY_TOL,
+                       atol=SYMMETRY_TOL * max(1.0, np.abs(A).max())):
         raise ValueError("A must be symmetric for the Brockett cost")
     A = 0.5 * (A + A.T)
     w = np.arange(p, 0, -1, dtype=float)
@@ -574,7 +575,7 @@ def generalized_eigen(n: int, p: int, seed: int = 0, *, A: Any = None, B: Any = 
     else:
         A = _check_matrix("A", A, (n, n))
         asym = np.abs(A - A.T).max()
-    if asym > 1e-12 * max(1.0, float(abs(A).max())):
+    if asym > SYMMETRY_TOL * max(1.0, float(abs(A).max())):
         raise ValueError("A must be symmetric for the generalized eigenvalue problem")
     A = (A + A.T) * 0.5
     B = check_spd(B, n)
@@ -619,7 +620,7 @@ class FiniteSum(Problem):
       indices ``idx``; X of shape (n, p) or a stack (..., n, p);
     - ``entry_sum(E, idx)`` -> sum_i grad f_i as an (..., n, p) array;
     - ``lipschitz``: max_i L_i, a Lipschitz constant of every grad f_i near St(n, p) (sets the
-      default step of ``solvers.stochastic_landing``);
+      default step of ``stochastic.stochastic_landing``);
     - ``samples``: the data (one row per sample), where the problem has it;
     - ``batch_cost_and_egrad(X, idx)``, optional: ``minibatch``'s two means in one pass, where
       that saves work (online PCA gathers the batch's rows once instead of twice).
@@ -686,10 +687,6 @@ def online_pca(n: int, p: int, samples: int = 1000, seed: int = 0) -> FiniteSum:
         n_samples=m, sample_terms=sample_terms, entry_sum=entry_sum, entry_floats=p, samples=A,
         lipschitz=float(np.max(np.einsum("ij,ij->i", A, A))),
         batch_cost_and_egrad=batch_cost_and_egrad)
-
-
-def _t(A: Array) -> Array:
-    return np.swapaxes(A, -1, -2)
 
 
 PROBLEMS: dict[str, Callable[..., Problem]] = {

@@ -1,12 +1,11 @@
-"""One iteration for every method, and one stop test: Algorithm 1's rule and the divergence test.
+"""One iteration for every method, folded into a result by Algorithm 1's stopping rule.
 
 ``iterate`` drives a method of ``landing_core.methods`` (its direction, composed with a step rule
 of ``landing_core.steps``) and yields one :class:`Record` per iterate, X_0 first, computing
 X_{k+1} only when the next record is asked for; the app streams from it. ``solve`` (and
 ``landing``, ``riemannian_gd``, ``penalty``) fold it into a :class:`Result` with Algorithm 1's
-stopping rule ||grad|| + ||h(X_k)||_F <= tol (line 2). ``run_status`` is that rule and the
-divergence test in one function, on one run or a batch: ``stop_reason``, ``iterate`` and
-``sweep.run_batch`` all call it.
+stopping rule ||grad|| + ||h(X_k)||_F <= tol (line 2): ``stop_reason`` and ``iterate`` test it
+with ``run.run_status``, the one test of every driver.
 """
 
 from __future__ import annotations
@@ -26,23 +25,29 @@ from .methods.params import positive, tangent_name
 from .methods.rgd import RETRACTIONS
 from .problems import Problem, ProblemLike, as_problem
 from .problems import check_gradient as _check_gradient
+from .run import (
+    BLOWUP,
+    Code,
+    History,
+    Outcome,
+    Status,
+    StopCheck,
+    deadline,
+    run_status,
+    stopped_message,
+)
 from .steps import BarzilaiBorwein, Safe, Step, StepContext, StepRule, as_step_rule
 
 Array = np.ndarray
 
 __all__ = [
-    "CONVERGED",
-    "DIVERGED",
-    "MAX_ITER",
     "METHODS",
     "RETRACTIONS",
-    "RUNNING",
-    "STATUSES",
     "STOPPED",
     "Config",
-    "EpochRecord",
     "Record",
     "Result",
+    "Status",
     "StopCheck",
     "deadline",
     "iterate",
@@ -50,67 +55,18 @@ __all__ = [
     "make_method",
     "penalty",
     "riemannian_gd",
-    "run_status",
     "solve",
-    "stochastic_landing",
     "stop_reason",
-    "StochasticResult",
 ]
-
-BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
 
 METHODS: Mapping[str, str] = methods.LABELS  # name -> label, from the one registry
 
-RUNNING, CONVERGED, MAX_ITER, DIVERGED = 0, 1, 2, 3  # run_status codes: indices of STATUSES
-STATUSES = ("running", "converged", "max_iter", "diverged")
-STOPPED = "stopped"  # a run ended from outside (a time limit, a closed page): not a stop test
+STOPPED = Status.STOPPED  # the name explorer.compare imports
 
-StopCheck = Callable[[], object]
-"""``should_stop()``: falsy to go on, else why to stop (a string names it in the message)."""
-
-
-def deadline(seconds: float, clock: Callable[[], float] = time.monotonic,
-             what: str = "time limit") -> StopCheck:
-    """A ``should_stop`` for ``solve`` and ``sweep.run_batch``: the reason ("the time limit
-    of 30 s was reached") once ``seconds`` of ``clock`` have passed since this call, None
-    before. One clock read per check. ``clock``: the wall clock by default;
-    ``time.thread_time`` counts the calling thread's CPU seconds only (a loaded machine then
-    does not cut the work short)."""
-    if not seconds > 0:
-        raise ValueError(f"a deadline needs seconds > 0, got {seconds!r}")
-    end = clock() + seconds
-    reason = f"the {what} of {seconds:g} s was reached"
-    return lambda: reason if clock() >= end else None
-
-
-def stopped_message(reason: object, k: int) -> str:
-    """The message of a run ended by ``should_stop`` after k updates."""
-    why = f": {reason}" if isinstance(reason, str) else ""
-    return f"Stopped after {k} iterations{why}; the iterates so far are kept."
-
-
-def run_status(
-    cost: float | Array,
-    grad_norm: float | Array,
-    infeasibility: float | Array,
-    k: int,
-    tol: float,
-    max_iter: float,
-) -> int | Array:
-    """Algorithm 1's stopping rule and the divergence test, for one run (floats: an int) or a
-    batch ((B,) arrays: an int array): the index in STATUSES of
-
-    - "diverged": f(X_k) or ||grad|| NaN or infinite, or ||h(X_k)||_F > BLOWUP (or NaN);
-    - else "converged": ||grad|| + ||h(X_k)||_F <= tol (line 2);
-    - else "max_iter": k >= max_iter;
-    - else "running".
-
-    Written with operators only (no numpy call), so one run pays no per-call overhead.
-    """
-    ok = (abs(cost) < math.inf) & (abs(grad_norm) < math.inf) & (abs(infeasibility) <= BLOWUP)
-    converged = ok & (grad_norm + infeasibility <= tol)
-    at_limit = ok & (k >= max_iter)
-    return DIVERGED * (1 - ok) + CONVERGED * converged + MAX_ITER * at_limit * (1 - converged)
+RANK_TOL = 1e-12
+"""X0 is rank-deficient where its smallest singular value is at most this times its largest
+(or 1): its Gram matrix, whose condition number is their ratio squared, would then be singular
+to working precision."""
 
 
 # ----------------------------------------------------------------------------- data
@@ -161,11 +117,13 @@ def make_method(config: Config, problem: Problem | None = None) -> Method:
 
 @dataclass(frozen=True)
 class Record:
-    """One iterate: k, X_k, f(X_k), ||h(X_k)||_F, ||grad|| (the tangent term's norm), the step
-    eta_{k-1} that produced X_k (NaN for k = 0), seconds since the start, and the status:
-    "running", or "diverged" on a final record that repeats the last valid iterate X_k (its
-    step is then eta_k, the step that failed). ``normal_step``: eta_{k-1} omega_{k-1}, the step
-    taken along X h (omega_{k-1} < omega where a rule lowered it; 0 for the retractions).
+    """One iterate: k, X_k, f(X_k), ||h(X_k)||_F, ||grad|| (the stationarity measure of the
+    stopping rule, ``Method.stationarity``: ||grad_1 f(X_k)||_F on St(n, p), whatever the
+    tangent term), the step eta_{k-1} that produced X_k (NaN for k = 0), seconds since the
+    start, and the status: "running", or "diverged" on a final record that repeats the last
+    valid iterate X_k (its step is then eta_k, the step that failed). ``normal_step``:
+    eta_{k-1} omega_{k-1}, the step taken along X h (omega_{k-1} < omega where a rule lowered
+    it; 0 for the retractions).
     ``G`` and ``V``: the Euclidean gradient and the method's field at X_k (X_{k+1} = X_k -
     eta_k V for landing at the run's omega), for a caller that draws them (the explorer's
     Metric and Safe region views); None on a "diverged" record. They are the solver's own
@@ -178,16 +136,16 @@ class Record:
     grad_norm: float
     step: float
     time: float
-    status: str = "running"
+    status: Status = Status.RUNNING
     message: str = ""
     normal_step: float = math.nan
     G: Array | None = None
     V: Array | None = None
 
 
-@dataclass
-class Result:
-    """A finished run: final X, number of updates, status, message and histories.
+@dataclass(kw_only=True)
+class Result(Outcome):
+    """A finished run (``run.Outcome``) with its number of updates, ``iterations``.
 
     Histories hold iterations + 1 entries, X_0's first (``step`` and ``normal_step``, the steps
     that produced X_k, are NaN there). ``iterates`` holds X_k for the indices in
@@ -196,24 +154,10 @@ class Result:
     the final gap cost[-1] - f_star is measured; a long step can leave X_0's component).
     """
 
-    X: Array
     iterations: int
-    status: str
-    message: str
-    cost: Array
-    infeasibility: Array
-    grad_norm: Array
-    step: Array
-    time: Array
-    normal_step: Array
-    f_star: float | None = None
     iterates: Array | None = None
     iterate_index: Array | None = None
     config: Config = field(default_factory=Config)
-
-    @property
-    def success(self) -> bool:
-        return self.status == "converged"
 
 
 class _Diverged(Exception):
@@ -234,7 +178,7 @@ def _check_start(problem: Problem, X0: Array) -> Array:
     if not np.all(np.isfinite(X0)):
         raise ValueError("X0 contains NaN or infinite entries")
     s = np.linalg.svd(X0, compute_uv=False)
-    if s[-1] <= 1e-12 * max(s[0], 1.0):
+    if s[-1] <= RANK_TOL * max(s[0], 1.0):
         raise ValueError(
             f"X0 is rank-deficient (smallest singular value {s[-1]:.2e}): the landing method "
             "needs a full-rank X0 in R_*^{n x p}"
@@ -271,7 +215,7 @@ def _evaluate(
         raise _broken(X, f"the Gram matrix {gram} became singular ({err})") from err
     d = frobenius_norm(fld.H)
     # the divergence test alone: no tolerance or limit can stop the run here
-    if run_status(cost, gnorm, d, 0, -math.inf, math.inf) == DIVERGED:
+    if run_status(cost, gnorm, d, 0, -math.inf, math.inf) == Code.DIVERGED:
         if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
             raise _broken(X, "the cost or the gradient became NaN or infinite")
         raise _Diverged(f"‖{method.constraint.gram} − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
@@ -338,14 +282,11 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
                 eta_w = eta * omega
             cost, G, fld, d, gnorm, state = _evaluate(problem, method, X_next, state)
         except (_Diverged, np.linalg.LinAlgError) as err:
-            yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, "diverged",
+            yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, Status.DIVERGED,
                          f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
                          f"iterate. {hint}", eta_w)
             return
         X, k = X_next, k + 1
-
-
-_HISTORIES = ("cost", "infeasibility", "grad_norm", "step", "time", "normal_step")
 
 
 def solve(
@@ -371,35 +312,34 @@ def solve(
     problem = as_problem(problem)
     config = config or Config()
     _check_run(tol, max_iter)
-    rows: list[tuple[float, ...]] = []  # one tuple per record: one append per iteration
+    history = History()
     index: list[int] = []
     frames: list[Array] = []
     stride = 1
-    status, message, last = "max_iter", "", None
+    status, message, last = Status.MAX_ITER, "", None
     for rec in iterate(problem, X0, config):
         # iterate has run the divergence test: a running record below max_iter and above
         # tol needs no stop_reason (its messages are built only where a run ends)
-        running = (rec.status == "running" and rec.k < max_iter
+        running = (rec.status == Status.RUNNING and rec.k < max_iter
                    and not rec.grad_norm + rec.infeasibility <= tol)
         reason = None if running else stop_reason(rec, tol, max_iter)
-        if rec.status != "diverged":
+        if rec.status != Status.DIVERGED:
             last = rec
-            rows.append((rec.cost, rec.infeasibility, rec.grad_norm, rec.step, rec.time,
-                         rec.normal_step))
+            history.append(rec)
             if keep_iterates and rec.k % stride == 0:
                 index.append(rec.k)
                 frames.append(rec.X)
                 if len(frames) > keep_iterates:
                     index, frames = index[::2], frames[::2]
                     stride *= 2
-        if reason is not None and reason[0] != "max_iter":
+        if reason is not None and reason[0] != Status.MAX_ITER:
             status, message = reason
             break
         if callback is not None and callback(rec):
-            status, message = STOPPED, f"Stopped by the callback after {rec.k} iterations."
+            status, message = Status.STOPPED, f"Stopped by the callback after {rec.k} iterations."
             break
         if should_stop is not None and reason is None and (why := should_stop()):
-            status, message = STOPPED, stopped_message(why, rec.k)
+            status, message = Status.STOPPED, stopped_message(why, rec.k)
             break
         if reason is not None:
             status, message = reason
@@ -413,7 +353,7 @@ def solve(
         iterations=last.k,
         status=status,
         message=message,
-        **dict(zip(_HISTORIES, np.array(rows, dtype=float).T.copy(), strict=True)),
+        **history.arrays(),
         f_star=problem.optimum_from(last.X),
         iterates=np.array(frames) if keep_iterates else None,
         iterate_index=np.array(index) if keep_iterates else None,
@@ -501,29 +441,25 @@ def penalty(
                  keep_iterates=keep_iterates, callback=callback)
 
 
-def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[str, str] | None:
+def stop_reason(record: Record, tol: float, max_iter: int) -> tuple[Status, str] | None:
     """Algorithm 1's stopping rule on one record (``run_status``): (status, message), or None to
     go on.
 
     "converged" when ||grad|| + ||h|| <= tol, "max_iter" once record.k reaches max_iter,
     "diverged" for a diverged record.
     """
-    if record.status == "diverged":
-        return "diverged", record.message
+    if record.status == Status.DIVERGED:
+        return Status.DIVERGED, record.message
     total = record.grad_norm + record.infeasibility
     code = run_status(record.cost, record.grad_norm, record.infeasibility, record.k, tol,
                       max_iter)
-    if code == CONVERGED:
-        return "converged", (f"Converged after {record.k} iterations: ‖grad‖ + ‖h‖ = "
+    if code == Code.CONVERGED:
+        return Status.CONVERGED, (f"Converged after {record.k} iterations: ‖grad‖ + ‖h‖ = "
                              f"{total:.2e} ≤ tol = {tol:.0e}.")
-    if code == MAX_ITER:
-        return "max_iter", (f"Reached the iteration limit ({max_iter}): ‖grad‖ + ‖h‖ = "
+    if code == Code.MAX_ITER:
+        return Status.MAX_ITER, (f"Reached the iteration limit ({max_iter}): ‖grad‖ + ‖h‖ = "
                             f"{total:.2e} > tol = {tol:.0e}.")
-    if code == DIVERGED:
-        return "diverged", (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
+    if code == Code.DIVERGED:
+        return Status.DIVERGED, (f"Diverged at iteration {record.k}: the cost, ‖grad‖ or ‖h‖ is "
                             "NaN, infinite or beyond the divergence bound.")
     return None
-
-
-# the epoch-by-epoch driver builds on iterate above (it imports this module)
-from .stochastic import EpochRecord, StochasticResult, stochastic_landing  # noqa: E402

@@ -176,6 +176,11 @@ class Safe:
                          ctx.H)
 
 
+_MERIT_ROUNDING = 64 * np.finfo(float).eps
+"""Armijo's estimate of the merit's rounding error, per unit of |f| + ||G|| ||X|| + |phi - f|:
+a predicted decrease below it is not measurable (``Armijo``)."""
+
+
 @dataclass(frozen=True)
 class Armijo:
     """Backtracking on an augmented-Lagrangian merit, so no eta needs tuning.
@@ -204,9 +209,9 @@ class Armijo:
     |<Lambda, H H>| <= ||Lambda||_2 ||H||_F^2 and ||X H||_F >= sigma_min(X) ||H||_F for any
     p x p H, and the two products and two sums add a relative error of at most about
     8 p (n + p^2) kappa_F(X) eps (kappa_F = ||X||_F / sigma_min(X); Higham, Accuracy and
-    Stability, 3.1 and 3.5). Formed as <G, N> - 1/2 <Lambda, Dh[N]>, the difference of two
-    O(||Lambda|| ||h||) terms, a carried an error of order eps ||Lambda|| ||h||, so a/b one of
-    order eps / ||h||: once ||h|| was at rounding level, mu reached 2.5 times the bound.
+    Stability, 3.1 and 3.5). Formed instead as <G, N> - 1/2 <Lambda, Dh[N]>, the difference of
+    two O(||Lambda|| ||h||) terms, a would carry an error of order eps ||Lambda|| ||h||, so a/b
+    one of order eps / ||h||, unbounded as ||h|| reaches rounding level.
     (The plain penalty f + mu N needs mu >= |<Lambda, h>| / ||h||^2, which grows without bound
     as h -> 0.)
 
@@ -232,10 +237,9 @@ class Armijo:
 
     c = 1/2 by default: the merit has the Lagrangian's curvature along the layer (the Riemannian
     Hessian's), and on a quadratic the test then accepts steps up to the exact line minimizer
-    only. With c = 1e-4 a doubled trial could settle just below 2/curvature, where the iteration
-    barely contracts: pca(3, 1), seed 3, distance 0.4, eta0 = 1 stalled for 3000 iterations at
-    ||grad|| ~ 1e-5 so, and converges in 18 with c = 1/2 (benchmarks/RESULTS.md compares the
-    rules on a grid of problems).
+    only. A small c (the textbook 1e-4) accepts a doubled trial just below 2/curvature, where
+    the iteration barely contracts (benchmarks/RESULTS.md compares the rules on a grid of
+    problems).
     """
 
     eta0: float = 1.0
@@ -286,8 +290,8 @@ class Armijo:
 
         f0 = float(ctx.cost(X))
         phi0 = f0 - 0.5 * float(np.vdot(Lam, H)) + 0.5 * mu * float(np.vdot(H, H))
-        rounding = 64 * np.finfo(float).eps * (abs(f0) + frobenius_norm(G) * frobenius_norm(X)
-                                               + abs(phi0 - f0))
+        rounding = _MERIT_ROUNDING * (abs(f0) + frobenius_norm(G) * frobenius_norm(X)
+                                      + abs(phi0 - f0))
         slope = decrease(V)
         last = state.get("eta")
         if slope <= 0:  # not a descent direction of the merit: a cautious step
@@ -318,8 +322,8 @@ class BarzilaiBorwein:
     With s = X_k - X_{k-1} and y = V_k - V_{k-1}, alternates the long step <s,s>/<s,y> and the
     short step <s,y>/<y,y>. Where <s,y> <= 0 (negative curvature along s, near a saddle) both
     are meaningless; ||s||/||y||, their geometric mean when <s,y> > 0, is used: it follows the
-    curvature's magnitude, where keeping the previous step froze eta at a small value and left a
-    run crawling away from a saddle for thousands of iterations. The step is clipped to
+    curvature's magnitude, so that eta grows again as a run leaves a saddle (the previous step
+    would keep it as small as the saddle made it). The step is clipped to
     [eta_min, eta_max], then made safe. The first request is eta_max, so the first step is
     the safe step (or the long step below).
 

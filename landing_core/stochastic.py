@@ -22,10 +22,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .methods.base import Method
-from .methods.minibatch import StochasticLanding
+from .methods.minibatch import StochasticLanding, check_batch_size
 from .methods.registry import REGISTRY
 from .problems import FiniteSum
-from .solvers import Config, Result, iterate, make_method
+from .run import History, Outcome, Status
+from .solvers import Config, iterate, make_method
 from .steps import StepRule
 
 Array = np.ndarray
@@ -52,19 +53,23 @@ class EpochRecord:
     updates: int
     sample_gradients: int
     time: float
-    status: str = "running"
+    status: Status = Status.RUNNING
     message: str = ""
 
 
-@dataclass
-class StochasticResult(Result):
-    """A :class:`~landing_core.solvers.Result` whose histories are per epoch: ``iterations``
-    counts epochs (the histories hold iterations + 1 entries, X_0's first), ``grad_norm`` is
-    the full stationarity measure, ``updates`` the minibatch updates made and
-    ``sample_gradients`` the sample gradients used by each epoch's end (cumulative)."""
+@dataclass(kw_only=True)
+class StochasticResult(Outcome):
+    """A finished stochastic run (``run.Outcome``) with the number of ``epochs`` run; its
+    histories are per epoch (epochs + 1 entries, X_0's first): ``grad_norm`` is the full
+    sum's stationarity measure, ``step`` the epoch's last step and ``normal_step`` that step
+    times omega; ``f_star`` over X_0's component of O(n) when p = n. ``updates``: the
+    minibatch updates made; ``sample_gradients``: the sample gradients used by each epoch's
+    end (cumulative)."""
 
-    updates: int = 0
-    sample_gradients: Array | None = None
+    epochs: int
+    updates: int
+    sample_gradients: Array
+    config: Config
 
 
 def default_step(problem: FiniteSum, batch_size: int) -> float:
@@ -74,9 +79,9 @@ def default_step(problem: FiniteSum, batch_size: int) -> float:
     SAGA's theory takes 1 / (3 L) for the Euclidean gradient, whatever the batch (Defazio et
     al. 2014, Theorem 1). Landing asks for less: the noise of the estimate pushes X off the
     manifold by about eta sigma^2 / (b omega) against the normal term's pull, and the tangent
-    term is cubic in X. Measured on online_pca(20, 3, 1000) from X_0 at distance 0.4: SAGA
-    converges linearly at 1/(5L) for b = 10, at 1/(20L) for b = 3 and at 1/(50L) for b = 1,
-    and stalls or diverges at twice these (tests/test_stochastic.py keeps the first)."""
+    term is cubic in X. On online PCA, SAGA converges linearly with about these steps for
+    b = 10, 3 and 1, and stalls or diverges with twice them (tests/test_stochastic.py checks
+    b = 10)."""
     return min(1.0, batch_size / 10) / (5.0 * problem.lipschitz)
 
 
@@ -87,9 +92,7 @@ def _check(problem: object, batch_size: int, n_epochs: int) -> FiniteSum:
                          "problems.FiniteSum such as problems.online_pca(n, p, samples)")
     if not (isinstance(n_epochs, numbers.Integral) and n_epochs >= 1):
         raise ValueError(f"epochs must be an integer >= 1, got {n_epochs!r}")
-    if not (isinstance(batch_size, numbers.Integral) and 1 <= batch_size <= problem.n_samples):
-        raise ValueError(f"batch_size must be an integer from 1 to the number of samples "
-                         f"m = {problem.n_samples}, got {batch_size!r}")
+    check_batch_size(batch_size, problem.n_samples)
     return problem
 
 
@@ -116,11 +119,11 @@ def epochs(problem: FiniteSum, X0: Array, config: Config, n_epochs: int) -> Iter
                                          lambda updates: updates * problem.n_samples)
     last: EpochRecord | None = None
     for rec in iterate(problem, X0, config, method=method):
-        if rec.status == "diverged":
+        if rec.status == Status.DIVERGED:
             assert last is not None
             yield EpochRecord(last.epoch, last.X, last.cost, last.infeasibility,
                               last.stationarity, rec.step, last.updates, last.sample_gradients,
-                              rec.time, "diverged", rec.message)
+                              rec.time, Status.DIVERGED, rec.message)
             return
         if rec.k % per_epoch:
             continue
@@ -130,7 +133,7 @@ def epochs(problem: FiniteSum, X0: Array, config: Config, n_epochs: int) -> Iter
         except np.linalg.LinAlgError as err:  # the estimates' fields may not have checked X
             if last is None:  # as iterate says of a start its method cannot evaluate
                 raise ValueError(f"X0 is not a valid start: {err}") from err
-            yield replace(last, step=rec.step, time=rec.time, status="diverged",
+            yield replace(last, step=rec.step, time=rec.time, status=Status.DIVERGED,
                           message=f"Diverged at update {rec.k}: the Gram matrix "
                                   f"{method.constraint.gram} became singular ({err}).")
             return
@@ -173,33 +176,33 @@ def stochastic_landing(
     config = stochastic_config(method, batch_size=batch_size, step=step, beta=beta,
                                omega=omega, seed=seed, tangent=tangent, problem=problem,
                                **options)
-    records: list[EpochRecord] = []
-    status = "max_iter"
+    history = History()
+    last: EpochRecord | None = None
+    samples: list[int] = []  # sample gradients used by each epoch's end
+    status = Status.MAX_ITER
     message = f"Ran {epochs} epochs."
     for rec in _epochs(problem, X0, config, epochs):
-        if rec.status == "diverged":
-            status, message = "diverged", rec.message
+        if rec.status == Status.DIVERGED:
+            status, message = Status.DIVERGED, rec.message
             break
-        records.append(rec)
+        last = rec
+        history.add(rec.cost, rec.infeasibility, rec.stationarity, rec.step,
+                    rec.step * config.omega, rec.time)
+        samples.append(rec.sample_gradients)
         total = rec.stationarity + rec.infeasibility
         if total <= tol:
-            status = "converged"
+            status = Status.CONVERGED
             message = (f"Converged after {rec.epoch} epochs: ‖grad‖ + ‖h‖ = {total:.2e} ≤ "
                        f"tol = {tol:.0e}.")
             break
         if callback is not None and callback(rec):
-            status, message = "stopped", f"Stopped by the callback after {rec.epoch} epochs."
+            status, message = Status.STOPPED, f"Stopped by the callback after {rec.epoch} epochs."
             break
-    last = records[-1]
-    hist = {key: np.array([getattr(r, key) for r in records], dtype=float)
-            for key in ("cost", "infeasibility", "stationarity", "step", "time")}
+    assert last is not None  # epochs yields X_0's record or raises
     return StochasticResult(
-        X=last.X, iterations=last.epoch, status=status, message=message,
-        cost=hist["cost"], infeasibility=hist["infeasibility"],
-        grad_norm=hist["stationarity"], step=hist["step"], time=hist["time"],
-        normal_step=hist["step"] * config.omega, f_star=problem.optimum_from(X0),
-        config=config, updates=last.updates,
-        sample_gradients=np.array([r.sample_gradients for r in records]))
+        X=last.X, epochs=last.epoch, status=status, message=message, **history.arrays(),
+        f_star=problem.optimum_from(X0), config=config, updates=last.updates,
+        sample_gradients=np.array(samples))
 
 
 _epochs = epochs  # stochastic_landing's keyword ``epochs`` shadows the generator

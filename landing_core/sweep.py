@@ -2,7 +2,7 @@
 
 The same method objects as a single run (``landing_core.methods``: their fields broadcast over
 the leading axis, with per-run beta and omega), and the same stop and divergence test
-(``solvers.run_status``, batched); each run has its own beta, omega, eta and X_0, and is frozen
+(``run.run_status``, batched); each run has its own beta, omega, eta and X_0, and is frozen
 as soon as the test stops it. Step rules (``BATCH_STEP_RULES``): "constant" (eta) or "safe"
 (``steps.safe_step``: min(eta, safe_step_bound), or the restoring step where ||h|| >= 1).
 """
@@ -20,43 +20,49 @@ from .geometry import frobenius_norm
 from .methods.base import Field, Method, State, take_state
 from .methods.params import positive
 from .problems import Problem, ProblemLike, as_problem, stacked
-from .solvers import (
-    CONVERGED,
-    DIVERGED,
-    MAX_ITER,
-    RUNNING,
-    STATUSES,
-    STOPPED,
-    StopCheck,
-    run_status,
-)
+from .run import Code, Status, StopCheck, run_status
 from .steps import SAFE_EPS, check_eps, safe_step
 
 Array = np.ndarray
 
-__all__ = ["BATCH_STEP_RULES", "Iterates", "SweepResult", "grid", "run_batch", "sweep"]
+__all__ = ["BATCH_STEP_RULES", "BatchResult", "Iterates", "SweepResult", "grid", "run_batch",
+           "sweep"]
 
 BATCH_STEP_RULES = ("safe", "constant")
 """The step rules (names of ``steps.STEP_RULES``) that run_batch runs vectorized."""
 
 
 @dataclass
-class SweepResult:
-    """Per-run outcomes, each an array of shape (B,), in the order of the flattened grid.
+class BatchResult:
+    """What ``run_batch`` returns: per run, arrays of shape (B,) in the batch's order.
 
-    ``params`` maps "beta", "omega", "eta", "seed" to the per-run values; ``shape`` is the grid's
-    shape (so ``result.iterations.reshape(result.shape)`` is a heatmap). ``iterations`` counts
-    updates until the stopping rule held (max_iter when it never did; the last valid iterate's
-    count for diverged runs; the last iterate's for runs "stopped" by ``should_stop``).
+    ``iterations`` counts updates until the stopping rule held (max_iter when it never did;
+    the last valid iterate's count for diverged runs; the last iterate's for runs "stopped" by
+    ``should_stop``); ``status``: a ``run.Status`` per run; ``final_cost``,
+    ``final_infeasibility``, ``final_grad_norm``: f, ||h||_F and the stationarity measure at
+    the run's last valid iterate, ``final_X`` (B, n, p) (for p = n its component of O(n)
+    gives the run's f*).
     """
 
-    params: dict[str, Array]
-    shape: tuple[int, ...]
     iterations: Array
     status: Array
     final_cost: Array
     final_infeasibility: Array
     final_grad_norm: Array
+    final_X: Array
+
+
+@dataclass
+class SweepResult(BatchResult):
+    """A batch over a grid (``BatchResult``), in the order of the flattened grid.
+
+    ``params`` maps "beta", "omega", "eta", "seed" to the per-run values; ``shape`` is the grid's
+    shape (so ``result.iterations.reshape(result.shape)`` is a heatmap); ``f_star`` per run
+    when the problem knows it.
+    """
+
+    params: dict[str, Array]
+    shape: tuple[int, ...]
     f_star: Array | None
 
     @property
@@ -141,12 +147,10 @@ def run_batch(
     options: Mapping[str, object] | None = None,
     should_stop: StopCheck | None = None,
     observe: Callable[[Iterates], None] | None = None,
-) -> tuple[Array, ...]:
-    """Run B iterations of ``method`` side by side; X0 has shape (B, n, p), parameters (B,).
+) -> BatchResult:
+    """Run B runs of ``method`` side by side; X0 has shape (B, n, p), parameters (B,).
 
-    Returns (iterations, status, final cost, final ||h||_F, final ||grad||), each of shape (B,),
-    and the final iterates (B, n, p) (a diverged run's last valid one: for p = n its component
-    of O(n) gives its f*).
+    Returns each run's outcome (``BatchResult``).
     ``progress(k, max_iter)`` is called every 10 iterations; ``should_stop()`` (e.g.
     ``solvers.deadline``) after each, and a reason from it ends every run still going with
     status "stopped" and its values at its last iterate. ``options``: the method's own
@@ -174,7 +178,7 @@ def run_batch(
     X = runs.start(np.array(X0, dtype=float, copy=True))
     state = runs.init(X)
     iterations = np.full(B, max_iter)
-    status = np.full(B, STATUSES[MAX_ITER], dtype=object)
+    status = np.full(B, Status.MAX_ITER, dtype=object)
     cost = np.full(B, np.nan)
     infeas = np.full(B, np.nan)
     gnorm = np.full(B, np.nan)
@@ -196,7 +200,7 @@ def run_batch(
             fine = finite.copy()
             fine[finite] = ~_broken(problem, runs.take(finite), Xa[finite],
                                     take_state(state, finite))
-            status[active[~fine]], iterations[active[~fine]] = STATUSES[DIVERGED], max(k - 1, 0)
+            status[active[~fine]], iterations[active[~fine]] = Status.DIVERGED, max(k - 1, 0)
             active, Xa, runs, state = (active[fine], Xa[fine], runs.take(fine),
                                        take_state(state, fine))
             if active.size == 0:
@@ -204,17 +208,17 @@ def run_batch(
             f, G, fld, state = _evaluate(problem, runs, Xa, state)
         d, g = frobenius_norm(fld.H), fld.grad_norm
         code = run_status(f, g, d, k, tol, max_iter)
-        blown = code == DIVERGED
+        blown = code == Code.DIVERGED
         ok = active[~blown]  # diverged runs keep their last valid values
         cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]
         final[ok] = Xa[~blown]
         if observe is not None:
             observe(Iterates(k, ok, Xa[~blown], f[~blown], d[~blown], g[~blown], taken[ok],
                              taken_w[ok], G[~blown], fld.V[~blown], fld.H[~blown]))
-        done = code == CONVERGED
-        status[active[done]], iterations[active[done]] = STATUSES[CONVERGED], k
-        status[active[blown]], iterations[active[blown]] = STATUSES[DIVERGED], max(k - 1, 0)
-        keep = code == RUNNING
+        done = code == Code.CONVERGED
+        status[active[done]], iterations[active[done]] = Status.CONVERGED, k
+        status[active[blown]], iterations[active[blown]] = Status.DIVERGED, max(k - 1, 0)
+        keep = code == Code.RUNNING
         if not np.all(keep):
             active, Xa, d = active[keep], Xa[keep], d[keep]
             fld = Field(*(part[keep] for part in fld))
@@ -222,7 +226,7 @@ def run_batch(
         if active.size == 0:
             break
         if should_stop is not None and should_stop():
-            status[active], iterations[active] = STOPPED, k
+            status[active], iterations[active] = Status.STOPPED, k
             break
         step_size = eta[active]
         if step == "safe":
@@ -233,7 +237,7 @@ def run_batch(
         taken_w[active] = step_size * runs.normal_weight
     if progress is not None:
         progress(max_iter, max_iter)
-    return iterations, status, cost, infeas, gnorm, final
+    return BatchResult(iterations, status, cost, infeas, gnorm, final)
 
 
 def sweep(
@@ -269,11 +273,11 @@ def sweep(
     starts = {s: problem.constraint.initial_point(problem.n, problem.p, distance, s)
               for s in seeds}
     X0 = np.stack([starts[int(s)] for s in params["seed"]])
-    iterations, status, cost, infeas, gnorm, final = run_batch(
+    batch = run_batch(
         problem, X0, beta=params["beta"], omega=params["omega"], eta=params["eta"],
         tangent=tangent, step=step, eps=eps, tol=tol, max_iter=max_iter, progress=progress,
         method=method, options=options, should_stop=should_stop, observe=observe,
     )
     f_star = None if problem.f_star is None else np.array(
-        [problem.optimum_from(X) for X in final])
-    return SweepResult(params, shape, iterations, status, cost, infeas, gnorm, f_star)
+        [problem.optimum_from(X) for X in batch.final_X])
+    return SweepResult(**vars(batch), params=params, shape=shape, f_star=f_star)

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import compare, text
-from explorer.controls import LOG_GRID
+from explorer.controls import BETA_GRID, OMEGA_GRID
 from explorer.views import VIEWS
 from tests.app_helpers import open_app
 
@@ -59,8 +59,8 @@ def test_default_load_shows_a_computed_run():
 @pytest.mark.parametrize(
     ("widget", "value"),
     [
-        ("w_beta", LOG_GRID[30]),   # beta = 10
-        ("w_omega", LOG_GRID[28]),  # omega ~ 5
+        ("w_beta", BETA_GRID[30]),   # beta = 10
+        ("w_omega", OMEGA_GRID[28]),  # omega ~ 6
         ("w_eta", 0.03),
         ("w_n", 5),
         ("w_p", 1),

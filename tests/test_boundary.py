@@ -134,3 +134,45 @@ def test_a_first_run_not_made_by_app_py_leaves_the_legacy_mode_through_st_naviga
         monkeypatch.setattr(navigation, "st", fake)
         navigation.through_navigation()
         assert fake.calls == [] and "run_via_app" not in fake.session_state
+
+
+def _module_name(path: pathlib.Path) -> str:
+    return ".".join(("landing_core", *path.relative_to(CORE).with_suffix("").parts)).removesuffix(
+        ".__init__")
+
+
+def _package_imports(path: pathlib.Path, known: set[str]) -> set[str]:
+    """The modules of landing_core that ``path`` imports when it loads (its top-level
+    imports: an import inside a function runs later, and cannot close a cycle at load)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom):
+            base = (package.rsplit(".", node.level - 1)[0] if node.level else "")
+            module = ".".join(filter(None, (base, node.module)))
+            for alias in node.names:  # ``from . import geometry`` imports the module geometry
+                out.add(f"{module}.{alias.name}" if f"{module}.{alias.name}" in known
+                        else module)
+        elif isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names}
+    return out & known
+
+
+def test_no_two_modules_of_landing_core_import_each_other():
+    """The package's import graph has no cycle (a cycle held together by an import at the
+    bottom of a module breaks as soon as someone moves that import)."""
+    files = {_module_name(f): f for f in CORE.rglob("*.py")}
+    graph = {name: _package_imports(f, set(files)) - {name} for name, f in files.items()}
+    assert "landing_core.solvers" in graph["landing_core.stochastic"]  # the graph sees imports
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        assert name not in path, " -> ".join((*path[path.index(name):], name))
+        if name not in done:
+            for child in sorted(graph[name]):
+                visit(child, (*path, name))
+            done.add(name)
+
+    for name in sorted(graph):
+        visit(name, ())

@@ -144,8 +144,9 @@ def test_sweep_runs_B_runs_like_single_runs():
     P = generalized_eigen(8, 2, seed=2, condition=20.0)
     X0 = np.stack([initial_point(8, 2, 0.2, s, B=P.B) for s in (0, 1, 2)])
     betas = np.array([0.5, 1.0, 2.0])
-    iters, status, cost, infeas, gnorm, _ = run_batch(
-        P, X0, beta=betas, omega=1.0, eta=0.05, step="constant", max_iter=3000, tol=1e-9)
+    res = run_batch(P, X0, beta=betas, omega=1.0, eta=0.05, step="constant", max_iter=3000,
+                    tol=1e-9)
+    iters, status, cost = res.iterations, res.status, res.final_cost
     for i in range(3):
         single = solve(P, X0[i], Config(beta=float(betas[i]), step=0.05), max_iter=3000,
                        tol=1e-9)
@@ -202,8 +203,8 @@ def test_sweep_safe_steps_on_B_equal_single_runs():
     P = generalized_eigen(8, 2, seed=2, condition=10.0)
     X0 = np.stack([initial_point(8, 2, 0.4, s, B=P.B) for s in (0, 1)])
     etas = np.array([0.05, 0.1])
-    iters, status, cost, infeas, _, _ = run_batch(P, X0, beta=0.5, omega=1.0, eta=etas,
-                                               step="safe", max_iter=2000, tol=1e-9)
+    res = run_batch(P, X0, beta=0.5, omega=1.0, eta=etas, step="safe", max_iter=2000, tol=1e-9)
+    iters, status, cost = res.iterations, res.status, res.final_cost
     assert set(status) == {"converged"}
     for i in range(2):
         single = solve(P, X0[i], Config(step=Safe(float(etas[i]))), max_iter=2000, tol=1e-9)

@@ -17,18 +17,8 @@ from landing_core import initial_point, make_problem, methods
 from landing_core.geometry import h, riemannian_gradient_stiefel
 from landing_core.methods.rgd import RETRACTIONS
 from landing_core.problems import nearest_stiefel
-from landing_core.solvers import (
-    BLOWUP,
-    CONVERGED,
-    DIVERGED,
-    MAX_ITER,
-    METHODS,
-    RUNNING,
-    Config,
-    make_method,
-    run_status,
-    solve,
-)
+from landing_core.run import BLOWUP, Code, run_status
+from landing_core.solvers import METHODS, Config, make_method, solve
 
 
 def test_methods_are_the_registry():
@@ -75,10 +65,10 @@ anything = st.one_of(finite, st.sampled_from([math.nan, math.inf, -math.inf, 2 *
 def _reference(cost, g, d, k, tol, max_iter):
     """The rule written out case by case."""
     if not (math.isfinite(cost) and math.isfinite(g) and math.isfinite(d)) or d > BLOWUP:
-        return DIVERGED
+        return Code.DIVERGED
     if g + d <= tol:
-        return CONVERGED
-    return MAX_ITER if k >= max_iter else RUNNING
+        return Code.CONVERGED
+    return Code.MAX_ITER if k >= max_iter else Code.RUNNING
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in add")  # inf + (-inf)

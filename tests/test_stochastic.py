@@ -17,9 +17,9 @@ from landing_core.methods import methods_for
 from landing_core.methods.minibatch import Minibatches
 from landing_core.methods.saga import saga_estimate
 from landing_core.problems import FiniteSum, online_pca
-from landing_core.solvers import METHODS, make_method, stochastic_landing
+from landing_core.solvers import METHODS, make_method
 from landing_core.steps import Decreasing, StepContext
-from landing_core.stochastic import default_step
+from landing_core.stochastic import default_step, stochastic_landing
 from landing_core.sweep import sweep
 
 EPS = np.finfo(float).eps
@@ -151,14 +151,14 @@ def test_saga_reaches_the_optimum_within_200_epochs(goal):
     ok = (gap(saga, problem) <= 1e-8) & (saga.infeasibility <= 1e-8)
     assert ok.any(), (gap(saga, problem)[-1], saga.infeasibility[-1])
     assert np.argmax(ok) <= 200
-    assert saga.sample_gradients[-1] == 1000 + 1000 * saga.iterations  # table + one per epoch
-    assert saga.updates == 100 * saga.iterations
+    assert saga.sample_gradients[-1] == 1000 + 1000 * saga.epochs  # table + one per epoch
+    assert saga.updates == 100 * saga.epochs
 
 
 def test_constant_step_sgd_plateaus(goal):
     problem, _, runs = goal
     sgd = runs["sgd"]
-    assert sgd.status == "max_iter" and sgd.iterations == 200
+    assert sgd.status == "max_iter" and sgd.epochs == 200
     g = gap(sgd, problem)
     assert g[100:].min() > 1e-4  # the noise floor, 4 orders above SAGA's goal
     assert g[190:].mean() > 0.5 * g[90:100].mean()  # no progress over the last 100 epochs
@@ -294,7 +294,7 @@ def test_saga_refuses_a_table_above_its_memory_bound():
         sweep(problem, eta=(0.01, 0.02), seed=(0, 1), method="saga",
               options={"table_limit_mb": 4}, max_iter=1)
     assert stochastic_landing(problem, X0, method="saga", batch_size=1000,
-                              epochs=1).iterations == 1
+                              epochs=1).epochs == 1
 
 
 def frame_average(n: int, p: int, m: int, seed: int = 0) -> FiniteSum:

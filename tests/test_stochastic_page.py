@@ -195,7 +195,7 @@ def test_the_lecture_presets_claims_hold():
     """What the preset tells the audience: SAGA below 1e-8 within about 100 epochs, SGD near
     1e-2 in gap and in ‖XᵀX − I‖, full-batch landing hardly moved."""
     from explorer.presets import PRESETS
-    from landing_core.solvers import stochastic_landing
+    from landing_core.stochastic import stochastic_landing
 
     preset = next(p for p in PRESETS if p.page == "stochastic")
     spec = preset.stochastic

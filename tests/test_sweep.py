@@ -119,9 +119,8 @@ def test_run_batch_reports_a_rank_deficient_iterate_as_diverged():
     single = landing(problem, x0, beta=0.5, omega=1.0, step=eta)
     assert single.status == "diverged" and single.iterations == 0  # the reference behaviour
     good = initial_point(2, 1, 0.3, seed=0)
-    iterations, status, *_ = run_batch(problem, np.stack([x0, good]), beta=0.5, omega=1.0,
-                                       eta=np.array([eta, 0.1]))
-    assert status[0] == "diverged" and iterations[0] == 0
+    res = run_batch(problem, np.stack([x0, good]), beta=0.5, omega=1.0, eta=np.array([eta, 0.1]))
+    assert res.status[0] == "diverged" and res.iterations[0] == 0
 
 
 def test_final_gap_is_taken_in_each_runs_component_of_O_n():

@@ -244,10 +244,10 @@ def test_the_apps_names_are_the_librarys_lists_in_their_order():
 def test_the_sidebars_grids_follow_the_bounds():
     from explorer import controls, state, sweeps
 
-    assert controls.LOG_GRID[0] == state.BOUNDS["beta"][1] == 0.01
-    assert controls.LOG_GRID[-1] == state.BOUNDS["beta"][2] == 100.0
-    assert len(controls.LOG_GRID) == 41 and controls.LOG_GRID[30] == 10.0
-    np.testing.assert_allclose(np.diff(np.log10(controls.LOG_GRID)), 0.1, atol=2e-3)
+    assert controls.BETA_GRID[0] == state.BOUNDS["beta"][1] == 0.01
+    assert controls.BETA_GRID[-1] == state.BOUNDS["beta"][2] == 100.0
+    assert len(controls.BETA_GRID) == 41 and controls.BETA_GRID[30] == 10.0
+    np.testing.assert_allclose(np.diff(np.log10(controls.BETA_GRID)), 0.1, atol=2e-3)
     tol_grid = controls.TOL_GRID
     assert tol_grid == [10.0**e for e in range(-14, -1)]
     assert sweeps.PARAM_CHOICES[0] == 0.01 and sweeps.PARAM_CHOICES[-1] == 100.0

@@ -16,6 +16,7 @@ import scipy.linalg
 
 from landing_core import generalized as gz
 from landing_core import geometry as geo
+from landing_core.constraints import SAFE_EPS  # the ball ||h_B|| <= eps of the safe step
 from landing_core.problems import fd_directional, generalized_eigen, initial_point
 
 from .theory import EXACT_TOL, FD_TOL, Check
@@ -23,8 +24,6 @@ from .theory import EXACT_TOL, FD_TOL, Check
 Array = np.ndarray
 
 __all__ = ["GeneralizedPoint", "check_generalized", "generalized_point"]
-
-SAFE_EPS = 0.5  # the ball ||h_B|| <= eps of the safe-step check
 
 
 class GeneralizedPoint(NamedTuple):

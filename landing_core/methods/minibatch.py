@@ -26,7 +26,7 @@ from .landing import Landing
 
 Array = np.ndarray
 
-__all__ = ["Minibatches", "StochasticLanding", "finite_sum"]
+__all__ = ["Minibatches", "StochasticLanding", "check_batch_size", "finite_sum"]
 
 
 @lru_cache(maxsize=4)
@@ -35,6 +35,13 @@ def _permutation(seed: int, m: int, epoch: int) -> Array:
     perm = np.random.default_rng((seed, epoch)).permutation(m)
     perm.setflags(write=False)
     return perm
+
+
+def check_batch_size(size: object, m: int) -> None:
+    """ValueError unless ``size`` is an integer from 1 to the number of samples m."""
+    if not (isinstance(size, numbers.Integral) and 1 <= size <= m):
+        raise ValueError(f"batch_size must be an integer from 1 to the number of samples "
+                         f"m = {m}, got {size!r}")
 
 
 @dataclass(frozen=True)
@@ -47,9 +54,7 @@ class Minibatches:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.size, numbers.Integral) and 1 <= self.size <= self.m):
-            raise ValueError(f"batch_size must be an integer from 1 to the number of samples "
-                             f"m = {self.m}, got {self.size!r}")
+        check_batch_size(self.size, self.m)
         if not isinstance(self.seed, numbers.Integral) or self.seed < 0:
             raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
 
