@@ -21,6 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
+DEFAULT_WAIT_MS = 90_000
 SHOTS = ROOT / "tests" / "screenshots"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
@@ -99,6 +100,18 @@ def browser():
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        new_context = b.new_context
+
+        def patient_context(**options):
+            # Playwright's 30 s default for a navigation or a wait without its own timeout is
+            # too short on a loaded runner (a shared 2-core machine took longer to load a
+            # page); a wait ends when the page is ready, so a quiet run pays nothing for it
+            context = new_context(**options)
+            context.set_default_timeout(DEFAULT_WAIT_MS)
+            context.set_default_navigation_timeout(DEFAULT_WAIT_MS)
+            return context
+
+        b.new_context = patient_context
         yield b
         b.close()
 

@@ -213,6 +213,8 @@ def test_the_gif_export_has_200_frames(server, page, tmp_path):
 
     page.goto(f"{server}/?n=3&p=1&max_iter=400&tol=1e-14")
     frame = player(page)
+    # the GIF holds what has arrived: wait for the whole run (a loaded server streams slowly)
+    frame.wait_for_function("landingPlayer.run.done", timeout=120_000)
     with page.expect_download(timeout=60_000) as info:
         _click(frame, "GIF")
     path = tmp_path / "landing-run.gif"

@@ -25,7 +25,7 @@ def test_the_curves_grow_live_and_saga_beats_sgd(server, page, shots):
     page.get_by_role("heading", name="Landing on St(n, p)").wait_for()
     page.get_by_role("link", name="Stochastic").click()
     page.get_by_role("heading", name="Stochastic landing").wait_for()
-    page.get_by_text("Done: 100 epochs.").wait_for(timeout=60_000)
+    page.get_by_text("Done: 100 epochs.").wait_for(timeout=180_000)  # a loaded server is slow
     page.wait_for_selector(IDLE)
     assert page.evaluate(POINTS) == 101
     # traces: SGD's three panels, then SAGA's, then full-batch landing's; panel 1 is the gap
@@ -60,7 +60,7 @@ def test_lecture_mode_keeps_the_curves(server, page, shots):
     page.get_by_role("link", name="Stochastic").click()
     page.get_by_role("heading", name="Stochastic landing").wait_for()
     page.get_by_text("Lecture mode").click()
-    page.get_by_text("Done: 100 epochs.").wait_for(timeout=60_000)
+    page.get_by_text("Done: 100 epochs.").wait_for(timeout=180_000)  # a loaded server is slow
     page.wait_for_selector(IDLE)
     assert page.get_by_text("Online PCA as a finite sum").count() == 0
     assert page.evaluate(f"document.querySelector({CHART!r})._fullLayout.height") == 520
