@@ -13,7 +13,7 @@
  */
 (function (L) {
   "use strict";
-  const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
+  const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, el, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
 
   // ------------------------------------------------------------------ the player
 
@@ -58,15 +58,6 @@
   .lp-toast kbd { border: 1px solid #aaa; border-radius: 4px; padding: 0 5px; font: inherit; }
   .lp-keys kbd { border: 1px solid #bbb; border-radius: 4px; padding: 0 4px; background: #f7f7f7; font: inherit; }
   `;
-
-  function el(tag, attrs, children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "text") e.textContent = v; else e.setAttribute(k, v);
-    }
-    for (const c of children || []) e.appendChild(c);
-    return e;
-  }
 
   class Player {
     constructor(root, host) {
