@@ -146,8 +146,10 @@
   }
 
   // ys[0..upto] (upto may be fractional: the last segment is drawn part way) with at most two
-  // points per pixel column (the minimum and maximum of each bucket), gaps at non-finite values
+  // points per pixel column (the minimum and maximum of each bucket), gaps at non-finite values;
+  // at x = i, or at x = style.xs[i] (a race against the wall time)
   function drawSeries(ctx, chart, ys, upto, style) {
+    const xs = style.xs;
     const last = Math.min(Math.floor(upto), ys.length - 1);
     if (last < 0) return;
     const ok = (y) => y !== null && isFinite(y) && (!chart.ylog || y > 0);
@@ -163,7 +165,7 @@
     ctx.beginPath();
     let pen = false;
     const put = (i, y) => {
-      const x = chart.X(i), yy = chart.Y(y);
+      const x = chart.X(xs ? xAt(xs, i) : i), yy = chart.Y(y);
       if (pen) ctx.lineTo(x, yy); else { ctx.moveTo(x, yy); pen = true; }
     };
     for (let i = 0; i <= last; i += bucket) {
@@ -187,6 +189,12 @@
     }
     ctx.stroke();
     ctx.restore();
+  }
+
+  // xs at a fractional index i, between its neighbours
+  function xAt(xs, i) {
+    const k = Math.floor(i), f = i - k;
+    return f > 0 && k + 1 < xs.length ? xs[k] + f * (xs[k + 1] - xs[k]) : xs[k];
   }
 
   function dot(ctx, x, y, r, fill, stroke) {

@@ -116,6 +116,7 @@
       ctx.strokeStyle = "#000"; ctx.lineWidth = P.thick;
       planeLayer(ctx, chart, v, 1);
       ctx.stroke();
+      if (v.unit) unitOutline(ctx, chart.cx, chart.cy, chart.s);
       ctx.restore();
       return chart;
     },
@@ -191,6 +192,15 @@
   }
   function circle(ctx, cx, cy, radius) {
     ctx.beginPath(); ctx.arc(cx, cy, radius, 0, 2 * Math.PI);
+  }
+  // a race whose rows keep to XᵀX = I and to XᵀBX = I (view.unit): the unit circle, or the
+  // unit sphere's outline, dashed beside the ellipse or ellipsoid
+  const UNIT_DASH = [7, 5];
+  function unitOutline(ctx, cx, cy, radius) {
+    ctx.save();
+    ctx.setLineDash(UNIT_DASH); ctx.strokeStyle = "#000"; ctx.lineWidth = 2;
+    circle(ctx, cx, cy, radius); ctx.stroke();
+    ctx.restore();
   }
 
   // X_0 (a dot) and X_k (a diamond), at screen points q0 and qk, and their legend entries
@@ -332,6 +342,7 @@
       ctx.strokeStyle = "#000"; ctx.lineWidth = P.thick - 1;
       if (v.W) ellipsoidOutline(ctx, pr, v, 1); else circle(ctx, pr.cx, pr.cy, pr.s);
       ctx.stroke();
+      if (v.unit) unitOutline(ctx, pr.cx, pr.cy, pr.s);
       colourBar(ctx, box.x + box.w - 56, box.y + box.h * 0.2, 12, box.h * 0.6, P.scale, v.zlo, v.zhi, "f", P.font);
       ctx.restore();
       return pr;
@@ -393,6 +404,7 @@
       ctx.strokeStyle = "#555"; ctx.lineWidth = 1.5;
       if (v.W) ellipsoidOutline(ctx, pr, v, 1); else { ctx.beginPath(); ctx.arc(pr.cx, pr.cy, pr.s, 0, 2 * Math.PI); }
       ctx.stroke();
+      if (v.unit) unitOutline(ctx, pr.cx, pr.cy, pr.s);
       ctx.restore();
       return pr;
     },
@@ -594,5 +606,5 @@
     ];
   }
 
-  Object.assign(L, { camera, VIEWS, projector, cursor, logRange, linRange, convergencePanels });
+  Object.assign(L, { camera, VIEWS, projector, cursor, logRange, linRange, convergencePanels, FLOW, LAYER_DASH, UNIT_DASH, faint });
 })(window.Landing = window.Landing || {});
