@@ -162,13 +162,18 @@
     ctx.lineWidth = style.width;
     ctx.setLineDash(style.dash || []);
     ctx.lineJoin = "round";
+    ctx.lineCap = style.cap || "butt";
     ctx.beginPath();
     let pen = false;
+    // vertices at least a pixel apart (L1): a converging series' tail is flat, and the
+    // stroker pays for every vertex
+    let px = -Infinity, py = -Infinity;
     const put = (i, y) => {
       const x = chart.X(xs ? xAt(xs, i) : i), yy = chart.Y(y);
-      if (pen) ctx.lineTo(x, yy); else { ctx.moveTo(x, yy); pen = true; }
+      if (!pen) { ctx.moveTo(x, yy); pen = true; } else if (Math.abs(x - px) + Math.abs(yy - py) >= 1) ctx.lineTo(x, yy); else return;
+      px = x; py = yy;
     };
-    for (let i = 0; i <= last; i += bucket) {
+    for (let i = style.from || 0; i <= last; i += bucket) {  // from: a race's trail (race.js)
       const end = Math.min(last, i + bucket - 1);
       let lo = null, hi = null, ilo = i, ihi = i;
       for (let j = i; j <= end; j++) {

@@ -576,17 +576,22 @@
           paintBack(octx);
           this.convBack = { off, key: this.rangeKey() };
         }
+      }
+      // a race's series: each row's own place (rowKf, race.js) against its iterations or
+      // its wall time (s.xs), the cursor at the race's clock; drawn up to their last whole
+      // iterates on a trail canvas kept between frames (race.js), only their heads here
+      const upto = (s) => (s.row === undefined ? this.kf : this.rowKf(s.row));
+      const trail = cached && this.run.race ? this.convTrail(charts, P, upto) : null;
+      if (cached) {
         ctx.save();
         ctx.setTransform(1, 0, 0, 1, 0, 0);
-        ctx.drawImage(this.convBack.off, 0, 0);
+        ctx.drawImage(trail ? trail.off : this.convBack.off, 0, 0);
         ctx.restore();
       } else paintBack(ctx);
-      // a race's series: each row's own place (rowKf, race.js) against its iterations or
-      // its wall time (s.xs), the cursor at the race's clock
-      const upto = (s) => (s.row === undefined ? this.kf : this.rowKf(s.row));
       const clock = this.run.race ? this.clockX() : this.kf;
       charts.forEach((chart, i) => {
-        for (const s of this.conv[i].series) drawSeries(ctx, chart, s.ys, upto(s), { colour: s.colour, width: P.thick, dash: s.dash, xs: s.xs });
+        this.conv[i].series.forEach((s, j) => drawSeries(ctx, chart, s.ys, upto(s), {
+          colour: s.colour, width: P.thick, dash: s.dash, xs: s.xs, from: trail ? trail.k[i][j] : 0, cap: trail ? "round" : undefined }));
         cursor(ctx, chart, clock);
         for (const s of this.conv[i].series) {
           const k = Math.min(Math.floor(upto(s)), this.available, s.ys.length - 1), y = s.ys[k];

@@ -219,9 +219,13 @@
     ctx.lineWidth = width;
     ctx.lineJoin = "round";
     ctx.beginPath();
-    for (let i = 0; i <= last; i++) {
+    let drawn = null;
+    for (let i = 0; i <= last; i++) {  // vertices MIN_STEP apart, as line3's
       const q = at(X[i]);
-      if (i === 0) ctx.moveTo(q[0], q[1]); else ctx.lineTo(q[0], q[1]);
+      if (i === 0) ctx.moveTo(q[0], q[1]);
+      else if (i === last || Math.abs(q[0] - drawn[0]) + Math.abs(q[1] - drawn[1]) >= MIN_STEP) ctx.lineTo(q[0], q[1]);
+      else continue;
+      drawn = q;
     }
     const q = at(lerpRow(X, kf));
     ctx.lineTo(q[0], q[1]);
@@ -273,12 +277,14 @@
   }
   // a 3-D polyline, its far part (depth < 0 relative to the origin) faint: one stroke per run
   // of segments on the same side (a stroke per segment made a race of six 1,500-iterate paths
-  // on the sphere cost 66 ms a frame in software canvas)
+  // on the sphere cost 66 ms a frame in software canvas), its points closer than MIN_STEP
+  // pixels to the last one drawn left out (a converging path's last hundreds of iterates
+  // share a few pixels; the stroker pays for every vertex)
   function line3(ctx, pr, pts, colour, width, faint) {
     ctx.lineWidth = width;
     ctx.lineJoin = "round";
-    let prev = null, style = null;
-    for (const p of pts) {
+    let prev = null, style = null, drawn = null;
+    pts.forEach((p, i) => {
       const q = pr.at(p);
       if (prev) {
         const s = faint && (prev[2] + q[2]) < 0 ? faint : colour;
@@ -286,13 +292,18 @@
           if (style !== null) ctx.stroke();
           ctx.strokeStyle = style = s;
           ctx.beginPath(); ctx.moveTo(prev[0], prev[1]);
+          drawn = prev;
         }
-        ctx.lineTo(q[0], q[1]);
+        if (i === pts.length - 1 || Math.abs(q[0] - drawn[0]) + Math.abs(q[1] - drawn[1]) >= MIN_STEP) {
+          ctx.lineTo(q[0], q[1]);
+          drawn = q;
+        }
       }
       prev = q;
-    }
+    });
     if (style !== null) ctx.stroke();
   }
+  const MIN_STEP = 1;  // pixels (L1) between the vertices of a drawn path
   function axes3(ctx, pr, ends, labels, P) {
     ctx.save();
     ctx.font = `${P.font}px sans-serif`;
