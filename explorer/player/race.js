@@ -161,20 +161,27 @@
       const clock = time ? `t = ${num(t, 3)} s` : `k = ${k}`;
       this.slider.value = String(k);
       this.kLabel.textContent = clock;
-      this.nums.innerHTML = "";
-      const head = el("span");
-      head.innerHTML = (time ? `wall time <b>${num(t, 3)} s</b>` : `iteration k <b>${k}</b>`) + (run.fStar !== null ? " · |f − f*|:" : " · f:");
-      this.nums.appendChild(head);
+      // the numbers' elements are made once per race; a frame sets their text only (rebuilt
+      // every frame, they cost a layout of the player's document each time)
+      if (this.nums.dataset.race !== run.id + race.against) {
+        this.nums.dataset.race = run.id + race.against;
+        this.nums.innerHTML = "";
+        const head = el("span");
+        head.append(time ? "wall time " : "iteration k ", el("b"), run.fStar !== null ? " · |f − f*|:" : " · f:");
+        this.nums.appendChild(head);
+        race.rows.forEach((r, i) => {
+          const s = el("span", { class: "lp-row", "data-row": String(i), title: r.message },
+            [el("span", { class: "lp-swatch", style: `background:${r.colour}` }), document.createTextNode(` ${r.label} `), el("b")]);
+          this.nums.appendChild(s);
+        });
+      }
+      const cells = this.nums.children;
+      cells[0].children[0].textContent = time ? `${num(t, 3)} s` : String(k);
       // each row's value at its place; a row that has ended says how (✓ converged, ✗ diverged)
       const mark = { converged: " ✓", diverged: " ✗" };
       race.rows.forEach((r, i) => {
         const ki = Math.floor(this.rowKf(i));
-        const s = el("span", { class: "lp-row", "data-row": String(i) });
-        s.appendChild(el("span", { class: "lp-swatch", style: `background:${r.colour}` }));
-        s.appendChild(document.createTextNode(` ${r.label}${time ? ` (k = ${ki})` : ""} `));
-        s.appendChild(el("b", { text: (run.fStar !== null ? sci(r.gap[ki]) : num(r.cost[ki], 6)) + (ki >= r.last ? mark[r.status] || " ·" : "") }));
-        s.title = r.message;
-        this.nums.appendChild(s);
+        cells[i + 1].lastChild.textContent = (time ? `(k = ${ki}) ` : "") + (run.fStar !== null ? sci(r.gap[ki]) : num(r.cost[ki], 6)) + (ki >= r.last ? mark[r.status] || " ·" : "");
       });
       let text, cls = "";
       if (this.playing) text = `Racing… ${clock}`;

@@ -280,12 +280,15 @@
   // on the sphere cost 66 ms a frame in software canvas), its points closer than MIN_STEP
   // pixels to the last one drawn left out (a converging path's last hundreds of iterates
   // share a few pixels; the stroker pays for every vertex)
-  function line3(ctx, pr, pts, colour, width, faint) {
+  // (count, map, tail: the first count points of pts, each mapped, then the point tail; the
+  // sphere's path lifted off the surface without copies of it every frame)
+  function line3(ctx, pr, pts, colour, width, faint, count, map, tail) {
     ctx.lineWidth = width;
     ctx.lineJoin = "round";
+    const n = count === undefined ? pts.length : count, end = tail ? n : n - 1;
     let prev = null, style = null, drawn = null;
-    pts.forEach((p, i) => {
-      const q = pr.at(p);
+    for (let i = 0; i <= end; i++) {
+      const q = pr.at(i < n ? (map ? map(pts[i]) : pts[i]) : tail);
       if (prev) {
         const s = faint && (prev[2] + q[2]) < 0 ? faint : colour;
         if (s !== style) {
@@ -294,13 +297,13 @@
           ctx.beginPath(); ctx.moveTo(prev[0], prev[1]);
           drawn = prev;
         }
-        if (i === pts.length - 1 || Math.abs(q[0] - drawn[0]) + Math.abs(q[1] - drawn[1]) >= MIN_STEP) {
+        if (i === end || Math.abs(q[0] - drawn[0]) + Math.abs(q[1] - drawn[1]) >= MIN_STEP) {
           ctx.lineTo(q[0], q[1]);
           drawn = q;
         }
       }
       prev = q;
-    });
+    }
     if (style !== null) ctx.stroke();
   }
   const MIN_STEP = 1;  // pixels (L1) between the vertices of a drawn path
@@ -378,10 +381,8 @@
       // half faint
       const lift = (p) => { const m = level(v, p) || 1, f = Math.max(1, 1.02 / m); return [p[0] * f, p[1] * f, p[2] * f]; };
       const last = Math.min(Math.floor(kf), X.length - 1);
-      eachGhost(run, kf, "x", (G, k) => line3(ctx, pr, G.slice(0, Math.floor(k) + 1).map(lift), faint(P.palette[1]), P.thin, faint(P.palette[1], 0.12)));
-      const pts = X.slice(0, last + 1).map(lift);
-      pts.push(lift(cur));
-      line3(ctx, pr, pts, P.palette[1], P.thick, rgb(parseColour(P.palette[1]), 0.28));
+      eachGhost(run, kf, "x", (G, k) => line3(ctx, pr, G, faint(P.palette[1]), P.thin, faint(P.palette[1], 0.12), Math.floor(k) + 1, lift));
+      line3(ctx, pr, X, P.palette[1], P.thick, rgb(parseColour(P.palette[1]), 0.28), last + 1, lift, lift(cur));
       markEnds(ctx, pr.at(lift(X[0])), pr.at(lift(cur)), P);
       ctx.restore();
     },
