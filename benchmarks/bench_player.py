@@ -33,10 +33,20 @@ the run, the fractional iteration ``kf`` and draw counters (``stats.draws``).
    time until ``kf > 0`` (polled per animation frame; goal < 0.5 s); Pause while ``run.done``
    is false: ``kf`` and the canvases over the next second.
 6. The HTML export of the default run: the downloaded file's size.
+7. A race (issue 20): the Compare page with six rows on the sphere (brockett, n = 3, p = 1,
+   constant or safe steps near eta = 0.01, 1,500 iterations each, normal speed) at 1280 x 720
+   in lecture mode. The idle requestAnimationFrame rate of the page (paused), then 1 s of
+   playback with the pixel-hash probe of section 1 (changes of each canvas per second, and the
+   player's own redraw counters), ratios to the idle rate; Pause clicked in the page while
+   playing, both canvases hashed per animation frame for 1 s after it (PAUSE_JS). Goals:
+   playback >= 0.9x idle; Pause stills it within one frame (no change after the first
+   animation frame that follows the click, kf unchanged).
+   ``bench_player.py race`` runs this section alone.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -45,6 +55,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlencode
 
 from _common import CHROMIUM_ARGS, ROOT, machine
 from bench_browser import serve
@@ -386,6 +397,153 @@ def html_export(browser, url: str) -> None:
           f"inlined player scripts)")
 
 
+# ---------------------------------------------------------------------------- 7. race
+
+RACE_ROWS = [["η = 0.01", "landing", "beta", 0.5, 1, "constant", 0.01, "sidebar"],
+             ["η = 0.02", "landing", "beta", 0.5, 1, "constant", 0.02, "sidebar"],
+             ["η = 0.005", "landing", "beta", 0.5, 1, "constant", 0.005, "sidebar"],
+             ["safe η ≤ 0.01", "landing", "beta", 0.5, 1, "safe", 0.01, "sidebar"],
+             ["ω = 5", "landing", "beta", 0.5, 5, "constant", 0.01, "sidebar"],
+             ["RGD (QR)", "rgd-qr", "beta", 1, 1, "constant", 0.01, "sidebar"]]
+RACE = {"problem": "brockett", "n": 3, "p": 1, "max_iter": 1500, "tol": 1e-14, "lecture": 1,
+        "rows": json.dumps(RACE_ROWS, ensure_ascii=False)}
+# the race's probe: per animation frame, which canvases' pixels changed since the previous one
+RACE_PROBE_JS = """() => new Promise(done => {
+  const s = landingPlayer.stats.draws, P = landingPlayer, g0 = s.geometry, c0 = s.convergence;
+  const k0 = P.kf; let prev = __bp.hashes(), n = 0, cost = 0;
+  const changed = [0, 0]; const t0 = performance.now();
+  const tick = () => { n++; const a = performance.now(); const h = __bp.hashes();
+    cost += performance.now() - a;
+    h.forEach((v, i) => { if (v !== prev[i]) changed[i]++; }); prev = h;
+    const dt = performance.now() - t0;
+    if (dt < 1000) return requestAnimationFrame(tick);
+    done({geometry: changed[0] / dt * 1000, convergence: changed[1] / dt * 1000,
+          counted_geometry: (s.geometry - g0) / dt * 1000,
+          counted_convergence: (s.convergence - c0) / dt * 1000, raf: n / dt * 1000,
+          probe_ms: cost / n, k0, k1: P.kf, playing: P.playing}); };
+  requestAnimationFrame(tick); })"""
+# the player's own drawing over 1 s of playback: drawNow timed per call (its geometry and
+# convergence canvases; not the browser's compositing), with the frames of the same second
+DRAW_MS_JS = """() => new Promise(done => { const p = landingPlayer, draw = p.drawNow;
+  const ms = []; p.drawNow = function () { const a = performance.now(); draw.call(this);
+    ms.push(performance.now() - a); };
+  let n = 0; const t0 = performance.now();
+  const tick = () => { n++; if (performance.now() - t0 < 1000) return requestAnimationFrame(tick);
+    p.drawNow = draw; ms.sort((a, b) => a - b);
+    done({calls: ms.length, raf: n / (performance.now() - t0) * 1000,
+          median: ms[Math.floor(ms.length / 2)] || 0, p95: ms[Math.floor(0.95 * ms.length)] || 0,
+          k: p.kf, playing: p.playing}); };
+  requestAnimationFrame(tick); })"""
+# Pause clicked in the page; per animation frame after it (for 1 s), whether either canvas
+# changed: the frames counted from the click (1: the first after it) of the last change
+RACE_PAUSE_JS = """() => new Promise(done => { let prev = __bp.hashes(), n = 0;
+  const k0 = landingPlayer.kf, was = landingPlayer.playing, t0 = performance.now();
+  let last = 0, lastMs = null;
+  document.querySelector('button[aria-label=Pause]').click();
+  const kClick = landingPlayer.kf;
+  const tick = () => { n++; const t = performance.now() - t0; const h = __bp.hashes();
+    if (h.some((v, i) => v !== prev[i])) { last = n; lastMs = t; } prev = h;
+    if (t < 1000) return requestAnimationFrame(tick);
+    done({last_frame: last, last_ms: lastMs, frames: n, was_playing: was,
+          playing: landingPlayer.playing, kf_before: k0, kf_click: kClick,
+          kf_after: landingPlayer.kf}); };
+  requestAnimationFrame(tick); })"""
+
+
+def race(browser, url: str) -> tuple[bool, bool]:
+    print("\n7. A race: six rows on the sphere (brockett 3 x 1, steps near eta = 0.01, 1,500 "
+          "iterations each),\n   normal speed, lecture mode, 1280 x 720")
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(f"{url}/compare?{urlencode(RACE)}")  # (the frontend's 404s for /compare/_stcore)
+    page.wait_for_selector(IDLE, timeout=300_000)
+    frame = page.wait_for_selector(PLAYER, timeout=300_000).content_frame()
+    frame.wait_for_function("window.landingPlayer && landingPlayer.run && landingPlayer.run.race"
+                            " && landingPlayer.stats.frames > 0", timeout=300_000)
+    frame.evaluate(HASH_JS)
+    info = frame.evaluate("({rows: landingPlayer.run.race.rows.map(r => r.last), view: "
+                          "landingPlayer.run.view.kind, C: landingPlayer.run.race.C})")
+    frame.wait_for_function("!document.querySelector('.lp-toast.on')", timeout=15_000)
+    page.wait_for_timeout(1000)
+    idle = frame.evaluate(IDLE_FPS_JS)
+    click(frame, "Run")
+    page.wait_for_timeout(200)
+    probe = frame.evaluate(RACE_PROBE_JS)
+    counters = frame.evaluate(COUNTERS_JS)
+    drawn = frame.evaluate(DRAW_MS_JS)
+    pause = frame.evaluate(RACE_PAUSE_JS)
+    idle_after = frame.evaluate(IDLE_FPS_JS)
+    context.close()
+    idle = max(idle, idle_after)
+    geo, conv = probe["geometry"] / idle, probe["convergence"] / idle
+    print(f"   view {info['view']}, rows of {info['rows']} iterations; idle rAF "
+          f"{idle:.1f}/s (before Run and after the run; the larger)")
+    print(f"   probe 0.2-1.2 s after Run, k {probe['k0']:.0f}-{probe['k1']:.0f}: rAF "
+          f"{probe['raf']:.1f}/s, geometry changed {probe['geometry']:.1f}/s ({geo:.2f}x idle), "
+          f"convergence {probe['convergence']:.1f}/s ({conv:.2f}x); its counters "
+          f"{probe['counted_geometry']:.1f}, {probe['counted_convergence']:.1f}; probe "
+          f"{probe['probe_ms']:.1f} ms a frame")
+    print(f"   counters alone, the next 1 s: rAF {counters['raf']:.1f}/s, geometry "
+          f"{counters['geometry']:.1f}/s ({counters['geometry'] / idle:.2f}x), convergence "
+          f"{counters['convergence']:.1f}/s ({counters['convergence'] / idle:.2f}x)")
+    print(f"   the player's drawing, the next 1 s (to k = {drawn['k']:.0f}): {drawn['calls']} "
+          f"redraws, median {drawn['median']:.1f} ms, p95 {drawn['p95']:.1f} ms; rAF "
+          f"{drawn['raf']:.1f}/s")
+    still = pause["kf_after"] == pause["kf_click"] and not pause["playing"]
+    when = ("none" if pause["last_ms"] is None else
+            f"at animation frame {pause['last_frame']} after the click ({pause['last_ms']:.1f} ms)")
+    print(f"   Pause at kf = {pause['kf_before']:.2f} -> k = {pause['kf_after']:.0f}; last canvas "
+          f"change: {when}, of {pause['frames']} frames in 1 s; kf unchanged: {still}")
+    # the same second of playback of one run of the race in the explorer, in the same
+    # window: what the machine gives a single path
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(f"{url}/?problem=brockett&n=3&p=1&step=constant&eta=0.01&max_iter=1500"
+              "&tol=1e-14&lecture=1")
+    page.wait_for_selector(IDLE, timeout=120_000)
+    frame = page.wait_for_selector(PLAYER, timeout=120_000).content_frame()
+    frame.wait_for_function("window.landingPlayer && landingPlayer.run && landingPlayer.run.done"
+                            " && landingPlayer.stats.frames > 0", timeout=120_000)
+    frame.evaluate(HASH_JS)
+    frame.wait_for_function("!document.querySelector('.lp-toast.on')", timeout=15_000)
+    page.wait_for_timeout(1000)
+    single_idle = frame.evaluate(IDLE_FPS_JS)
+    click(frame, "Run")
+    page.wait_for_timeout(1400)
+    single = frame.evaluate(COUNTERS_JS)
+    single_drawn = frame.evaluate(DRAW_MS_JS)
+    context.close()
+    print(f"   one run (η = 0.01) in the explorer, the same window: idle rAF {single_idle:.1f}/s; "
+          f"counters 1.4-2.4 s after Run: rAF {single['raf']:.1f}/s, geometry "
+          f"{single['geometry']:.1f}/s ({single['geometry'] / single_idle:.2f}x), convergence "
+          f"{single['convergence']:.1f}/s ({single['convergence'] / single_idle:.2f}x); its "
+          f"drawing the next 1 s: median {single_drawn['median']:.1f} ms, p95 "
+          f"{single_drawn['p95']:.1f} ms")
+    play_ok = probe["playing"] and geo >= 0.9 and conv >= 0.9
+    pause_ok = still and pause["was_playing"] and pause["last_frame"] <= 1
+    print(f"   goals: playback >= 0.9x idle -> {verdict(play_ok)}; Pause stills it within one "
+          f"frame -> {verdict(pause_ok)}")
+    return play_ok, pause_ok
+
+
+def race_only() -> None:
+    """Section 7 alone: its own app server and browser."""
+    print(machine())
+    print(f"UTC: {datetime.now(UTC):%Y-%m-%d %H:%M:%S}; load average at start: "
+          + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    app, app_url = serve(ROOT / "app.py")
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            print(f"Chromium {browser.version}, headless, no GPU")
+            race(browser, app_url)
+            browser.close()
+    finally:
+        app.terminate()
+    print(f"UTC: {datetime.now(UTC):%Y-%m-%d %H:%M:%S}; load average at the end: "
+          + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
 def main(rounds: int = 5) -> None:
     print(machine())
     print(f"UTC: {datetime.now(UTC):%Y-%m-%d %H:%M:%S}; load average at start: "
@@ -415,6 +573,7 @@ def main(rounds: int = 5) -> None:
             goals["server cpu"] = server_cpu(browser, app_url, app.pid)
             html_export(browser, app_url)
             # last: the streamed run's worker goes on computing after its page closes
+            goals["race play"], goals["race pause"] = race(browser, app_url)
             goals["stream start"], goals["stream pause"], goals["stream still"] = streaming(
                 browser, app_url)
             browser.close()
@@ -427,4 +586,7 @@ def main(rounds: int = 5) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    if sys.argv[1:] == ["race"]:
+        race_only()
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

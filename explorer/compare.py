@@ -329,18 +329,6 @@ def rows_B(config: AppConfig, B: np.ndarray | None) -> np.ndarray:
     return preset_B(config.n) if B is None else B
 
 
-def manifolds_drawn(on_B: list[bool], n: int) -> str:
-    """What the trajectories figure draws the runs on (``figures.trajectories_figure``), for
-    its caption: the unit circle or sphere, the B-ellipse or ellipsoid xᵀBx = 1, or both."""
-    if not any(on_B):
-        return ""
-    shape = "ellipse" if n == 2 else "ellipsoid"
-    if all(on_B):
-        return f" The runs keep to XᵀBX = I: each column lies on the {shape} xᵀBx = 1 drawn."
-    return (f" Rows on XᵀX = I land on the unit {'circle' if n == 2 else 'sphere'}, rows on "
-            f"XᵀBX = I on the {shape} xᵀBx = 1 ({'dashed' if n == 2 else 'dark grey'}).")
-
-
 class Comparison:
     """The rows of one comparison on the configured problem from the configured X_0, run one
     at a time (``run_row``): ``run_rows`` runs them in one go, a page's worker row by row.

@@ -7,7 +7,6 @@ Sized for a projector: large fonts, the Okabe-Ito colour-blind-safe palette, lab
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 import plotly.graph_objects as go
@@ -25,7 +24,6 @@ __all__ = [
     "sweep_heatmap",
     "text_size",
     "sweep_hover_text",
-    "trajectories_figure",
 ]
 
 # The text of every figure as the explorer's player draws its own (explorer/player/player.js:
@@ -42,7 +40,7 @@ LOG_AXIS = dict(type="log", exponentformat="power", nticks=6)  # few labels, eve
 
 def text_size(fig: go.Figure, lecture: bool = False) -> go.Figure:
     """``fig``'s text at the shared sizes (``TEXT_SIZES``; lecture mode's for a projector):
-    tick labels and axis titles (the layout's font, 3-D axes included), and the panel titles
+    tick labels and axis titles (the layout's font), and the panel titles
     (the subplots' annotations and any other note), the figure's title and the legend."""
     small, large = TEXT_SIZES[lecture]
     fig.update_layout(font_size=small, legend_font_size=large)
@@ -51,8 +49,6 @@ def text_size(fig: go.Figure, lecture: bool = False) -> go.Figure:
     fig.update_annotations(font_size=large)
     fig.update_xaxes(title_font_size=small)  # plotly's default is 1.2 times the layout's
     fig.update_yaxes(title_font_size=small)
-    fig.update_scenes(xaxis_title_font_size=small, yaxis_title_font_size=small,
-                      zaxis_title_font_size=small)
     return fig
 
 
@@ -92,54 +88,6 @@ def _positive(values: Array) -> Array:
     v = np.abs(np.asarray(values, dtype=float))
     v[~np.isfinite(v) | (v == 0)] = np.nan
     return v
-
-
-def _sphere(radius: float, res: int = 40) -> tuple[Array, Array, Array]:
-    u, v = np.meshgrid(np.linspace(0, 2 * np.pi, res), np.linspace(0, np.pi, res // 2))
-    return (radius * np.cos(u) * np.sin(v), radius * np.sin(u) * np.sin(v),
-            radius * np.cos(v))
-
-
-def _wireframe(
-    radius: float, meridians: int = 12, parallels: int = 5, res: int = 73, *,
-    W: Array | None = None,
-) -> go.Scatter3d:
-    """The sphere ||x|| = radius as meridians and parallels in one line trace (NaN-separated);
-    with ``W`` (``_ellipse_map(B)``) its image, the ellipsoid x^T B x = radius^2 (dark grey).
-
-    Lighter than a translucent surface in WebGL (one trace, no mesh), and the grid reads as a
-    globe: depth and orientation show while the frame turns.
-    """
-    t = np.linspace(0, 2 * np.pi, res)
-    gap = np.full((1, 3), np.nan)
-    rings = []
-    for lon in np.linspace(0, np.pi, meridians // 2, endpoint=False):  # great circles
-        rings.append(np.stack([np.cos(lon) * np.sin(t), np.sin(lon) * np.sin(t), np.cos(t)], 1))
-    for lat in np.linspace(-np.pi / 2, np.pi / 2, parallels + 2)[1:-1]:
-        rings.append(np.stack([np.cos(lat) * np.cos(t), np.cos(lat) * np.sin(t),
-                               np.full_like(t, np.sin(lat))], 1))
-    pts = radius * np.concatenate([np.vstack([r, gap]) for r in rings])
-    if W is None:
-        return go.Scatter3d(x=pts[:, 0], y=pts[:, 1], z=pts[:, 2], mode="lines",
-                            line=dict(color="#AAAAAA", width=2),
-                            name=f"sphere ‖x‖ = {radius:g}", showlegend=False,
-                            hoverinfo="skip")
-    pts = pts @ np.asarray(W).T
-    return go.Scatter3d(x=pts[:, 0], y=pts[:, 1], z=pts[:, 2], mode="lines",
-                        line=dict(color="#555555", width=2),
-                        name=f"ellipsoid xᵀBx = {radius**2:g}", showlegend=False,
-                        hoverinfo="skip")
-
-
-# close enough to fill the box, and looking a little below the centre so that the cube's lower
-# corners and tick labels are not clipped by the legend (checked on the frame and cone views)
-CAMERA = dict(eye=dict(x=1.45, y=1.45, z=0.8), center=dict(x=0, y=0, z=-0.12))
-
-
-def _scene(R: float) -> dict:
-    axis = dict(range=[-R, R], nticks=5)
-    return dict(xaxis=dict(axis, title_text="x₁"), yaxis=dict(axis, title_text="x₂"),
-                zaxis=dict(axis, title_text="x₃"), aspectmode="cube", camera=CAMERA)
 
 
 # ----------------------------------------------------------------------------- comparisons
@@ -240,103 +188,6 @@ def stochastic_figure(
     fig.update_xaxes(title_text="epoch (passes over the data)",
                      range=None if epochs is None else [0, epochs])
     return _legend_below(fig, height)
-
-
-def _ellipse_map(B: Array) -> Array:
-    """W = L^{-T} for B = L L^T (Cholesky): W u runs over {x : x^T B x = 1} as u runs over the
-    unit circle or sphere (W^T B W = I). For drawing (n <= 3), never in an iteration."""
-    return np.linalg.inv(np.linalg.cholesky(np.asarray(B, dtype=float))).T
-
-
-def trajectories_figure(
-    runs: list[dict],
-    cost: Callable[[Array], Array],
-    n: int,
-    p: int,
-    height: int | None = None,
-    *,
-    B: Array | None = None,
-) -> go.Figure:
-    """Overlaid trajectories of several runs from the same X_0 (one colour each): in the plane
-    with the unit circle and the cost's contours (n = 2, p = 1); on the sphere coloured by cost
-    (n = 3, p = 1); the tips of both columns on the unit sphere (n = 3, p = 2). ``height`` in
-    pixels (620 for the plane, 650 in 3-D when None).
-
-    Each run is a dict with "label" and "X", the iterates of shape (K, n, p), and optionally
-    "B" (True: the run keeps to X^T B X = I). With ``B`` the runs flagged so are drawn with
-    the manifold they keep to, {x : x^T B x = 1} (each column of X on X^T B X = I lies on it):
-    the ellipse, the ellipsoid coloured by cost, or its wireframe (p = 2); the unit circle or
-    sphere is drawn only for the runs on X^T X = I (as a wireframe beside a coloured ellipsoid).
-    """
-    on_B = B is not None and any(r.get("B") for r in runs)
-    on_St = not on_B or not all(r.get("B") for r in runs)
-    W = _ellipse_map(B) if on_B else None
-    if (n, p) == (2, 1):
-        pts = np.concatenate([np.asarray(r["X"]).reshape(-1, 2) for r in runs])
-        axis = float(np.max(np.linalg.norm(W, axis=0))) if on_B else 1.0
-        R = max(1.6, 1.15 * float(np.max(np.linalg.norm(pts, axis=1))), 1.15 * axis)
-        g = np.linspace(-R, R, 100)
-        gx, gy = np.meshgrid(g, g)
-        Z = cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None]).reshape(100, 100)
-        fig = go.Figure(go.Contour(x=g, y=g, z=Z, colorscale="Greys", ncontours=25, opacity=0.5,
-                                   showscale=False, contours=dict(showlines=False),
-                                   hoverinfo="skip", name="cost"))
-        t = np.linspace(0, 2 * np.pi, 241)
-        if on_St:
-            fig.add_trace(go.Scatter(x=np.cos(t), y=np.sin(t), mode="lines", name="‖x‖ = 1",
-                                     line=dict(color="black", width=3)))
-        if on_B:
-            e = W @ np.stack([np.cos(t), np.sin(t)])
-            fig.add_trace(go.Scatter(x=e[0], y=e[1], mode="lines", name="xᵀBx = 1",
-                                     line=dict(color="black", width=3,
-                                               dash="dash" if on_St else "solid")))
-        for i, run in enumerate(runs):
-            X = np.asarray(run["X"]).reshape(-1, 2)
-            fig.add_trace(go.Scatter(x=X[:, 0], y=X[:, 1], mode="lines+markers",
-                                     name=run["label"], marker=dict(size=4),
-                                     line=dict(color=PALETTE[i % len(PALETTE)], width=3)))
-        fig.add_trace(go.Scatter(x=pts[:1, 0], y=pts[:1, 1], mode="markers", name="X₀",
-                                 marker=dict(size=14, color="white",
-                                             line=dict(color="black", width=2))))
-        fig.update_xaxes(title_text="x₁", range=[-R, R], constrain="domain")
-        fig.update_yaxes(title_text="x₂", range=[-R, R], scaleanchor="x", scaleratio=1)
-        fig.update_layout(**LAYOUT, height=height or 620)
-        return fig
-    if n != 3 or p not in (1, 2):
-        raise ValueError("trajectories are drawn for (n, p) = (2, 1), (3, 1) and (3, 2)")
-    fig = go.Figure()
-    R = 1.3
-    if p == 1:  # the manifold shaded by the cost: the unit sphere, or the ellipsoid
-        sx, sy, sz = _sphere(1.0, 50)
-        shaded = "unit sphere"
-        if on_B and not on_St:
-            sx, sy, sz = np.einsum("ij,j...->i...", W, np.stack([sx, sy, sz]))
-            shaded = "ellipsoid xᵀBx = 1"
-        colour = cost(np.stack([sx.ravel(), sy.ravel(), sz.ravel()], axis=1)[:, :, None])
-        fig.add_trace(go.Surface(x=sx, y=sy, z=sz, opacity=0.8, colorscale="Greys",
-                                 surfacecolor=colour.reshape(sx.shape), showscale=False,
-                                 hoverinfo="skip", name=shaded))
-        if on_B and on_St:
-            fig.add_trace(_wireframe(1.0, W=W))
-    else:  # the frame's columns: wireframes, as in the explorer's frame view
-        if on_St:
-            fig.add_trace(_wireframe(1.0))
-        if on_B:
-            fig.add_trace(_wireframe(1.0, W=W))
-    if on_B:
-        R = max(R, 1.1 * float(np.max(np.linalg.norm(W, axis=0))))
-    for i, run in enumerate(runs):
-        X = np.asarray(run["X"]).reshape(-1, 3, p)
-        R = max(R, 1.1 * float(np.max(np.linalg.norm(X, axis=1))))
-        for j in range(p):
-            fig.add_trace(go.Scatter3d(
-                x=X[:, 0, j], y=X[:, 1, j], z=X[:, 2, j], mode="lines",
-                line=dict(color=PALETTE[i % len(PALETTE)], width=7, dash="solid" if j == 0
-                          else "dash"),
-                name=run["label"] + ("" if p == 1 else f" (column {j + 1})"),
-                legendgroup=run["label"]))
-    fig.update_layout(**LAYOUT, height=height or 650, scene=_scene(R))
-    return fig
 
 
 # ----------------------------------------------------------------------------- sweep heatmaps

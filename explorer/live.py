@@ -179,6 +179,12 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
     return run
 
 
+def race_player(data: dict, key: str) -> None:
+    """The player with a race of the Compare page's rows (``race.payload``): it plays them in
+    the browser and sends nothing back (it has no chunks to ask for)."""
+    _player(data=data, key=key, default=None)
+
+
 # ----------------------------------------------------------------------------- families
 
 

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import budget, compare, compare_job, controls, figures, text, work
+from explorer import budget, compare, compare_job, controls, figures, live, race, text, work
 from explorer.gate import GATE, HEAVY_SECONDS
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
@@ -117,10 +117,11 @@ controls.persist("compare_against", "iteration")
 steps_box, against_box = st.columns([3, 2], vertical_alignment="bottom")
 fair_label = steps_box.selectbox("Steps", list(compare.FAIRNESS), key="compare_fairness",
                                  help=compare.STEPS_HELP)
+fairness_note = None  # said below the race, which comes first on a projector's screen
 if compare.FAIRNESS[fair_label] is None and compare.constant_step_is_unfair(valid):
-    st.info(compare.CONSTANT_NOTE, icon=":material/balance:")
+    fairness_note = compare.CONSTANT_NOTE
 elif compare.FAIRNESS[fair_label] == "safe" and compare.differ_in_field(valid):
-    st.info(compare.SAFE_NOTE, icon=":material/balance:")
+    fairness_note = compare.SAFE_NOTE
 
 
 @st.cache_data(**CACHE_LIMITS, show_spinner=False)
@@ -160,19 +161,11 @@ against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
                             format_func={"iteration": "iterations", "time": "wall time"}.get)
 st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link reopens this
-# the curves and the trajectories side by side, sized for a 720-row projector
-drawn = (config.n, config.p) in ((2, 1), (3, 1), (3, 2))
-curves, paths = st.columns([3, 2]) if drawn else (st.container(), None)
-legend = [{**run, "label": text.html(run["label"])} for run in runs]  # names are HTML to plotly
-curves.plotly_chart(figures.text_size(figures.comparison_figure(
-    legend, f_star=f_star, against=against, height=400), config.lecture), width="stretch",
-    theme=None)
-if paths is not None:  # no legend of its own: its colours are the curves'
-    trajectories = figures.trajectories_figure(legend, problem.cost, config.n, config.p,
-                                               height=400, B=compare.rows_B(config, problem.B))
-    trajectories.update_layout(showlegend=False, margin=dict(l=10, r=10, t=30, b=40))
-    paths.plotly_chart(figures.text_size(trajectories, config.lecture), width="stretch",
-                       theme=None)
+# the race: every row played together in the explorer's player, one clock, one view
+live.race_player(race.payload(runs, f_star, config, problem, compare.rows_B(config, problem.B),
+                              against, lecture=config.lecture), key="compare_race")
+if fairness_note:
+    st.info(fairness_note, icon=":material/balance:")
 st.subheader("Summary")
 table = compare.summary(runs, f_star)
 for entry in table:  # "—" where a run never reached the tolerance
@@ -191,6 +184,11 @@ st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
                                 "over the run.")})
 on = "XᵀBX = I" if all(run["B"] for run in runs) else "St(n, p)" + (
     " or XᵀBX = I" if any(run["B"] for run in runs) else "")
+st.subheader("Curves")
+legend = [{**run, "label": text.html(run["label"])} for run in runs]  # names are HTML to plotly
+st.plotly_chart(figures.text_size(figures.comparison_figure(
+    legend, f_star=f_star, against=against, height=400), config.lecture), width="stretch",
+    theme=None)
 st.caption("A negative final f − f* means the last iterate is still slightly off the manifold, "
            f"where f can go below its minimum on {on}; the plots show |f − f*|.")
 for run in runs:
@@ -205,9 +203,6 @@ if compare.cut_short(runs) and st.button(
     st.session_state.pop(compare_job.SESSION_KEY, None)
     st.rerun()
 
-if drawn:
-    st.caption("Right: the trajectories from the same X₀, coloured as the curves"
-               + (" (solid: column 1, dashed: column 2)." if config.p == 2 else ".")
-               + compare.manifolds_drawn([run["B"] for run in runs], config.n))
-else:
-    st.caption("Trajectories are drawn for (n, p) = (2, 1), (3, 1) and (3, 2).")
+if not race.views(config.n, config.p, runs):
+    st.caption("The geometry views are drawn for n ≤ 3, where the comparison keeps the "
+               "iterates; here the rows race in the convergence panels.")

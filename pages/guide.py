@@ -68,7 +68,9 @@ every page.
 - *Explorer*: one run, played in the browser, with its convergence curves and one geometry
   view at a time (the tabs above the view switch at once; drag a 3-D view to turn it).
 - *Compare*: up to six configurations (β values, tangent terms, landing against Riemannian
-  gradient descent with a retraction or against the penalty method) from the same $X_0$, overlaid.
+  gradient descent with a retraction or against the penalty method) from the same $X_0$, racing
+  in the player: one clock (the iteration, or the wall time each row took), every row's iterate
+  on one view in its colour, Run, Pause, Step and the keys as in the explorer.
   A constant η favours whichever tangent term happens to be scaled for it: compare "each with
   Armijo" or "each with Barzilai–Borwein", the two rules that adapt the step to each field.
   "Each at its safe step" is not fair: near the solution the safe bound grows without limit, so

@@ -90,7 +90,7 @@ def test_compare_page_overlays_the_default_rows():
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(charts) == 2  # convergence overlay and trajectories
+    assert len(charts) == 1  # the curves; the trajectories race in the player
     names = {t["name"] for t in charts[0]["data"]}
     assert names == {"β = 0.1", "β = 0.5", "β = 1", "β = 5"}
     summary = at.dataframe[-1].value

@@ -146,8 +146,10 @@
   }
 
   // ys[0..upto] (upto may be fractional: the last segment is drawn part way) with at most two
-  // points per pixel column (the minimum and maximum of each bucket), gaps at non-finite values
+  // points per pixel column (the minimum and maximum of each bucket), gaps at non-finite values;
+  // at x = i, or at x = style.xs[i] (a race against the wall time)
   function drawSeries(ctx, chart, ys, upto, style) {
+    const xs = style.xs;
     const last = Math.min(Math.floor(upto), ys.length - 1);
     if (last < 0) return;
     const ok = (y) => y !== null && isFinite(y) && (!chart.ylog || y > 0);
@@ -160,13 +162,18 @@
     ctx.lineWidth = style.width;
     ctx.setLineDash(style.dash || []);
     ctx.lineJoin = "round";
+    ctx.lineCap = style.cap || "butt";
     ctx.beginPath();
     let pen = false;
+    // vertices at least a pixel apart (L1): a converging series' tail is flat, and the
+    // stroker pays for every vertex
+    let px = -Infinity, py = -Infinity;
     const put = (i, y) => {
-      const x = chart.X(i), yy = chart.Y(y);
-      if (pen) ctx.lineTo(x, yy); else { ctx.moveTo(x, yy); pen = true; }
+      const x = chart.X(xs ? xAt(xs, i) : i), yy = chart.Y(y);
+      if (!pen) { ctx.moveTo(x, yy); pen = true; } else if (Math.abs(x - px) + Math.abs(yy - py) >= 1) ctx.lineTo(x, yy); else return;
+      px = x; py = yy;
     };
-    for (let i = 0; i <= last; i += bucket) {
+    for (let i = style.from || 0; i <= last; i += bucket) {  // from: a race's trail (race.js)
       const end = Math.min(last, i + bucket - 1);
       let lo = null, hi = null, ilo = i, ihi = i;
       for (let j = i; j <= end; j++) {
@@ -187,6 +194,12 @@
     }
     ctx.stroke();
     ctx.restore();
+  }
+
+  // xs at a fractional index i, between its neighbours
+  function xAt(xs, i) {
+    const k = Math.floor(i), f = i - k;
+    return f > 0 && k + 1 < xs.length ? xs[k] + f * (xs[k + 1] - xs[k]) : xs[k];
   }
 
   function dot(ctx, x, y, r, fill, stroke) {

@@ -2,13 +2,17 @@
  * (methods of Landing.Player; after player.js). */
 (function (L) {
   "use strict";
-  const { sci } = L;
+  const { legend, legendRows, num, sci } = L;
 
   Object.assign(L.Player.prototype, {
     payload() {
       // the whole run as one chunk, for the standalone file
       const r = this.run;
       if (r.family) return this.familyPayload();
+      if (r.race) {  // the race as received, showing the view chosen here
+        const a = this.raceArgs;
+        return { ...a, header: { ...a.header, view: r.view ? r.view.kind : null } };
+      }
       return {
         run_id: r.id, start: 0, done: r.done, status: r.status, message: r.message,
         header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, colorscale: this.headerScale, views: r.views, view: r.view.kind },
@@ -48,7 +52,7 @@
       const title = (this.run.view.title || "Landing Explorer").replace(/</g, "&lt;");
       const esc = (s) => s.replace(/<\/script/gi, "<\\/script");
       const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Landing Explorer: ${title}</title></head>\n<body><div id="landing-player"></div>\n<script>window.LANDING_DATA = ${data};</script>\n${src.map((s) => `<script data-lp>${esc(s)}</script>\n`).join("")}</body></html>\n`;
-      const name = fam ? "landing-family.html" : "landing-run.html";
+      const name = fam ? "landing-family.html" : this.run.race ? "landing-race.html" : "landing-run.html";
       download(new Blob([html], { type: "text/html" }), name);
       this.note(`Saved ${name}: it plays offline in any browser` + (fam ? `, with its ${fam.symbol} scrubber.` : "."));
     },
@@ -59,20 +63,33 @@
       this.note(`Making a ${frames}-frame GIF…`);
       await new Promise((r) => setTimeout(r, 30));
       const t0 = performance.now();
-      const W = 880, H = 400, gw = 380;
+      const run = this.run, race = run.race, P = this.P();
+      // a race names its rows in their colours in a band under the title; beyond n = 3 it
+      // has no geometry view, and the panels take the whole width
+      const W = 880, gw = run.view ? 380 : 0;
       const canvas = document.createElement("canvas");
-      canvas.width = W; canvas.height = H;
+      canvas.width = W;
+      const rowItems = race ? race.rows.map((r) => ({ label: r.label, colour: r.colour })) : [];
+      const band = race ? (P.font + 6) * legendRows(canvas.getContext("2d"), rowItems, P.font, W - 16) + 4 : 0;
+      const H = 400 + band, top = 24 + band;
+      canvas.height = H;
       const ctx = canvas.getContext("2d", { willReadFrequently: true });
-      const saved = this.kf, P = this.P();
+      const saved = this.kf;
       const images = [];
       for (let i = 0; i < frames; i++) {
         this.kf = frames === 1 ? 0 : (i * this.available) / (frames - 1);
         ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, H);
-        this.drawGeometry(ctx, { x: 0, y: 24, w: gw, h: H - 24 }, false);
-        this.drawConvergence(ctx, { x: gw + 10, y: 24, w: W - gw - 10, h: H - 24 }, false);
+        if (run.view) this.drawGeometry(ctx, { x: 0, y: top, w: gw, h: H - top }, false);
+        this.drawConvergence(ctx, { x: gw && gw + 10, y: top, w: W - (gw && gw + 10), h: H - top }, false);
         const k = Math.floor(this.kf);
         ctx.fillStyle = "#111"; ctx.font = `600 ${P.font + 1}px sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "top";
-        ctx.fillText(`${this.run.view.title}   k = ${k}   ${this.run.B ? "‖XᵀBX − I‖" : "‖XᵀX − I‖"} = ${sci(this.run.h[k])}`, 8, 4);
+        if (race) {
+          const clock = race.against === "time" ? `t = ${num(this.clockX(), 3)} s` : `k = ${k}`;
+          ctx.fillText(`A race of ${race.rows.length} rows${run.view ? ": " + run.view.title : ""}   ${clock}`, 8, 4);
+          legend(ctx, rowItems, 8, 24 + P.font / 2 + 4, P.font, W - 16);
+        } else {
+          ctx.fillText(`${run.view.title}   k = ${k}   ${run.B ? "‖XᵀBX − I‖" : "‖XᵀX − I‖"} = ${sci(run.h[k])}`, 8, 4);
+        }
         images.push(ctx.getImageData(0, 0, W, H));
       }
       this.kf = saved;
@@ -80,8 +97,9 @@
       const bytes = window.LandingGif.encode(images, { delayCs: 5, loop: 0 });
       const seconds = (performance.now() - t0) / 1000;
       this.stats.gif = { frames, seconds, bytes: bytes.length };
-      download(new Blob([bytes], { type: "image/gif" }), "landing-run.gif");
-      this.note(`Saved landing-run.gif: ${frames} frames, ${(bytes.length / 1e6).toFixed(1)} MB, made in ${seconds.toFixed(1)} s.`);
+      const name = race ? "landing-race.gif" : "landing-run.gif";
+      download(new Blob([bytes], { type: "image/gif" }), name);
+      this.note(`Saved ${name}: ${frames} frames, ${(bytes.length / 1e6).toFixed(1)} MB, made in ${seconds.toFixed(1)} s.`);
     },
   });
 

@@ -8,7 +8,7 @@
  * (fixed over a drag); the neighbouring members' paths are drawn faint (run.ghosts). */
 (function (L) {
   "use strict";
-  const { Player, convergencePanels, logRange, linRange, makeScale } = L;
+  const { Player, convergencePanels, el, logRange, linRange, makeScale } = L;
 
   // the neighbours drawn faint, at these distances on each side of the shown member (next
   // members' paths nearly coincide with its own: farther ones show where the drag leads)
@@ -16,14 +16,6 @@
   const FIELDS = ["cost", "gap", "h", "grad", "step", "nstep", "x", "sigma", "gram", "fstar",
     "flowSigma", "flowGram", "metric", "safe", "sigmaCols", "flowCols", "hasNormal", "done", "status", "message"];
 
-  function el(tag, attrs, children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "text") e.textContent = v; else e.setAttribute(k, v);
-    }
-    for (const c of children || []) e.appendChild(c);
-    return e;
-  }
   const fmt = (v) => String(Number(v.toPrecision(3)));
 
   Object.assign(Player.prototype, {

@@ -13,7 +13,7 @@
  */
 (function (L) {
   "use strict";
-  const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
+  const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, el, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
 
   // ------------------------------------------------------------------ the player
 
@@ -58,15 +58,6 @@
   .lp-toast kbd { border: 1px solid #aaa; border-radius: 4px; padding: 0 5px; font: inherit; }
   .lp-keys kbd { border: 1px solid #bbb; border-radius: 4px; padding: 0 4px; background: #f7f7f7; font: inherit; }
   `;
-
-  function el(tag, attrs, children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "text") e.textContent = v; else e.setAttribute(k, v);
-    }
-    for (const c of children || []) e.appendChild(c);
-    return e;
-  }
 
   class Player {
     constructor(root, host) {
@@ -129,6 +120,7 @@
     receive(args) {
       const h = args.header;
       if (h.family && this.receiveFamily) { this.stale = false; this.receiveFamily(args); return; }
+      if (h.race && this.receiveRace) { this.receiveRace(args); return; }
       const fresh = !this.run || this.run.id !== args.run_id;
       if (fresh) {
         if (this.hideFamily) this.hideFamily();
@@ -189,7 +181,9 @@
     }
 
     aim() {
-      const run = this.run, key = run.view.kind + run.id;
+      const run = this.run;
+      if (!run.view) return;  // a race beyond n = 3: the convergence panels alone
+      const key = run.view.kind + run.id;
       if (VIEWS[run.view.kind].three && !this.cams[key]) this.cams[key] = VIEWS[run.view.kind].initialCamera(run);
     }
 
@@ -221,10 +215,11 @@
       this.makeTabs();
       this.background = null;
       this.show();
-      this.host.request(run.cost.length, kind);  // the page keeps the choice (and the URL)
+      if (!run.race) this.host.request(run.cost.length, kind);  // the page keeps the choice (and the URL)
     }
 
     ranges() {
+      if (this.run.race) { this.raceRanges(); return; }
       const run = this.run, P = this.P();
       this.conv = convergencePanels(run, P).map((panel) => ({
         ...panel,
@@ -232,7 +227,7 @@
       }));
     }
 
-    get available() { return this.run ? this.run.cost.length - 1 : 0; }
+    get available() { return this.run ? (this.run.race ? this.run.race.C : this.run.cost.length - 1) : 0; }
 
     // the keys, once per browser tab, over the view (a lecture shows no footnotes)
     hintOnce() {
@@ -347,7 +342,8 @@
 
     layout() {
       const width = Math.max(320, document.documentElement.clientWidth - 2);
-      const side = width >= 520;
+      const side = width >= 520, geometry = !!(this.run && this.run.view);
+      this.geoBox.style.display = geometry ? "" : "none";
       this.panels.classList.toggle("stacked", !side);
       // the panels fill what is left of the window below the player's top, within bounds, so
       // the controls, the view and the curves share one screen (a projector's 720 rows)
@@ -358,14 +354,18 @@
           const top = frame.getBoundingClientRect().top + (window.parent.scrollY || 0);
           this.placed = [top, window.parent.innerHeight];
           const above = this.panels.getBoundingClientRect().top + this.geoHead.offsetHeight;
-          room = window.parent.innerHeight - top - above - 12;
+          // a race sits below the Compare page's controls: it takes a whole window below the
+          // page's header bar, the page scrolled to it, rather than what the first screen leaves
+          const bar = window.parent.document.querySelector('[data-testid="stHeader"]');
+          const race = this.run && this.run.race;
+          room = window.parent.innerHeight - (race ? (bar ? bar.offsetHeight : 0) : top) - above - 12;
         }
       } catch (err) { /* standalone or another origin */ }
       let gw, gh, cw, ch;
       if (side) {
         gh = ch = Math.round(Math.max(260, Math.min(room, 0.5 * width, 640)));
         gw = Math.round(Math.min(width * (width < 760 ? 0.5 : 0.46), gh * 1.25));
-        cw = width - gw - 12;
+        cw = geometry ? width - gw - 12 : width;
       } else {
         gw = cw = width;
         gh = Math.round(Math.min(width, 460));
@@ -403,6 +403,7 @@
     updateText() {
       const run = this.run;
       if (!run) return;
+      if (run.race) { this.raceText(); return; }
       const k = Math.min(Math.floor(this.kf), this.available);
       this.slider.value = String(k);
       this.kLabel.textContent = `k = ${k}`;
@@ -476,7 +477,7 @@
     drawNow() {
       this.dirty = false;
       if (!this.run || !this.size) return;
-      this.drawGeometry(this.geoCanvas.getContext("2d"), { x: 0, y: 0, w: this.size.gw, h: this.size.gh }, true);
+      if (this.run.view) this.drawGeometry(this.geoCanvas.getContext("2d"), { x: 0, y: 0, w: this.size.gw, h: this.size.gh }, true);
       this.drawConvergence(this.convCanvas.getContext("2d"), { x: 0, y: 0, w: this.size.cw, h: this.size.ch }, true);
       this.stats.frames++;
     }
@@ -485,7 +486,7 @@
       const run = this.run, view = VIEWS[run.view.kind], P = this.P();
       if (!view) return;
       const cam = this.cams[run.view.kind + run.id];
-      const legendItems = view.legend(P, run);
+      const legendItems = run.race ? this.raceLegend(view, P) : view.legend(P, run);
       const inner = { x: box.x, y: box.y, w: box.w, h: box.h - (P.font + 6) * legendRows(ctx, legendItems, P.font, box.w - 16) - 8 };
       if (cached) {
         if (!this.background) {
@@ -503,14 +504,20 @@
         ctx.setTransform(1, 0, 0, 1, 0, 0);
         ctx.drawImage(this.background.off, 0, 0);
         ctx.restore();
-        view.moving(ctx, this.background.frame, run, this.kf, P);
+        this.moving(ctx, view, this.background.frame, P);
       } else {
         ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
         const frame = view.background(ctx, inner, run, P, cam);
         legend(ctx, legendItems, box.x + 8, inner.y + inner.h + P.font / 2 + 4, P.font, box.w - 16);
-        view.moving(ctx, frame, run, this.kf, P);
+        this.moving(ctx, view, frame, P);
       }
       this.stats.draws.geometry++;
+    }
+
+    // the moving part of the view: the run's X_k, or every row's of a race (race.js)
+    moving(ctx, view, frame, P) {
+      if (this.run.race) this.raceMoving(ctx, view, frame, P);
+      else view.moving(ctx, frame, this.run, this.kf, P);
     }
 
     convLayout(box, P) {
@@ -530,7 +537,8 @@
           rect = { x: box.x + left + i * (w + left), y: box.y + top, w, h: box.h - top - bottom - (P.font + 8) };
         }
         const panel = this.conv[i];
-        charts.push(makeChart(rect, 0, this.run.xmax, panel.range[0], panel.range[1], panel.log));
+        const race = this.run.race;  // a race's x axis: the iterations or the wall time
+        charts.push(makeChart(rect, 0, race ? race.xmax : this.run.xmax, panel.range[0], panel.range[1], panel.log));
       }
       return { vertical, charts };
     }
@@ -543,9 +551,10 @@
         charts.forEach((chart, i) => {
           const panel = this.conv[i];
           const last = vertical ? i === charts.length - 1 : true;
-          drawAxes(c, chart, { font: P.font, title: panel.title, xlabels: last, xtitle: last ? "iteration k" : null });
+          const xtitle = this.run.race ? this.run.race.xtitle : "iteration k";
+          drawAxes(c, chart, { font: P.font, title: panel.title, xlabels: last, xtitle: last ? xtitle : null });
           const items = panel.series.map((s) => ({ label: s.label, colour: s.colour, dash: s.dash }));
-          if (items.length > 1) {
+          if (items.length > 1 && !this.run.race) {  // a race's rows are named above the panels
             c.save();
             c.font = `${P.font}px sans-serif`;
             const w = items.reduce((a, it) => a + 40 + c.measureText(it.label).width, 0);
@@ -567,18 +576,26 @@
           paintBack(octx);
           this.convBack = { off, key: this.rangeKey() };
         }
+      }
+      // a race's series: each row's own place (rowKf, race.js) against its iterations or
+      // its wall time (s.xs), the cursor at the race's clock; drawn up to their last whole
+      // iterates on a trail canvas kept between frames (race.js), only their heads here
+      const upto = (s) => (s.row === undefined ? this.kf : this.rowKf(s.row));
+      const trail = cached && this.run.race ? this.convTrail(charts, P, upto) : null;
+      if (cached) {
         ctx.save();
         ctx.setTransform(1, 0, 0, 1, 0, 0);
-        ctx.drawImage(this.convBack.off, 0, 0);
+        ctx.drawImage(trail ? trail.off : this.convBack.off, 0, 0);
         ctx.restore();
       } else paintBack(ctx);
+      const clock = this.run.race ? this.clockX() : this.kf;
       charts.forEach((chart, i) => {
-        for (const s of this.conv[i].series) drawSeries(ctx, chart, s.ys, this.kf, { colour: s.colour, width: P.thick, dash: s.dash });
-        cursor(ctx, chart, this.kf);
-        const k = Math.min(Math.floor(this.kf), this.available);
+        this.conv[i].series.forEach((s, j) => drawSeries(ctx, chart, s.ys, upto(s), {
+          colour: s.colour, width: P.thick, dash: s.dash, xs: s.xs, from: trail ? trail.k[i][j] : 0, cap: trail ? "round" : undefined }));
+        cursor(ctx, chart, clock);
         for (const s of this.conv[i].series) {
-          const y = s.ys[k];
-          if (y !== null && isFinite(y) && (!chart.ylog || y > 0)) dot(ctx, chart.X(k), chart.Y(y), P.marker - 2, s.colour, "#000");
+          const k = Math.min(Math.floor(upto(s)), this.available, s.ys.length - 1), y = s.ys[k];
+          if (y !== null && isFinite(y) && (!chart.ylog || y > 0)) dot(ctx, chart.X(s.xs ? s.xs[k] : k), chart.Y(y), P.marker - 2, s.colour, "#000");
         }
       });
       this.stats.draws.convergence++;

@@ -116,6 +116,7 @@
       ctx.strokeStyle = "#000"; ctx.lineWidth = P.thick;
       planeLayer(ctx, chart, v, 1);
       ctx.stroke();
+      if (v.unit) unitOutline(ctx, chart.cx, chart.cy, chart.s);
       ctx.restore();
       return chart;
     },
@@ -192,6 +193,15 @@
   function circle(ctx, cx, cy, radius) {
     ctx.beginPath(); ctx.arc(cx, cy, radius, 0, 2 * Math.PI);
   }
+  // a race whose rows keep to XᵀX = I and to XᵀBX = I (view.unit): the unit circle, or the
+  // unit sphere's outline, dashed beside the ellipse or ellipsoid
+  const UNIT_DASH = [7, 5];
+  function unitOutline(ctx, cx, cy, radius) {
+    ctx.save();
+    ctx.setLineDash(UNIT_DASH); ctx.strokeStyle = "#000"; ctx.lineWidth = 2;
+    circle(ctx, cx, cy, radius); ctx.stroke();
+    ctx.restore();
+  }
 
   // X_0 (a dot) and X_k (a diamond), at screen points q0 and qk, and their legend entries
   function markEnds(ctx, q0, qk, P) {
@@ -209,9 +219,13 @@
     ctx.lineWidth = width;
     ctx.lineJoin = "round";
     ctx.beginPath();
-    for (let i = 0; i <= last; i++) {
+    let drawn = null;
+    for (let i = 0; i <= last; i++) {  // vertices MIN_STEP apart, as line3's
       const q = at(X[i]);
-      if (i === 0) ctx.moveTo(q[0], q[1]); else ctx.lineTo(q[0], q[1]);
+      if (i === 0) ctx.moveTo(q[0], q[1]);
+      else if (i === last || Math.abs(q[0] - drawn[0]) + Math.abs(q[1] - drawn[1]) >= MIN_STEP) ctx.lineTo(q[0], q[1]);
+      else continue;
+      drawn = q;
     }
     const q = at(lerpRow(X, kf));
     ctx.lineTo(q[0], q[1]);
@@ -261,20 +275,38 @@
     }
     return rings;
   }
-  // a 3-D polyline, its far part (depth < 0 relative to the origin) faint
-  function line3(ctx, pr, pts, colour, width, faint) {
+  // a 3-D polyline, its far part (depth < 0 relative to the origin) faint: one stroke per run
+  // of segments on the same side (a stroke per segment made a race of six 1,500-iterate paths
+  // on the sphere cost 66 ms a frame in software canvas), its points closer than MIN_STEP
+  // pixels to the last one drawn left out (a converging path's last hundreds of iterates
+  // share a few pixels; the stroker pays for every vertex)
+  // (count, map, tail: the first count points of pts, each mapped, then the point tail; the
+  // sphere's path lifted off the surface without copies of it every frame)
+  function line3(ctx, pr, pts, colour, width, faint, count, map, tail) {
     ctx.lineWidth = width;
     ctx.lineJoin = "round";
-    let prev = null;
-    for (const p of pts) {
-      const q = pr.at(p);
+    const n = count === undefined ? pts.length : count, end = tail ? n : n - 1;
+    let prev = null, style = null, drawn = null;
+    for (let i = 0; i <= end; i++) {
+      const q = pr.at(i < n ? (map ? map(pts[i]) : pts[i]) : tail);
       if (prev) {
-        ctx.strokeStyle = faint && (prev[2] + q[2]) < 0 ? faint : colour;
-        ctx.beginPath(); ctx.moveTo(prev[0], prev[1]); ctx.lineTo(q[0], q[1]); ctx.stroke();
+        const s = faint && (prev[2] + q[2]) < 0 ? faint : colour;
+        if (s !== style) {
+          if (style !== null) ctx.stroke();
+          ctx.strokeStyle = style = s;
+          ctx.beginPath(); ctx.moveTo(prev[0], prev[1]);
+          drawn = prev;
+        }
+        if (i === end || Math.abs(q[0] - drawn[0]) + Math.abs(q[1] - drawn[1]) >= MIN_STEP) {
+          ctx.lineTo(q[0], q[1]);
+          drawn = q;
+        }
       }
       prev = q;
     }
+    if (style !== null) ctx.stroke();
   }
+  const MIN_STEP = 1;  // pixels (L1) between the vertices of a drawn path
   function axes3(ctx, pr, ends, labels, P) {
     ctx.save();
     ctx.font = `${P.font}px sans-serif`;
@@ -332,6 +364,7 @@
       ctx.strokeStyle = "#000"; ctx.lineWidth = P.thick - 1;
       if (v.W) ellipsoidOutline(ctx, pr, v, 1); else circle(ctx, pr.cx, pr.cy, pr.s);
       ctx.stroke();
+      if (v.unit) unitOutline(ctx, pr.cx, pr.cy, pr.s);
       colourBar(ctx, box.x + box.w - 56, box.y + box.h * 0.2, 12, box.h * 0.6, P.scale, v.zlo, v.zhi, "f", P.font);
       ctx.restore();
       return pr;
@@ -348,10 +381,8 @@
       // half faint
       const lift = (p) => { const m = level(v, p) || 1, f = Math.max(1, 1.02 / m); return [p[0] * f, p[1] * f, p[2] * f]; };
       const last = Math.min(Math.floor(kf), X.length - 1);
-      eachGhost(run, kf, "x", (G, k) => line3(ctx, pr, G.slice(0, Math.floor(k) + 1).map(lift), faint(P.palette[1]), P.thin, faint(P.palette[1], 0.12)));
-      const pts = X.slice(0, last + 1).map(lift);
-      pts.push(lift(cur));
-      line3(ctx, pr, pts, P.palette[1], P.thick, rgb(parseColour(P.palette[1]), 0.28));
+      eachGhost(run, kf, "x", (G, k) => line3(ctx, pr, G, faint(P.palette[1]), P.thin, faint(P.palette[1], 0.12), Math.floor(k) + 1, lift));
+      line3(ctx, pr, X, P.palette[1], P.thick, rgb(parseColour(P.palette[1]), 0.28), last + 1, lift, lift(cur));
       markEnds(ctx, pr.at(lift(X[0])), pr.at(lift(cur)), P);
       ctx.restore();
     },
@@ -393,6 +424,7 @@
       ctx.strokeStyle = "#555"; ctx.lineWidth = 1.5;
       if (v.W) ellipsoidOutline(ctx, pr, v, 1); else { ctx.beginPath(); ctx.arc(pr.cx, pr.cy, pr.s, 0, 2 * Math.PI); }
       ctx.stroke();
+      if (v.unit) unitOutline(ctx, pr.cx, pr.cy, pr.s);
       ctx.restore();
       return pr;
     },
@@ -594,5 +626,5 @@
     ];
   }
 
-  Object.assign(L, { camera, VIEWS, projector, cursor, logRange, linRange, convergencePanels });
+  Object.assign(L, { camera, VIEWS, projector, cursor, logRange, linRange, convergencePanels, FLOW, LAYER_DASH, UNIT_DASH, faint });
 })(window.Landing = window.Landing || {});

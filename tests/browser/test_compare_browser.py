@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+from urllib.parse import urlencode
 
+import numpy as np
+import pytest
+from PIL import Image
+
+from .conftest import open_page
 from .helpers import CHART, player, points_js, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -21,11 +27,13 @@ def _open(page, server, link: str, charts: bool = True) -> None:
 def test_compare_page_overlays_runs_and_switches_to_wall_time(server, page, shots):
     _open(page, server, "Compare")
     page.get_by_text("Compare configurations").wait_for()
-    page.get_by_text("Right: the trajectories from the same X₀").wait_for(timeout=60_000)
+    race = player(page)
+    assert race.evaluate("landingPlayer.run.race.rows.map(r => r.label)") == [
+        "β = 0.1", "β = 0.5", "β = 1", "β = 5"]
     wait_idle(page)
-    page.wait_for_function(f"document.querySelectorAll({CHART!r}).length === 2",
+    page.wait_for_function(f"document.querySelectorAll({CHART!r}).length === 1",
                            timeout=60_000)
-    # one trace per row in each of the three panels, plus the trajectories
+    # one trace per row in each of the three panels
     names = page.evaluate(
         f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
     assert sorted(set(names)) == ["β = 0.1", "β = 0.5", "β = 1", "β = 5"]
@@ -35,6 +43,9 @@ def test_compare_page_overlays_runs_and_switches_to_wall_time(server, page, shot
         "'wall time (s)'", timeout=30_000)  # ?.: the chart may be mid-redraw when polled
     wait_idle(page)
     assert page.evaluate(points_js(0, 0)) > 1
+    race = player(page)
+    race.wait_for_function("landingPlayer.run.race.against === 'time'", timeout=30_000)
+    assert race.evaluate("landingPlayer.kLabel.textContent").startswith("t = 0 s")
     page.screenshot(path=shots / "compare.png")
     assert page.console_errors == []
 
@@ -84,3 +95,93 @@ def test_a_widget_that_does_not_change_the_comparison_does_not_restart_it(server
     assert not any("Running the configurations" in t for t in texts), texts
     wait_idle(page)
     assert page.console_errors == []
+
+
+# six rows that part ways on the sphere: step rules, a larger ω, a retraction method
+SIX = json.dumps([["safe η ≤ 0.2", "landing", "beta", 0.5, 1, "safe", 0.2, "sidebar"],
+                  ["η = 0.05", "landing", "beta", 0.5, 1, "constant", 0.05, "sidebar"],
+                  ["Armijo", "landing", "beta", 0.5, 1, "armijo", 0.2, "sidebar"],
+                  ["BB", "landing", "beta", 0.5, 1, "bb", 0.2, "sidebar"],
+                  ["ω = 5", "landing", "beta", 0.5, 5, "safe", 0.2, "sidebar"],
+                  ["RGD (QR)", "rgd-qr", "beta", 1, 1, "constant", 0.1, "sidebar"]],
+                 ensure_ascii=False)
+# for each row, whether the canvases change when the row is left out of the drawing: what it
+# adds to the geometry view and to the convergence panels
+EACH_ROW_DRAWN = """() => { const p = landingPlayer, race = p.run.race, rows = race.rows;
+  const ranges = p.conv.map((c) => c.range);  // the same axes with a row left out
+  const look = (kept) => { race.rows = kept; p.raceRanges();
+    p.conv.forEach((c, j) => { c.range = ranges[j]; });
+    p.drawNow(); return [p.geoCanvas.toDataURL(), p.convCanvas.toDataURL()]; };
+  const all = look(rows), seen = [];
+  for (let i = 0; i < rows.length; i++) {
+    const without = look(rows.filter((_, j) => j !== i));
+    seen.push([without[0] !== all[0], without[1] !== all[1]]);
+  }
+  look(rows);
+  return seen; }"""
+
+
+def _scroll_to(page, frame_selector: str) -> None:
+    """Scroll Streamlit's main area (it scrolls internally) so that the element is at the top,
+    under the page's header bar: where a lecturer puts the race."""
+    page.evaluate("""(sel) => { const f = document.querySelector(sel);
+      const main = document.querySelector('[data-testid="stMain"]');
+      const bar = document.querySelector('[data-testid="stHeader"]');
+      main.scrollTop += f.getBoundingClientRect().top - (bar ? bar.offsetHeight : 0); }""",
+                  frame_selector)
+
+
+def test_a_race_of_six_rows_plays_and_pauses_on_the_sphere_in_lecture_mode(server, browser,
+                                                                          shots, tmp_path):
+    with open_page(browser, 1280, 720) as page:
+        # six rows typed into the table would take six edits: the link sets them (a lecture
+        # hides the navigation, so the link names the page; a page's URL loaded directly
+        # logs the frontend's failed requests, /compare/_stcore/... first: not the race's)
+        query = urlencode({"n": 3, "p": 1, "distance": 0.8, "speed": "slow", "lecture": 1,
+                           "rows": SIX})
+        page.goto(f"{server}/compare?{query}")
+        frame = player(page, 120_000)
+        frame.wait_for_function("landingPlayer.run.race && landingPlayer.run.race.rows.length"
+                                " === 6", timeout=60_000)
+        assert frame.evaluate("landingPlayer.run.view.kind") == "sphere"
+        page.console_errors.clear()
+        # Run, then Pause: the counter stops where Pause left it
+        frame.get_by_role("button", name="Run", exact=True).click()
+        frame.wait_for_function("landingPlayer.playing && landingPlayer.kf >= 3", timeout=30_000)
+        frame.get_by_role("button", name="Pause", exact=True).click()
+        held = frame.evaluate("[landingPlayer.kLabel.textContent, landingPlayer.kf, "
+                              "landingPlayer.playing]")
+        assert held[2] is False and held[0] == f"k = {int(held[1])}"
+        page.wait_for_timeout(600)  # 18 iterations at the slow speed, had it gone on
+        assert frame.evaluate("[landingPlayer.kLabel.textContent, landingPlayer.kf, "
+                              "landingPlayer.playing]") == held
+        # Home, then → eight times: k = 8, before any row has converged; every row is seen
+        # in both canvases there
+        page.keyboard.press("Home")
+        for _ in range(8):
+            page.keyboard.press("ArrowRight")
+        assert frame.evaluate("landingPlayer.kLabel.textContent") == "k = 8"
+        seen = frame.evaluate(EACH_ROW_DRAWN)
+        assert seen == [[True, True]] * 6, seen
+        # the keys' hint of a lecture fades after 7 s (in 0.6 s): the screenshot shows the
+        # race at k = 40, where the rows are far apart
+        frame.wait_for_function("!document.querySelector('.lp-toast.on')", timeout=15_000)
+        frame.evaluate("landingPlayer.seek(40)")
+        _scroll_to(page, 'iframe[title="explorer.live.landing_player"]')
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(shots / "compare_race_sphere.png"))
+        # the GIF of the race: every row's colour in its convergence panels, last frame
+        with page.expect_download(timeout=120_000) as info:
+            frame.evaluate("landingPlayer.exportGif()")
+        path = tmp_path / "race.gif"
+        info.value.save_as(path)
+        with Image.open(path) as gif:
+            gif.seek(gif.n_frames - 1)
+            last = np.asarray(gif.convert("RGB"), dtype=float)
+        panels = last[100:, 400:]  # right of the geometry view (380 px wide), under the legend
+        colours = frame.evaluate("landingPlayer.run.race.rows.map(r => r.colour)")
+        for colour in colours:
+            rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
+            near = np.linalg.norm(panels - rgb, axis=-1) < 24
+            assert near.sum() > 50, colour
+        assert not page.console_errors, page.console_errors
