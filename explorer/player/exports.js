@@ -15,11 +15,17 @@
       }
       return {
         run_id: r.id, start: 0, done: r.done, status: r.status, message: r.message,
-        header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, colorscale: this.headerScale, views: r.views, view: r.view.kind },
+        header: this.exportHeader(),
         cost: r.cost, h: r.h, grad: r.grad, step: r.step, nstep: r.nstep, x: r.x, sigma: r.sigma, gram: r.gram,
         flow_sigma: r.flowSigma, flow_gram: r.flowGram, metric: r.metric, safe: r.safe,
         fstar: r.fstar.length ? r.fstar : null,
       };
+    },
+
+    // the header the server sent, as the player holds it (B: the panels name ‖XᵀBX − I‖)
+    exportHeader() {
+      const r = this.run;
+      return { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, colorscale: this.headerScale, views: r.views, view: r.view.kind, B: r.B };
     },
 
     // the player's scripts in their order: this standalone file's inlined ones, or the files
@@ -36,7 +42,7 @@
       const r = this.run, fam = r.family;
       return {
         run_id: r.id, start: 0, done: true, status: r.status, message: r.message,
-        header: { n: r.n, p: r.p, f_star: r.fStar, max_iter: r.maxIter, rate: r.rate, lecture: r.lecture, colorscale: this.headerScale, views: r.views, view: r.view.kind, B: r.B,
+        header: { ...this.exportHeader(),
           family: { param: fam.param, symbol: fam.symbol, values: fam.values, index: fam.shown, count: fam.members.length } },
         members: fam.members.map((m) => ({
           i: m.i, value: m.value, cost: m.cost, h: m.h, grad: m.grad, step: m.step, nstep: m.nstep, x: m.x, sigma: m.sigma, gram: m.gram,

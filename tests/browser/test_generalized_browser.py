@@ -27,6 +27,8 @@ def test_the_B_layers_are_drawn_and_the_run_lands_on_them(server, page, shots, q
     frame.wait_for_function("landingPlayer.run.done", timeout=30_000)
     assert state(frame)["view"] == view
     assert frame.evaluate("() => !!landingPlayer.run.view.W")
+    # the HTML export's data keep the constraint (its panels name ‖XᵀBX − I‖)
+    assert frame.evaluate("landingPlayer.payload().header.B") is True
     frame.get_by_role("button", name="Run", exact=True).click()
     frame.wait_for_function("!landingPlayer.playing", timeout=30_000)
     assert frame.evaluate(INK_JS) > 0.01
