@@ -15,7 +15,9 @@ st.set_page_config(page_title="Landing Explorer", page_icon="🛬", layout="wide
                    initial_sidebar_state="collapsed" if lecture else "auto")
 # a compact top: the default padding above the title would push the player below a 720-row
 # projector's fold
-st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }</style>")
+# (the lecture deck's key listener, explorer.lecture, is an iframe with nothing to show)
+st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }"
+        " .st-key-deck_keys { display: none; }</style>")
 
 
 @st.fragment(run_every=3600)

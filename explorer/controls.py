@@ -17,6 +17,7 @@ from .runner import SAFE_EPS, build_problem, start
 from .state import (
     BOUNDS,
     CONSTRAINT_LABELS,
+    LECTURE_PARAMS,
     PROBLEM_LABELS,
     SCRUB_DEFAULT,
     SPEEDS,
@@ -236,7 +237,9 @@ def session_B(config: AppConfig) -> np.ndarray | None:
 
 def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step. The
-    page's own URL parameters (``owns``, among PAGE_PARAMS) stay; other pages' are dropped."""
+    page's own URL parameters (``owns``, among PAGE_PARAMS) and the lecture deck's stay; other
+    pages' are dropped. In lecture mode a clicker's keys may open another preset from here
+    (``lecture.keys``)."""
     navigation.through_navigation()
     config = get_config()
     if st.session_state.pop("pending_config", False):
@@ -313,11 +316,15 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
             _B_upload(new)
     st.session_state.config = new
     query = to_query(new)
-    for key in [k for k in st.query_params if k not in query and k not in owns]:
+    for key in [k for k in st.query_params
+                if k not in query and k not in owns and k not in LECTURE_PARAMS]:
         del st.query_params[key]  # unknown (warned about once) or another page's: drop it
     for key, value in query.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
+    from . import lecture  # it imports this module: imported here, not at the top
+
+    lecture.keys(new)
     return new
 
 

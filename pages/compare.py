@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import budget, compare, compare_job, controls, figures, text, work
+from explorer import budget, compare, compare_job, controls, figures, lecture, text, work
 from explorer.gate import GATE, HEAVY_SECONDS
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
@@ -39,6 +39,8 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
         elif raw is not None:
             st.warning(text.markdown(f"URL parameter {name}={text.quote(raw)} is not one of "
                                      f"{', '.join(choices)}; ignored."), icon="⚠️")
+# a lecture preset's question: until Reveal the curves stop there and no outcome shows
+hide_after = lecture.question(config, "compare")
 
 
 def _number(label: str, name: str, help: str | None = None) -> st.column_config.NumberColumn:
@@ -163,7 +165,8 @@ st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link 
 # the curves and the trajectories side by side, sized for a 720-row projector
 drawn = (config.n, config.p) in ((2, 1), (3, 1), (3, 2))
 curves, paths = st.columns([3, 2]) if drawn else (st.container(), None)
-legend = [{**run, "label": text.html(run["label"])} for run in runs]  # names are HTML to plotly
+shown = runs if hide_after is None else compare.until(runs, hide_after)
+legend = [{**run, "label": text.html(run["label"])} for run in shown]  # names are HTML to plotly
 curves.plotly_chart(figures.text_size(figures.comparison_figure(
     legend, f_star=f_star, against=against, height=400), config.lecture), width="stretch",
     theme=None)
@@ -173,6 +176,10 @@ if paths is not None:  # no legend of its own: its colours are the curves'
     trajectories.update_layout(showlegend=False, margin=dict(l=10, r=10, t=30, b=40))
     paths.plotly_chart(figures.text_size(trajectories, config.lecture), width="stretch",
                        theme=None)
+if hide_after is not None:
+    st.caption(f"The curves stop at k = {hide_after}: the rest, the summary and the outcome "
+               f"show on Reveal ({lecture.REVEAL_KEYS}).")
+    st.stop()
 st.subheader("Summary")
 table = compare.summary(runs, f_star)
 for entry in table:  # "—" where a run never reached the tolerance
