@@ -238,9 +238,12 @@ def session_B(config: AppConfig) -> np.ndarray | None:
 def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step. The
     page's own URL parameters (``owns``, among PAGE_PARAMS) and the lecture deck's stay; other
-    pages' are dropped. In lecture mode a clicker's keys may open another preset from here
-    (``lecture.keys``)."""
+    pages' are dropped. In lecture mode a clicker's keys open another preset from here
+    (``lecture.act``, ``lecture.keys``)."""
     navigation.through_navigation()
+    from . import lecture as deck  # it imports this module: imported here, not at the top
+
+    deck.act()  # a clicker's key may open another preset, before anything is drawn
     config = get_config()
     if st.session_state.pop("pending_config", False):
         _write_widgets(config)
@@ -322,9 +325,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     for key, value in query.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
-    from . import lecture  # it imports this module: imported here, not at the top
-
-    lecture.keys(new)
+    deck.keys(new)
     return new
 
 

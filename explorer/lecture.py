@@ -23,7 +23,10 @@ from .presets import PRESETS, Preset
 from .state import ITER_MAX, AppConfig
 
 KEYS_KEY = "deck_keys"  # the key listener's container, hidden by app.py (.st-key-deck_keys)
+KEYS_VALUE = "deck_keys_value"  # the listener's value: {action, seq}
+SHOWN_PAGE = "deck_page"  # the preset page ("explorer", ...) the last run showed, else None
 REVEAL_KEYS = "the . key (or b)"
+QUESTION_KEY = "deck_question"  # its block; app.py sets its text large
 _keys = components.declare_component(
     "landing_deck_keys", path=str(Path(__file__).resolve().parent / "deck_keys"))
 
@@ -69,7 +72,8 @@ def revealed() -> bool:
 
 def open_preset(index: int) -> None:
     """Load preset ``index`` (its configuration in lecture mode, its rows, view, demonstration
-    or stochastic settings), its answer hidden, and switch to its page."""
+    or stochastic settings), its answer hidden, and switch to its page; on its page already
+    (a key, ``act``, before the page draws) the run goes on with it."""
     preset = PRESETS[index]
     set_config(replace(preset.config, lecture=True))
     if preset.page == "compare":
@@ -87,7 +91,12 @@ def open_preset(index: int) -> None:
     st.session_state.deck_current = index
     st.session_state.deck_revealed = False
     st.session_state.deck_ask_at = None
-    st.switch_page(f"pages/{preset.page}.py")
+    if st.session_state.get(SHOWN_PAGE) != preset.page:
+        st.switch_page(f"pages/{preset.page}.py")
+    # No switch to the page shown: a run cut short there leaves its download buttons on
+    # screen while Streamlit deletes their files (404s in the console). The player's last
+    # value would keep the previous preset's view: the preset's own shows.
+    st.session_state.pop("player", None)
 
 
 def write_url() -> None:
@@ -105,16 +114,11 @@ def write_url() -> None:
             st.query_params[name] = value
 
 
-def keys(config: AppConfig) -> None:
-    """In lecture mode, the clicker's keys (``deck_keys/``): PageDown and PageUp open the
-    next and previous preset of the deck, "." and "b" reveal the answer. Called by every page
-    (``controls.sidebar``), before the page draws."""
-    order()
-    write_url()
-    if not config.lecture:
-        return
-    with st.container(key=KEYS_KEY):
-        pressed = _keys(key="deck_keys_value", default=None)
+def act() -> None:
+    """A clicker's key, pressed since the last run (the key component's value, read before the
+    page draws anything): PageDown and PageUp open the next and previous preset of the deck,
+    "." and "b" reveal the answer. Called by every page (``controls.sidebar``)."""
+    pressed = st.session_state.get(KEYS_VALUE)
     if not (isinstance(pressed, dict) and isinstance(pressed.get("seq"), int | float)):
         return
     if pressed["seq"] <= st.session_state.get("deck_seq", 0):
@@ -131,6 +135,17 @@ def keys(config: AppConfig) -> None:
                      icon=":material/school:")
         else:
             open_preset(target)
+
+
+def keys(config: AppConfig) -> None:
+    """The deck in the URL and, in lecture mode, the clicker's key listener (``deck_keys/``,
+    hidden): its value is a key pressed, which ``act`` does on the next run."""
+    order()
+    write_url()
+    st.session_state[SHOWN_PAGE] = None  # until the page says which it is (``question``)
+    if config.lecture:
+        with st.container(key=KEYS_KEY):
+            _keys(key=KEYS_VALUE, default=None)
 
 
 def compare_matches(preset: Preset) -> bool:
@@ -166,18 +181,22 @@ def question(config: AppConfig, page: str) -> int | None:
     question, with Reveal (a button, and the clicker's keys) or, once revealed, its answer.
     Returns the iteration the page stops at while the answer is hidden (its curves end there,
     its outcome and summary are not shown), else None."""
+    st.session_state[SHOWN_PAGE] = page  # a key on this page opens its presets without a switch
     if not config.lecture:
         return None
     found = shown(config, page)
     if found is None:
         return None
     index, preset = found
-    where = (f"Preset {deck.position(order(), index)} · PageDown: next, PageUp: previous")
+    where = f"Preset {deck.position(order(), index)} · PageDown: next, PageUp: previous"
+    # one block, whatever it holds: the elements after it (the player) keep their place, so
+    # Reveal does not re-create the player's iframe, which plays on from the question
+    box = st.container(key=QUESTION_KEY)
     q = preset.question
     if q is None:
-        st.caption(where)
+        box.caption(where)
         return None
-    ask, button = st.columns([6, 1], vertical_alignment="center")
+    ask, button = box.columns([6, 1], vertical_alignment="center")
     ask.markdown(f"**Predict** ({where.split(' · ')[0]}): {q.ask}", help=where)
     if not revealed():
         if button.button("Reveal", key="deck_reveal", icon=":material/visibility:",
@@ -186,5 +205,5 @@ def question(config: AppConfig, page: str) -> int | None:
             st.session_state.deck_revealed = True
         else:
             return ask_at(preset)
-    st.success(f"**Answer.** {q.answer}", icon=":material/check_circle:")
+    box.success(f"**Answer.** {q.answer}", icon=":material/check_circle:")
     return None

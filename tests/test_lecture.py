@@ -135,3 +135,19 @@ def test_a_changed_setting_ends_the_question():
     at.switch_page("pages/explorer.py").run()
     assert not at.exception and not _predict(at)
     assert _player(at)["header"]["ask"] is None  # nothing hidden: it is not the preset's run
+
+
+def test_a_key_opens_the_next_preset_of_the_page_shown_in_the_same_run():
+    """Explorer to Explorer: no page switch (a run cut short would leave the download buttons
+    of the last run on screen while their files go), and each preset's own view."""
+    ellipse = 9  # "XᵀBX = I: the layers become ellipses": the plane view
+    at = open_app({"deck": f"{GRAM},{ellipse}", "lecture": "1"}, "pages/explorer.py")
+    _press(at, "next", 1, "pages/explorer.py")
+    assert at.query_params["preset"] == str(GRAM) and _player(at)["header"]["view"] == "cone"
+    _press(at, "reveal", 2, "pages/explorer.py")
+    assert at.success
+    _press(at, "next", 3, "pages/explorer.py")
+    assert at.query_params["preset"] == str(ellipse) and not at.success
+    head = _player(at)["header"]
+    assert head["view"] == "plane" and head["ask"] == {"at": PRESETS[ellipse].question.at}
+    assert at.session_state.config.constraint == "preset"

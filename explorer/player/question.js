@@ -37,7 +37,8 @@
       const at = asked(this);
       if (at !== null) this.run.xmax = Math.max(1, at);  // the axes end where the question stops
       this.slider.max = String(Math.max(0, this.available));
-      if (JSON.stringify(ask) !== before) {
+      if (!this.run.cost.length) return;  // a re-created player: its first chunk is on its way
+      if (at !== null || JSON.stringify(ask) !== before) {
         this.kf = Math.min(this.kf, this.available);
         this.stale = false;
         this.ranges();
