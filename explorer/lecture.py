@@ -27,6 +27,7 @@ KEYS_VALUE = "deck_keys_value"  # the listener's value: {action, seq}
 SHOWN_PAGE = "deck_page"  # the preset page ("explorer", ...) the last run showed, else None
 REVEAL_KEYS = "the . key (or b)"
 QUESTION_KEY = "deck_question"  # its block; app.py sets its text large
+ANSWER = "**Answer** (the runs shown):"  # its figures are those of the preset's own runs
 _keys = components.declare_component(
     "landing_deck_keys", path=str(Path(__file__).resolve().parent / "deck_keys"))
 
@@ -205,5 +206,5 @@ def question(config: AppConfig, page: str) -> int | None:
             st.session_state.deck_revealed = True
         else:
             return ask_at(preset)
-    box.success(f"**Answer.** {q.answer}", icon=":material/check_circle:")
+    box.success(f"{ANSWER} {q.answer}", icon=":material/check_circle:")
     return None

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from explorer import compare, figures
+from explorer.lecture import ANSWER
 from explorer.presets import PRESETS
 from explorer.state import AppConfig
 from explorer.views import B_VIEWS, VIEWS
@@ -122,7 +123,7 @@ def test_every_preset_loads_and_shows(index):
         at.button(key="deck_reveal").click()
         at.switch_page(f"pages/{preset.page}.py").run()  # AppTest's page is the one it opened
         assert not at.exception
-        assert at.success[0].value == f"**Answer.** {preset.question.answer}"
+        assert at.success[0].value == f"{ANSWER} {preset.question.answer}"
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     if preset.page == "compare":
         rows = at.session_state.compare_rows  # the session's own copy, not the shared PRESETS

@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 
+from explorer.lecture import ANSWER
 from explorer.presets import PRESETS
 from tests.app_helpers import open_app
 
@@ -74,7 +75,7 @@ def test_the_answer_the_summary_and_the_curves_end_wait_for_reveal():
     assert set(_points(at)) == {at_k + 1}  # every curve stops at the question
     # Reveal, by the clicker's key: the answer, the summary and the whole curves
     _press(at, "reveal", 10, "pages/compare.py")
-    assert at.success[0].value == f"**Answer.** {preset.question.answer}"
+    assert at.success[0].value == f"{ANSWER} {preset.question.answer}"
     assert "Summary" in [s.value for s in at.subheader]
     # whole runs: ω = 0.3, 3, 30 and the penalty to its iteration limit, three panels each
     assert _points(at) == [152] * 3 + [73] * 3 + [802] * 3 + [preset.config.max_iter + 1] * 3

@@ -59,7 +59,7 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
     assert frame.evaluate("landingPlayer.slider.max") == str(at)
     page.screenshot(path=shots / "lecture_question_explorer.png")
     page.keyboard.press(".")  # still in the iframe
-    page.get_by_text("Answer.", exact=False).first.wait_for(timeout=60_000)
+    page.get_by_text("Answer (the runs shown)", exact=False).first.wait_for(timeout=60_000)
     frame = player(page)
     frame.wait_for_function("landingPlayer.run.ask === null", timeout=60_000)
     # the same player (Reveal does not re-create it): it holds its place and plays on
@@ -78,7 +78,7 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
     assert page.get_by_text("The curves stop at k = 10").count() == 1
     page.screenshot(path=shots / "lecture_question_compare.png")
     page.keyboard.press(".")
-    page.get_by_text("Answer.", exact=False).first.wait_for(timeout=60_000)
+    page.get_by_text("Answer (the runs shown)", exact=False).first.wait_for(timeout=60_000)
     wait_idle(page)
     page.get_by_text("Summary", exact=True).wait_for(timeout=60_000)
     page.screenshot(path=shots / "lecture_answer_compare.png")
@@ -86,5 +86,5 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
     page.keyboard.press("PageUp")  # back: the answer hidden again
     _predict(page, "1 of 2", GRAM)
     page.wait_for_selector(IDLE, timeout=60_000)
-    assert page.get_by_text("Answer.", exact=False).count() == 0
+    assert page.get_by_text("Answer (the runs shown)", exact=False).count() == 0
     assert page.console_errors == []
