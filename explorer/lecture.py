@@ -189,7 +189,8 @@ def question(config: AppConfig, page: str) -> int | None:
     if found is None:
         return None
     index, preset = found
-    where = f"Preset {deck.position(order(), index)} · PageDown: next, PageUp: previous"
+    place = f"Preset {deck.position(order(), index)}"
+    where = f"{place} · PageDown: next, PageUp: previous"
     # one block, whatever it holds: the elements after it (the player) keep their place, so
     # Reveal does not re-create the player's iframe, which plays on from the question
     box = st.container(key=QUESTION_KEY)
@@ -198,7 +199,7 @@ def question(config: AppConfig, page: str) -> int | None:
         box.caption(where)
         return None
     ask, button = box.columns([6, 1], vertical_alignment="center")
-    ask.markdown(f"**Predict** ({where.split(' · ')[0]}): {q.ask}", help=where)
+    ask.markdown(f"**Predict** ({place}): {q.ask}", help=where)
     if not revealed():
         if button.button("Reveal", key="deck_reveal", icon=":material/visibility:",
                          type="primary", help=f"Show the answer, the outcome and the rest of "

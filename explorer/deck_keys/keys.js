@@ -13,8 +13,9 @@
 (function () {
   "use strict";
   const ACTIONS = { PageDown: "next", PageUp: "prev", ".": "reveal", b: "reveal" };
-  // where a key is typed, not a command: text fields, selects, Streamlit's sliders
-  const TYPING = "textarea, select, [contenteditable], [role=textbox], [role=combobox], [role=spinbutton], [role=listbox], [role=slider]";
+  // where a key is typed, not a command: text fields, selects, Streamlit's sliders, the Compare
+  // table (a grid: "." starts a number in a cell, PageDown scrolls it)
+  const TYPING = "textarea, select, [contenteditable], [role=textbox], [role=combobox], [role=spinbutton], [role=listbox], [role=slider], [role=grid]";
   let seq = 0;
   const send = (type, extra) => window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type }, extra), "*");
 
