@@ -14,8 +14,12 @@ lecture = config.lecture if config is not None else FLAGS.get(
 st.set_page_config(page_title="Landing Explorer", page_icon="🛬", layout="wide",
                    initial_sidebar_state="collapsed" if lecture else "auto")
 # a compact top: the default padding above the title would push the player below a 720-row
-# projector's fold
-st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }</style>")
+# projector's fold; the lecture deck's key listener (explorer.lecture) is an iframe with
+# nothing to show; a preset's question is read from the back of a lecture hall
+st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 2.2rem; }"
+        " .st-key-deck_keys { display: none; }"
+        " .st-key-deck_question [data-testid='stMarkdownContainer'] p { font-size: 1.3rem; }"
+        "</style>")
 
 
 @st.fragment(run_every=3600)

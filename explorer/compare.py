@@ -391,6 +391,23 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     return runs, comparison.f_star(runs)
 
 
+HISTORIES = ("cost", "infeasibility", "grad_norm", "time")
+
+
+def until(runs: list[dict], k: int) -> list[dict]:
+    """The runs as far as iteration k, for a lecture's question (``lecture.question``): their
+    histories and iterates cut after k, with no status (no run's outcome shows)."""
+    cut = []
+    for run in runs:
+        part = dict(run, status="running", message="")
+        for name in HISTORIES:
+            part[name] = run[name][: k + 1]
+        if run.get("X") is not None:
+            part["X"] = run["X"][: k + 1]
+        cut.append(part)
+    return cut
+
+
 def cut_short(runs: list[dict]) -> bool:
     """Some row was stopped from outside (the time limit): the comparison is not complete."""
     return any(run["status"] == STOPPED for run in runs)

@@ -17,6 +17,7 @@ from .runner import SAFE_EPS, build_problem, start
 from .state import (
     BOUNDS,
     CONSTRAINT_LABELS,
+    LECTURE_PARAMS,
     PROBLEM_LABELS,
     SCRUB_DEFAULT,
     SPEEDS,
@@ -236,8 +237,13 @@ def session_B(config: AppConfig) -> np.ndarray | None:
 
 def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step. The
-    page's own URL parameters (``owns``, among PAGE_PARAMS) stay; other pages' are dropped."""
+    page's own URL parameters (``owns``, among PAGE_PARAMS) and the lecture deck's stay; other
+    pages' are dropped. In lecture mode a clicker's keys open another preset from here
+    (``lecture.act``, ``lecture.keys``)."""
     navigation.through_navigation()
+    from . import lecture as deck  # it imports this module: imported here, not at the top
+
+    deck.act()  # a clicker's key may open another preset, before anything is drawn
     config = get_config()
     if st.session_state.pop("pending_config", False):
         _write_widgets(config)
@@ -313,11 +319,13 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
             _B_upload(new)
     st.session_state.config = new
     query = to_query(new)
-    for key in [k for k in st.query_params if k not in query and k not in owns]:
+    for key in [k for k in st.query_params
+                if k not in query and k not in owns and k not in LECTURE_PARAMS]:
         del st.query_params[key]  # unknown (warned about once) or another page's: drop it
     for key, value in query.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
+    deck.keys(new)
     return new
 
 

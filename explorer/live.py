@@ -121,9 +121,10 @@ def chosen_view(names: list[str], of_size: list[str] | None = None) -> str:
 
 
 def payload(run: LiveRun, start: int, config: AppConfig, problem: Problem, views: list[str],
-            view: str, *, lecture: bool = False) -> dict:
+            view: str, *, lecture: bool = False, ask: dict | None = None) -> dict:
     """The player's arguments: the chunk from ``start`` and the header, read under the run's
-    lock (the worker may be appending)."""
+    lock (the worker may be appending). ``ask``: {"at": k} while a lecture's question hides
+    the run after iteration k (player/question.js)."""
     with run.lock:
         t = run.trace
         data = playback.chunk(t, min(start, t.k + 1))
@@ -135,15 +136,18 @@ def payload(run: LiveRun, start: int, config: AppConfig, problem: Problem, views
             "header": playback.header(views, view, t, problem, config,
                                       runner.optimum(config, problem), lecture=lecture),
         }
+    data["header"]["ask"] = ask
     return data
 
 
 @st.fragment
 def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[str],
-           *, lecture: bool = False, cost: Cost | None = None) -> LiveRun:
+           *, lecture: bool = False, cost: Cost | None = None,
+           ask: dict | None = None) -> LiveRun:
     """Draw the player for this configuration with the chunk the browser needs (and every
-    geometry view of ``views``), and the downloads of the history computed so far. A link
-    names the view shown (``view=``, when the size has several)."""
+    geometry view of ``views``), and the downloads of the history computed so far (not while
+    ``ask`` hides the run's end: see ``payload``). A link names the view shown (``view=``,
+    when the size has several)."""
     view = chosen_view(views)
     if len(views) > 1:
         st.query_params["view"] = view
@@ -162,8 +166,10 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
         waited += CHUNK_WAIT
         run.renew()
     note.empty()
-    data = payload(run, start, config, problem, views, view, lecture=lecture)
+    data = payload(run, start, config, problem, views, view, lecture=lecture, ask=ask)
     _player(data=data, key="player", default=None)
+    if ask is not None:
+        return run
     with run.lock:
         done = run.trace.finished
         csv = run.trace.csv() if done else ""

@@ -10,6 +10,17 @@ from .stochastic import StochasticSpec
 
 
 @dataclass(frozen=True)
+class Question:
+    """Predict, then run: what to ask the class, its answer (true of the preset's own run, this
+    app's measurement; tests/test_deck.py reruns it) and the iteration ``at`` which the player
+    stops, and the Compare page's curves end, until Reveal."""
+
+    ask: str
+    answer: str
+    at: int
+
+
+@dataclass(frozen=True)
 class Preset:
     """A named configuration with two lines of what to look at, shown on ``page``."""
 
@@ -22,6 +33,7 @@ class Preset:
     view: str | None = None  # the explorer's geometry view
     demo: str | None = None  # the Theory page's demonstration (explorer.demos.DEMOS)
     stochastic: StochasticSpec | None = None  # the Stochastic page's settings
+    question: Question | None = None  # asked in lecture mode, answered on Reveal
 
 
 def rows_over(name: str, values: tuple[float, ...], **settings) -> list[dict]:
@@ -43,6 +55,12 @@ PRESETS: list[Preset] = [
         [row("landing", step="safe", eta=0.1),
          row("penalty f + ω/4‖h‖²", method="penalty", step="safe", eta=0.1),
          row("Riemannian GD (QR)", method="rgd-qr", beta=1.0, step="safe", eta=0.1)],
+        question=Question(
+            "Where does each method end: on the circle, or off it?",
+            "Landing lands on the circle (‖XᵀX − I‖ below 10⁻⁸ after 89 iterations). The "
+            "penalty method settles off it, at ‖XᵀX − I‖ ≈ 1.3, and stays there until the "
+            "iteration limit (400). Riemannian GD never leaves the circle (36 iterations).",
+            at=10),
     ),
     Preset(
         "The frame on the sphere: β = 0.1 against β = 10",
@@ -53,6 +71,13 @@ PRESETS: list[Preset] = [
         "compare",
         AppConfig(problem="brockett", n=3, p=2, seed=4, distance=0.6, step="bb", max_iter=3000),
         rows_over("beta", (0.1, 10.0), step="bb"),
+        question=Question(
+            "β = 0.1 or β = 10: which turns the frame further within its span, and which "
+            "lands first?",
+            "β = 0.1, on both counts: it turns the frame about seven times as far within its "
+            "span (2.4 rad against 0.33, the summary's turn column) and converges in 27 "
+            "iterations against 55. The span itself moves about as much (2.0 and 1.9).",
+            at=5),
     ),
     Preset(
         "Too large a step diverges; the safe step does not",
@@ -64,6 +89,11 @@ PRESETS: list[Preset] = [
                   max_iter=1500),
         [row("constant η = 0.08", step="constant", eta=0.08),
          row("safe step, η ≤ 0.08", step="safe", eta=0.08)],
+        question=Question(
+            "Will the constant step η = 0.08 converge?",
+            "No: it diverges, ‖XᵀX − I‖ passing 10⁶ at k = 9. The safe step, shortened where "
+            "needed, keeps ‖XᵀX − I‖ from growing and converges (1,364 iterations).",
+            at=2),
     ),
     Preset(
         "The Gram matrix flows to I whatever the cost",
@@ -78,6 +108,12 @@ PRESETS: list[Preset] = [
         AppConfig(problem="linear", n=3, p=2, seed=1, distance=1.0, step="constant", eta=0.02,
                   max_iter=1500),
         view="cone",
+        question=Question(
+            "Where does the Gram matrix XₖᵀXₖ end, and does its path keep to the dotted flow, "
+            "in which the cost does not appear?",
+            "At I = (1, 1, 0), after 932 iterations, and within 0.05 of the dotted flow all "
+            "the way (the largest ‖XₖᵀXₖ − M(tₖ)‖): the cost bends the path only at order η.",
+            at=25),
     ),
     Preset(
         "ω: pull harder, step shorter",
@@ -91,6 +127,11 @@ PRESETS: list[Preset] = [
                   max_iter=1500),
         [*rows_over("omega", (0.3, 3.0, 30.0), eta=0.2),
          row("penalty, ω = 3", method="penalty", omega=3.0, eta=0.2)],
+        question=Question(
+            "Which ω lands first: 0.3, 3 or 30? And where does the penalty (ω = 3) settle?",
+            "ω = 3, in 72 iterations; ω = 0.3 takes 151, and ω = 30, its step capped at 1/60, "
+            "801. The penalty stops off the sphere, at ‖XᵀX − I‖ = 2|λₘᵢₙ|/ω = 0.63.",
+            at=10),
     ),
     Preset(
         "β within one layer: the tangent term alone against Riemannian GD",
@@ -122,6 +163,11 @@ PRESETS: list[Preset] = [
         "compare",
         AppConfig(problem="brockett", n=3, p=2, seed=4, distance=0.4, step="bb", max_iter=3000),
         rows_over("beta", (0.1, 1.0, 5.0), step="bb"),
+        question=Question(
+            "β = 0.1, 1 or 5: which converges first, and do all three reach the same minimum?",
+            "β = 0.1 first (23 iterations), then β = 1 (36) and β = 5 (54); all three reach "
+            "f* to rounding level (|f − f*| below 10⁻¹²): different paths, one limit.",
+            at=5),
     ),
     Preset(
         "PCA: β (almost) changes nothing",
@@ -135,6 +181,11 @@ PRESETS: list[Preset] = [
         AppConfig(problem="pca", n=5, p=2, seed=0, distance=0.0, step="safe", eta=0.1,
                   max_iter=1000),
         rows_over("beta", (0.1, 1.0, 10.0), step="safe", eta=0.1),
+        question=Question(
+            "From X₀ on the manifold, which of β = 0.1, 1 and 10 converges first on PCA?",
+            "None: all three take 510 iterations, their curves nearly on top of each other. "
+            "The block that β scales vanishes on the manifold for PCA.",
+            at=20),
     ),
     Preset(
         "XᵀBX = I: the layers become ellipses",
@@ -146,6 +197,11 @@ PRESETS: list[Preset] = [
         AppConfig(problem="brockett", constraint="preset", n=2, p=1, seed=3, distance=0.6,
                   step="bb", max_iter=600),
         view="plane",
+        question=Question(
+            "X₀ starts off the ellipse xᵀBx = 1. About how many Barzilai–Borwein steps until it "
+            "lands there: 5, 20 or 100?",
+            "About 20: after 27 iterations ‖grad‖ + |xᵀBx − 1| is below the tolerance 10⁻⁸.",
+            at=3),
     ),
     Preset(
         "XᵀX = I against XᵀBX = I from the same X₀",
@@ -156,6 +212,12 @@ PRESETS: list[Preset] = [
         AppConfig(problem="brockett", n=6, p=2, seed=1, distance=0.4, step="bb", max_iter=2000),
         [row("on XᵀX = I", step="bb", constraint="identity"),
          row("on XᵀBX = I", step="bb", constraint="B")],
+        question=Question(
+            "Same cost, same X₀: do the two runs end at the same cost?",
+            "No: each lands on its own set (final ‖h‖ at rounding level), at its own point: f "
+            "= −2.374 on XᵀX = I (60 iterations), −2.323 on XᵀBX = I (about 180). B changes "
+            "the problem, not only the path.",
+            at=10),
     ),
     Preset(
         "The generalized eigenproblem: min tr(XᵀAX) on XᵀX = I and on XᵀBX = I",

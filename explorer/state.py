@@ -60,6 +60,8 @@ CACHE_LIMITS = dict(max_entries=32, ttl=3600)
 # and its x axis; the stochastic page's settings. The shared configuration ignores them;
 # other pages drop them.
 PAGE_PARAMS = ("view", "rows", "steps", "against", "stoch")
+# the lecture deck's URL parameters (explorer.lecture): every page keeps them
+LECTURE_PARAMS = ("deck", "preset", "ask_at")
 # fields that change how a run is shown, never the run: the animation speed, lecture mode
 PRESENTATION = ("speed", "lecture")
 # the family of runs the player scrubs (explorer.family): "off", or the parameter, its range
@@ -212,7 +214,7 @@ def from_query(params: dict[str, str | list[str]]) -> tuple[AppConfig, list[str]
     for name, raw in params.items():
         if isinstance(raw, list):
             raw = raw[-1] if raw else ""
-        if name in PAGE_PARAMS:
+        if name in PAGE_PARAMS or name in LECTURE_PARAMS:
             continue
         if name not in known:
             unknown.append(quote(name))

@@ -3,7 +3,18 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import budget, compare, compare_job, controls, figures, live, race, text, work
+from explorer import (
+    budget,
+    compare,
+    compare_job,
+    controls,
+    figures,
+    lecture,
+    live,
+    race,
+    text,
+    work,
+)
 from explorer.gate import GATE, HEAVY_SECONDS
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
@@ -39,6 +50,8 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
         elif raw is not None:
             st.warning(text.markdown(f"URL parameter {name}={text.quote(raw)} is not one of "
                                      f"{', '.join(choices)}; ignored."), icon="⚠️")
+# a lecture preset's question: until Reveal the curves stop there and no outcome shows
+hide_after = lecture.question(config, "compare")
 
 
 def _number(label: str, name: str, help: str | None = None) -> st.column_config.NumberColumn:
@@ -161,9 +174,15 @@ against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
                             format_func={"iteration": "iterations", "time": "wall time"}.get)
 st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link reopens this
-# the race: every row played together in the explorer's player, one clock, one view
-live.race_player(race.payload(runs, f_star, config, problem, compare.rows_B(config, problem.B),
+# the race: every row played together in the explorer's player, one clock, one view; before a
+# lecture's Reveal, the rows as far as the question's iteration only
+shown = runs if hide_after is None else compare.until(runs, hide_after)
+live.race_player(race.payload(shown, f_star, config, problem, compare.rows_B(config, problem.B),
                               against, lecture=config.lecture), key="compare_race")
+if hide_after is not None:
+    st.caption(f"The race stops at k = {hide_after}: the rest, the summary and the outcome "
+               f"show on Reveal ({lecture.REVEAL_KEYS}).")
+    st.stop()
 if fairness_note:
     st.info(fairness_note, icon=":material/balance:")
 st.subheader("Summary")

@@ -2,13 +2,14 @@
 
 import streamlit as st
 
-from explorer import budget, controls, live, views, work
+from explorer import budget, controls, lecture, live, views, work
 from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 
 config = controls.sidebar(owns=("view",))
 problem, matrix = controls.session_problem(config)
 
 st.title("Landing on St(n, p)" if problem.B is None else "Landing on XᵀBX = I")
+hide_after = lecture.question(config, "explorer")  # a preset's question: the player stops there
 if not config.lecture:  # a lecture shows the run; the words are the lecturer's
     st.markdown(
         f"**{PROBLEM_LABELS[config.problem]}** on "
@@ -44,4 +45,5 @@ else:
     cost = budget.run_cost(config.problem, problem.n, problem.p, config.max_iter,
                            step=config.step, m=m, constrained=problem.B is not None)
     work.admit(cost)
-    live.player(config, problem, uploads, shown, lecture=config.lecture, cost=cost)
+    live.player(config, problem, uploads, shown, lecture=config.lecture, cost=cost,
+                ask=None if hide_after is None else {"at": hide_after})

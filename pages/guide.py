@@ -64,6 +64,19 @@ image for slides. The sidebar's settings, the explorer's view and the compare ta
 URL: copy it to reopen exactly this view (the sweep's grid is not). The sidebar is shared by
 every page.
 
+**A lecture deck.** The presets form a deck, numbered on the **Lecture presets** page. In lecture
+mode a clicker's **PageDown** opens the next preset (its page, configuration and view) and
+**PageUp** the previous one, wherever the focus is, in the page or in the player; the player's
+own keys are unchanged. To prepare a lecture, type its order in the presets page's *Deck* field
+(e.g. `0,4,7,2`) or put `deck=0,4,7,2` in a link, and keep the link: it opens the deck in that
+order (a malformed entry is named in a warning and left out; the rest of the deck and the
+link's settings are kept). **Predict, then run**: most presets ask the class a question
+(“Which ω lands first?”). Until you press **Reveal** (the button, or the clicker's `.` or `b`
+key) the answer, the outcome, the Compare page's summary and every curve after the question's
+iteration stay hidden, and the player stops at that iteration. The answers are this app's own
+runs of each preset; change a setting and the question goes, since its answer would no longer
+be about what is shown.
+
 **The pages.**
 - *Explorer*: one run, played in the browser, with its convergence curves and one geometry
   view at a time (the tabs above the view switch at once; drag a 3-D view to turn it).

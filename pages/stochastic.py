@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import budget, controls, figures, text, work
+from explorer import budget, controls, figures, lecture, text, work
 from explorer import stochastic as model
 from explorer.gate import HEAVY_SECONDS
 from landing_core.stochastic import default_step
@@ -38,6 +38,7 @@ for key, name in WIDGETS.items():  # kept across visits to other pages and sideb
     controls.persist(key, list(value) if name == "methods" else value)
 
 st.title("Stochastic landing")
+lecture.question(config, "stochastic")  # its place in the lecture deck
 if not config.lecture:
     st.markdown(
         "Online PCA as a finite sum, f(X) = (1/m) Σᵢ fᵢ(X) with fᵢ(X) = −½‖Xᵀaᵢ‖² over m "

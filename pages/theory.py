@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import controls, demos, figures
+from explorer import controls, demos, figures, lecture
 from explorer.state import PROBLEM_LABELS, AppConfig
 from explorer.teaching import theory, theory_generalized
 from landing_core.geometry import grad_beta as geo_grad
@@ -155,6 +155,7 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
 
 st.html(LECTURE_CSS)
 st.title("Theory: the paper's objects, checked live")
+lecture.question(config, "theory")  # its place in the lecture deck
 problem, _ = controls.session_problem(config)  # the uploaded matrix when it fits
 X, rng, what = draw_point(config)
 

@@ -3,6 +3,7 @@ as the explorer runs it."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 
@@ -55,3 +56,10 @@ def renew_until(run, condition: Callable[[], object], seconds: float = 60.0) -> 
         assert time.monotonic() < deadline, "the worker made no progress"
         run.renew()
         run.wait(0.05)
+
+
+def race_data(at: AppTest) -> dict:
+    """The Compare page's race (``explorer.race.payload``) as its player receives it (other
+    components, such as lecture mode's keys, may be on the page)."""
+    return next(a["data"] for c in at.get("component_instance")
+                if "rows" in (a := json.loads(c.proto.json_args)).get("data", {}))

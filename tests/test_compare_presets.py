@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from explorer import compare, figures
+from explorer.lecture import ANSWER
 from explorer.presets import PRESETS
 from explorer.state import AppConfig
 from explorer.views import B_VIEWS, VIEWS
@@ -117,6 +118,12 @@ def test_every_preset_loads_and_shows(index):
     at.button(key=f"preset_{index}").click().run()
     assert not at.exception
     assert at.session_state.config.run_key() == preset.config.run_key()
+    if preset.question is not None:  # its outcome hidden until Reveal (tests/test_lecture.py)
+        assert [m.value for m in at.markdown if m.value.startswith("**Predict**")]
+        at.button(key="deck_reveal").click()
+        at.switch_page(f"pages/{preset.page}.py").run()  # AppTest's page is the one it opened
+        assert not at.exception
+        assert at.success[0].value == f"{ANSWER} {preset.question.answer}"
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     if preset.page == "compare":
         rows = at.session_state.compare_rows  # the session's own copy, not the shared PRESETS
@@ -141,7 +148,8 @@ def test_every_preset_loads_and_shows(index):
         on_B = preset.config.constraint != "identity"
         assert at.title[0].value.startswith("Landing on XᵀBX = I" if on_B
                                             else "Landing on St(n, p)")
-        player = json.loads(at.get("component_instance")[0].proto.json_args)["data"]
+        player = next(a["data"] for c in at.get("component_instance")  # not the deck's keys
+                      if "data" in (a := json.loads(c.proto.json_args)))
         head = player["header"]
         assert head["view"] == (preset.view or head["views"][0]["kind"])
         titles = {k: (B_VIEWS.get(k) if on_B else None) or VIEWS[k] for k in VIEWS}

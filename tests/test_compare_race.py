@@ -16,7 +16,7 @@ from explorer.playback import DECIMALS
 from explorer.runner import build_problem
 from explorer.state import AppConfig
 from explorer.style import PALETTE
-from tests.app_helpers import open_app
+from tests.app_helpers import open_app, race_data
 
 ROWS = [compare.row("safe", step="safe", eta=0.2),
         compare.row("constant", step="constant", eta=0.05),
@@ -130,16 +130,11 @@ def test_the_race_id_follows_the_results_and_the_clock():
         race.payload(runs, None, config, build_problem(config), preset_B(3), "clock")
 
 
-def _race(at) -> dict:
-    (player,) = at.get("component_instance")
-    return json.loads(player.proto.json_args)["data"]
-
-
 def test_the_compare_page_sends_the_race_of_its_rows():
     at = open_app({"n": "3", "p": "2", "lecture": "1"})
     at.switch_page("pages/compare.py").run()
     assert not at.exception
-    data = _race(at)
+    data = race_data(at)
     head = data["header"]
     assert head["race"]["against"] == "iteration" and head["lecture"]
     assert [v["kind"] for v in head["views"]] == ["frame", "sigma", "cone"]
@@ -155,7 +150,7 @@ def test_the_compare_page_sends_the_race_of_its_rows():
     # the clock: wall time, a race of its own
     at.radio(key="compare_against").set_value("time").run()
     assert not at.exception
-    timed = _race(at)
+    timed = race_data(at)
     assert timed["header"]["race"]["against"] == "time" and timed["run_id"] != data["run_id"]
     assert [r["time"] for r in timed["rows"]] == [r["time"] for r in data["rows"]]  # cached
 
@@ -166,4 +161,4 @@ def test_bad_rows_are_still_explained_beside_the_race():
     at = open_app({"rows": rows}, page="pages/compare.py")
     warned = " ".join(w.value for w in at.warning)
     assert "bad" in warned and "beta must be a number" in warned
-    assert [r["label"] for r in _race(at)["rows"]] == ["ok"]
+    assert [r["label"] for r in race_data(at)["rows"]] == ["ok"]

@@ -55,8 +55,13 @@ def test_a_preset_opens_its_comparison(server, page, shots):
     page.get_by_text("Too large a step diverges").first.wait_for()
     page.get_by_role("button", name="Show me").nth(2).click()
     page.get_by_text("Compare configurations").wait_for(timeout=30_000)
-    wait_idle(page)
+    wait_idle(page, charts=False)  # the race only: the curves wait for Reveal
+    # its question first: the outcome waits for Reveal (explorer.lecture)
+    page.get_by_text("Will the constant step η = 0.08 converge?").wait_for(timeout=30_000)
+    assert page.get_by_text("Diverged at iteration").count() == 0
+    page.get_by_role("button", name="Reveal").click()
     page.get_by_text("constant η = 0.08: Diverged at iteration").wait_for(timeout=30_000)
+    wait_idle(page)
     names = page.evaluate(
         f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
     assert sorted(set(names)) == ["constant η = 0.08", "constant η = 0.08: diverged",

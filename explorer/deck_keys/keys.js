@@ -1,0 +1,71 @@
+/* Landing Explorer's lecture keys (explorer/lecture.py): a presenter's clicker drives the deck.
+ *
+ * PageDown and PageUp (what clickers send for next and previous) open the next and previous
+ * preset; "." and "b" (their blank-screen key) reveal the answer. The keys reach the server as
+ * this component's value {action, seq}; seq grows with every press (it starts from the clock,
+ * so that a new instance of this iframe never repeats an old value).
+ *
+ * This iframe is hidden (display: none). A key goes to whichever document has the focus: the
+ * page around it, or another of the page's iframes (the player): the listener is attached to
+ * each of them, since they share the page's origin. Only one instance listens at a time (the
+ * page keeps a registry), or a key pressed after a page switch would act twice.
+ */
+(function () {
+  "use strict";
+  const ACTIONS = { PageDown: "next", PageUp: "prev", ".": "reveal", b: "reveal" };
+  // where a key is typed, not a command: text fields, selects, Streamlit's sliders, the Compare
+  // table (a grid: "." starts a number in a cell, PageDown scrolls it)
+  const TYPING = "textarea, select, [contenteditable], [role=textbox], [role=combobox], [role=spinbutton], [role=listbox], [role=slider], [role=grid]";
+  let seq = 0;
+  const send = (type, extra) => window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type }, extra), "*");
+
+  function typing(t) {
+    if (!t || !t.closest) return false;
+    if (t.tagName === "INPUT") return t.type !== "range" && t.type !== "button" && t.type !== "checkbox" && t.type !== "radio";
+    return !!t.closest(TYPING);
+  }
+
+  function handler(e) {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
+    const action = ACTIONS[e.key];
+    if (!action || typing(e.target)) return;
+    e.preventDefault();
+    seq = Math.max(seq + 1, Date.now());
+    send("streamlit:setComponentValue", { value: { action, seq }, dataType: "json" });
+  }
+
+  let top = null;
+  try { top = window.parent.document ? window.parent : null; } catch (err) { top = null; }
+  const docs = new Set();
+  function listen(doc) {
+    if (!doc || docs.has(doc)) return;
+    docs.add(doc);
+    doc.addEventListener("keydown", handler);
+  }
+  function forget() {
+    for (const doc of docs) { try { doc.removeEventListener("keydown", handler); } catch (err) { /* gone */ } }
+    docs.clear();
+  }
+  function scan() {
+    if (!top || top.__landingDeck !== handler) return;
+    listen(top.document);
+    for (const frame of top.document.querySelectorAll("iframe")) {
+      try { listen(frame.contentDocument); } catch (err) { /* another origin */ }
+    }
+  }
+
+  listen(document);
+  if (top) {
+    const old = top.__landingDeckForget;
+    if (old) old();  // an earlier instance (the page before a switch) stops listening
+    top.__landingDeck = handler;
+    top.__landingDeckForget = forget;
+    scan();
+    setInterval(scan, 400);  // iframes come and go (the player is re-created with its page)
+    window.addEventListener("pagehide", () => { if (top.__landingDeck === handler) { top.__landingDeck = null; top.__landingDeckForget = null; } forget(); });
+  }
+  window.addEventListener("message", (event) => {
+    if (event.data && event.data.type === "streamlit:render") send("streamlit:setFrameHeight", { height: 0 });
+  });
+  send("streamlit:componentReady", { apiVersion: 1 });
+})();

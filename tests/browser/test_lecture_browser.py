@@ -1,0 +1,94 @@
+"""The lecture deck in Chromium at a projector's 1280 × 720: a clicker's PageDown and PageUp
+open the deck's presets, "." reveals the answer, whether the focus is in the page or in the
+player's iframe; the player stops at the question's iteration."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.presets import PRESETS
+
+from .conftest import open_page
+from .helpers import IDLE, player, wait_idle
+
+pytestmark = pytest.mark.browser
+
+OMEGA, GRAM = 4, 3  # a Compare preset and an Explorer preset, each with a question
+LISTENING = "() => !!window.__landingDeck"  # the deck's key listener is installed
+
+
+@pytest.fixture
+def page(browser):
+    """A projector's 1280 × 720 (conftest's page is taller: these screenshots are what a class
+    sees)."""
+    with open_page(browser, 1280, 720) as pg:
+        yield pg
+
+
+def _predict(page, position: str, preset: int):
+    """Wait for preset ``preset``'s question at ``position`` ("1 of 2") and the listener."""
+    page.get_by_text(f"(Preset {position}): {PRESETS[preset].question.ask}").wait_for(
+        timeout=60_000)
+    page.wait_for_function(LISTENING, timeout=30_000)
+
+
+def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
+    page.goto(f"{server}/?deck={GRAM},{OMEGA}&lecture=1")
+    frame = player(page)  # the explorer's default run: nothing asked
+    frame.wait_for_function("landingPlayer.run.done", timeout=60_000)
+    page.get_by_text("History (CSV)").wait_for(timeout=60_000)
+    page.wait_for_function(LISTENING, timeout=30_000)
+    assert page.get_by_text("Predict").count() == 0
+    # the focus in the page: the deck's first preset, on the page already shown (its
+    # download buttons on screen: no 404 for their files, see lecture.open_preset)
+    page.keyboard.press("PageDown")
+    _predict(page, "1 of 2", GRAM)
+    frame = player(page)
+    frame.wait_for_function("landingPlayer.run.done && landingPlayer.run.ask !== null",
+                            timeout=60_000)
+    assert frame.evaluate("landingPlayer.run.view.kind") == "cone"  # the preset's view
+    assert page.get_by_text("History (CSV)").count() == 0  # the history tells the outcome
+    at = PRESETS[GRAM].question.at
+    # the focus in the player's iframe: Space plays, and the player stops at the question
+    frame.locator("canvas").first.click()
+    page.keyboard.press("Space")
+    frame.wait_for_function(f"!landingPlayer.playing && Math.floor(landingPlayer.kf) === {at}",
+                            timeout=60_000)
+    status = frame.evaluate("landingPlayer.status.textContent")
+    assert status == f"Stopped at k = {at} for the question: predict, then Reveal."
+    assert frame.evaluate("landingPlayer.slider.max") == str(at)
+    page.screenshot(path=shots / "lecture_question_explorer.png")
+    page.keyboard.press(".")  # still in the iframe
+    page.get_by_text("Answer (the runs shown)", exact=False).first.wait_for(timeout=60_000)
+    frame = player(page)
+    frame.wait_for_function("landingPlayer.run.ask === null", timeout=60_000)
+    # the same player (Reveal does not re-create it): it holds its place and plays on
+    assert frame.evaluate("Math.floor(landingPlayer.kf)") == at
+    assert int(frame.evaluate("landingPlayer.slider.max")) == len(
+        frame.evaluate("landingPlayer.run.cost")) - 1
+    page.keyboard.press("Space")
+    frame.wait_for_function("!landingPlayer.playing && landingPlayer.kf > 100", timeout=60_000)
+    page.screenshot(path=shots / "lecture_answer_explorer.png")
+
+    frame.locator("canvas").first.click()
+    page.keyboard.press("PageDown")  # from the iframe: the next preset, on another page
+    _predict(page, "2 of 2", OMEGA)
+    wait_idle(page, charts=False)  # the race only: the curves wait for Reveal
+    assert page.get_by_text("Summary", exact=True).count() == 0
+    assert page.get_by_text("The race stops at k = 10").count() == 1
+    race = player(page)
+    race.wait_for_function("landingPlayer.run && landingPlayer.run.race")
+    assert race.evaluate("landingPlayer.run.race.rows.map((r) => r.cost.length)") == [11] * len(
+        race.evaluate("landingPlayer.run.race.rows"))
+    page.screenshot(path=shots / "lecture_question_compare.png")
+    page.keyboard.press(".")
+    page.get_by_text("Answer (the runs shown)", exact=False).first.wait_for(timeout=60_000)
+    wait_idle(page)
+    page.get_by_text("Summary", exact=True).wait_for(timeout=60_000)
+    page.screenshot(path=shots / "lecture_answer_compare.png")
+
+    page.keyboard.press("PageUp")  # back: the answer hidden again
+    _predict(page, "1 of 2", GRAM)
+    page.wait_for_selector(IDLE, timeout=60_000)
+    assert page.get_by_text("Answer (the runs shown)", exact=False).count() == 0
+    assert page.console_errors == []
