@@ -327,9 +327,9 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
-            if isinstance(step, Step) and step.omega != omega:  # a lowered normal weight
-                if not (method.landing and 0 < step.omega < omega):
-                    raise ValueError(f"a Step's normal weight must lie in (0, ω = {omega:g}] "
+            if isinstance(step, Step) and step.omega != omega:  # the step's own normal weight
+                if not (method.landing and 0 < step.omega < math.inf):
+                    raise ValueError("a Step's normal weight must be a finite number > 0 "
                                      f"on a landing run, got {step.omega!r}")
                 X_next = method.move(X, fld, eta, step.omega)
                 eta_w = eta * step.omega
