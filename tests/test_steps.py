@@ -396,7 +396,7 @@ def test_rules_reject_bad_parameters(factory, match):
 def test_as_step_rule():
     assert steps.as_step_rule(0.25) == Constant(0.25)
     assert steps.as_step_rule(np.float64(0.5)) == Constant(0.5)
-    assert isinstance(steps.as_step_rule(None), BarzilaiBorwein)
+    assert isinstance(steps.as_step_rule(None), steps.ScaleFree)
     rule = Safe(eta=2.0)
     assert steps.as_step_rule(rule) is rule
     with pytest.raises(ValueError, match="step must be a positive number, a step rule or None"):
@@ -547,7 +547,8 @@ def test_the_history_records_the_normal_step_actually_taken():
     long steps its normal step never exceeds 1/2, and a constant step records eta omega."""
     problem = make_problem("brockett", 12, 3, seed=2)
     X0 = initial_point(12, 3, 0.3, seed=2)
-    res = landing(problem, X0, beta=0.7, omega=2.0, max_iter=120, tol=1e-30, keep_iterates=200)
+    res = landing(problem, X0, beta=0.7, omega=2.0, step=BarzilaiBorwein(), max_iter=120,
+                  tol=1e-30, keep_iterates=200)
     X = res.iterates
     assert len(X) == res.iterations + 1 and np.isnan(res.normal_step[0])
     for k in range(res.iterations):
