@@ -462,7 +462,9 @@ class ScaleFree:
         T = _scratch(state, "T", X)
         np.multiply(N, -omega, out=T)
         T += ctx.V  # T = V - omega N
-        tangent2 = float(np.vdot(T, T))
+        # ||T|| as the solver formed it (from G alone: it scales with f exactly)
+        tangent2 = (float(ctx.tangent_norm) ** 2 if ctx.tangent_norm is not None
+                    else float(np.vdot(T, T)))
         # no tangent term: only eta omega_k matters; the last step keeps eta scale-free
         eta = math.sqrt(self.eps / tangent2) if tangent2 > 0 else state.get("eta", 1.0)
         if "X" in state:
@@ -485,7 +487,7 @@ class ScaleFree:
             del state["T"]
         c = float(constraint.scale(X, H))
         normal_step = 0.5 * min(omega, 1.0)
-        normal2 = float(constraint.normal2(X, H))
+        normal2 = float(np.vdot(N, N))
 
         def bound(w: float) -> float:
             return float(constraint.safe_bound(X, H, d, tangent2 + w * w * normal2, w,

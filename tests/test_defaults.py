@@ -38,7 +38,7 @@ def test_the_default_converges_at_every_scale(name):
     (200, 20) from distance 0.3: converged, with iteration counts within 2x of f's.
 
     Measured (seed 0, X0 seed 1): linear 26/34/39, procrustes 30/37/46, pca 77/98/132 (1e-3,
-    1, 1e3), brockett 1,962/3,099 at 1e-3 and 1. Brockett times 1e3 is run to tol 1e-8 times
+    1, 1e3), brockett 2,468/3,028 at 1e-3 and 1. Brockett times 1e3 is run to tol 1e-8 times
     1e3 instead: the rule's iterates are the same at every scale (the property test below), so
     the absolute tolerance asks 1e3 f for a measure 1e3 times smaller relative to f, and
     brockett's slowest mode (close eigenvalues of A) then converges at about 0.9995 per
@@ -56,7 +56,7 @@ def test_the_default_converges_at_every_scale(name):
         assert counts[1.0] / 2 <= counts[s] <= 2 * counts[1.0], counts
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(name=st.sampled_from(["brockett", "procrustes", "pca", "linear", "quartic"]),
        size=st.sampled_from([(3, 2), (6, 3), (10, 3), (4, 4)]),
        seed=st.integers(0, 20), distance=st.sampled_from([0.1, 0.4, 0.7]),
