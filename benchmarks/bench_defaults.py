@@ -11,7 +11,8 @@ whatever s; for s < 1 the run goes on to 1e-8 s), wall seconds to the absolute t
 (prorated by iterations where the run went on), the relative gap there |f - f*| / |f*| (n/a
 where f* is not known: procrustes with p < n) and ||X^T X - I||_F.
 Goal: every run converges, iteration counts within 2x of the unscaled run.
-Run: ``uv run python benchmarks/bench_defaults.py [--sizes 200x20,2000x100] [--cap 90]``.
+Run: ``uv run python benchmarks/bench_defaults.py [--sizes 200x20,2000x100] [--costs pca]
+[--cap 90]``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def scaled(problem: problems.Problem, s: float) -> problems.Problem:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="200x20,2000x100")
+    parser.add_argument("--costs", default=",".join(COSTS))
     parser.add_argument("--cap", type=float, default=90.0, help="seconds per run")
     args = parser.parse_args()
     print(machine())
@@ -50,7 +52,7 @@ def main() -> None:
     for size in args.sizes.split(","):
         n, p = (int(v) for v in size.split("x"))
         X0 = problems.initial_point(n, p, 0.3, seed=1)
-        for name in COSTS:
+        for name in args.costs.split(","):
             base = problems.make_problem(name, n, p, seed=0)
             for s in SCALES:
                 end = time.perf_counter() + args.cap
