@@ -5,8 +5,8 @@ bilinear finite elements on that grid (the Kronecker product of the 1-D P1 mass 
 9 nonzeros a row). Problem: ``generalized_eigen(n, 10, A=A, B=B)``, min tr(X^T A X) subject to
 X^T B X = I, its optimum from shift-invert Lanczos.
 
-1. Cost of one iteration: ``solvers.iterate`` with the default step rule (Barzilai-Borwein made
-   safe by the B-ball safe step), one iteration per call, interleaved round by round with its
+1. Cost of one iteration: ``solvers.iterate`` with the default step rule (``steps.ScaleFree``,
+   made safe by the B-ball safe step), one iteration per call, interleaved round by round with its
    floors, once on the wall clock and once on thread CPU time (which leaves out the time the
    process waits descheduled on a loaded machine). Goal: iteration <= 1.5 x (A X + B X) plus
    the p x p work. Two ratios, each the median over rounds of the ratio within a round (and

@@ -2,7 +2,7 @@
 
 ``solvers.landing`` (the whole run: records, histories, stopping test, the stationarity measure
 at every iterate) at (3, 2), with a constant step (0.1) and with the default step rule (None:
-Barzilai-Borwein made safe), ITERATIONS iterations each (tol = 1e-300 so the run never stops
+``steps.ScaleFree``), ITERATIONS iterations each (tol = 1e-300 so the run never stops
 early), REPEATS times interleaved, for each way a user may pose the problem (issue 23):
 
 - ``brockett``: ``make_problem("brockett", 3, 2)``, the library's own;
@@ -83,7 +83,7 @@ def runs(package: str) -> dict:
 
     return {(package, kind, rule): run(problem, step)
             for kind, problem in kinds.items()
-            for rule, step in (("constant 0.1", 0.1), ("default (BB)", None))}
+            for rule, step in (("constant 0.1", 0.1), ("default (ScaleFree)", None))}
 
 
 def main() -> None:

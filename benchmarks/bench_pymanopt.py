@@ -38,7 +38,7 @@ from landing_core import problems, solvers, steps
 N, P = 200, 20
 GAP, FEAS, CAP = 1e-6, 1e-6, 60.0
 REPEATS = 5
-DEFAULT, CG, SD = "landing, default step (BB, safe)", "pymanopt ConjugateGradient", \
+DEFAULT, CG, SD = "landing, default step (ScaleFree)", "pymanopt ConjugateGradient", \
     "pymanopt SteepestDescent"
 
 

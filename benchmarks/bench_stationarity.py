@@ -35,7 +35,7 @@ def runs(package: str) -> dict:
             assert res.iterations == ITERATIONS, res.message
         return go
 
-    return {f"{package}, constant 0.1": run(0.1), f"{package}, default (BB)": run(None)}
+    return {f"{package}, constant 0.1": run(0.1), f"{package}, default (ScaleFree)": run(None)}
 
 
 def main() -> None:
@@ -48,7 +48,7 @@ def main() -> None:
     median = {name: ITERATIONS / statistics.median(ts) for name, ts in times.items()}
     for name in times:
         print(f"{name:>34}  best {rate[name]:>8,.0f} it/s  median {median[name]:>8,.0f} it/s")
-    for rule in ("constant 0.1", "default (BB)"):
+    for rule in ("constant 0.1", "default (ScaleFree)"):
         after, old = f"landing_core, {rule}", f"{before}, {rule}"
         print(f"{rule:>14}: after/before = {rate[after] / rate[old]:.3f} (best over best), "
               f"{median_ratio(times[old], times[after]):.3f} (median of the rounds' ratios)")

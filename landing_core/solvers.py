@@ -80,7 +80,7 @@ class Config:
     "momentum", or one registered later); tangent: the landing tangent term (a name of
     ``geometry.TANGENT_TERMS``); beta > 0 (beta-metric), omega > 0 (normal term weight; the
     penalty's weight too; 0 for a landing run of the tangent term alone); step: a number
-    (constant), a step rule, or None (Barzilai-Borwein, made safe); options: the method's own
+    (constant), a step rule, or None (``steps.ScaleFree``); options: the method's own
     parameters (e.g. ``{"gamma": 0.5}`` for momentum, ``{"metric_beta": 0.1}`` for the
     retraction baselines' beta-metric), stored as sorted (name, value) pairs.
     """
@@ -271,9 +271,9 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
-            if isinstance(step, Step) and step.omega != omega:  # a lowered normal weight
-                if not (method.landing and 0 < step.omega < omega):
-                    raise ValueError(f"a Step's normal weight must lie in (0, ω = {omega:g}] "
+            if isinstance(step, Step) and step.omega != omega:  # the step's own normal weight
+                if not (method.landing and 0 < step.omega < math.inf):
+                    raise ValueError("a Step's normal weight must be a finite number > 0 "
                                      f"on a landing run, got {step.omega!r}")
                 X_next = method.move(X, fld, eta, step.omega)
                 eta_w = eta * step.omega
@@ -380,10 +380,10 @@ def landing(
 
     The normal term is the paper's omega X (X^T X - I) (= omega/2 times the gradient of
     N = 1/2 ||h||^2) on St(n, p), the constraint's N(X) on another. ``step``: a number
-    (constant), a rule from ``landing_core.steps``, or None for Barzilai-Borwein made safe by
-    the safe step (converges without tuning; a long BB step
-    lowers omega for that step so that the normal term's step eta omega stays 1/2, see
-    ``steps.BarzilaiBorwein``). ``problem``: any object with n, p, cost and egrad.
+    (constant), a rule from ``landing_core.steps``, or None for ``steps.ScaleFree``: BB steps
+    on the tangent term with the normal step eta omega_k kept at min(omega, 1)/2, made safe
+    (converges without tuning, whatever the cost's scale). ``problem``: any object with n, p,
+    cost and egrad.
     ``check_gradient``: first compare the gradient with finite differences of the cost at X0
     (``problems.check_gradient``) and raise ValueError when they disagree: a wrong gradient
     still lets the iteration settle, at a point that is not a solution.

@@ -309,26 +309,28 @@ def test_bb_long_steps_stay_safe_where_the_normal_term_dominates(eta_max, omega)
 
 def test_a_lowered_normal_weight_is_what_the_solver_applies():
     """Step(eta, omega_k): the solver's X_1 is X_0 - eta (grad_beta f + omega_k X h), checked
-    against landing_field at omega_k; a Step with omega_k outside (0, omega] is an error."""
+    against landing_field at omega_k, below and above the run's omega; a Step with omega_k
+    <= 0, infinite or NaN is an error."""
     problem = make_problem("brockett", 7, 3, seed=4)
     X0 = _start_inside(7, 3, 0.3, seed=4)
 
-    def rule(ctx, state):
-        return steps.Step(0.05, 0.25)
+    for omega_k in (0.25, 3.0):
+        def rule(ctx, state, omega_k=omega_k):
+            return steps.Step(0.05, omega_k)
 
-    rec = list(zip(iterate(problem, X0, Config(beta=0.7, omega=2.0, step=rule)), range(2),
-                   strict=False))[1][0]
-    _, V, _ = geo.landing_field(X0, problem.egrad(X0), 0.7, 0.25, "beta")
-    # the solver moves by -eta V and adds back eta (omega - omega_k) X h: X0's rounding plus
-    # a few rounding errors of eta ||V|| and eta omega ||X h||
-    err = 8 * np.finfo(float).eps * (np.abs(X0).max() + 0.05 * (np.linalg.norm(V) + 2.0
-                                     * np.linalg.norm(X0 @ (X0.T @ X0 - np.eye(X0.shape[1])))))
-    np.testing.assert_allclose(rec.X, X0 - 0.05 * V, rtol=0, atol=err)
-    assert rec.step == 0.05
-    for bad in (0.0, 3.0):
+        rec = list(zip(iterate(problem, X0, Config(beta=0.7, omega=2.0, step=rule)), range(2),
+                       strict=False))[1][0]
+        _, V, _ = geo.landing_field(X0, problem.egrad(X0), 0.7, omega_k, "beta")
+        # the solver moves by -eta V and adds back eta (omega - omega_k) X h: X0's rounding
+        # plus a few rounding errors of eta ||V|| and eta max(omega, omega_k) ||X h||
+        err = 8 * np.finfo(float).eps * (np.abs(X0).max() + 0.05 * (
+            np.linalg.norm(V) + 3.0 * np.linalg.norm(X0 @ (X0.T @ X0 - np.eye(X0.shape[1])))))
+        np.testing.assert_allclose(rec.X, X0 - 0.05 * V, rtol=0, atol=err)
+        assert rec.step == 0.05
+    for bad in (0.0, -1.0, math.inf, math.nan):
         runs = iterate(problem, X0, Config(omega=2.0, step=lambda c, s, w=bad: steps.Step(.1, w)))
         next(runs)
-        with pytest.raises(ValueError, match="normal weight must lie in"):
+        with pytest.raises(ValueError, match="normal weight must be a finite"):
             next(runs)
 
 
@@ -394,7 +396,7 @@ def test_rules_reject_bad_parameters(factory, match):
 def test_as_step_rule():
     assert steps.as_step_rule(0.25) == Constant(0.25)
     assert steps.as_step_rule(np.float64(0.5)) == Constant(0.5)
-    assert isinstance(steps.as_step_rule(None), BarzilaiBorwein)
+    assert isinstance(steps.as_step_rule(None), steps.ScaleFree)
     rule = Safe(eta=2.0)
     assert steps.as_step_rule(rule) is rule
     with pytest.raises(ValueError, match="step must be a positive number, a step rule or None"):
@@ -545,7 +547,8 @@ def test_the_history_records_the_normal_step_actually_taken():
     long steps its normal step never exceeds 1/2, and a constant step records eta omega."""
     problem = make_problem("brockett", 12, 3, seed=2)
     X0 = initial_point(12, 3, 0.3, seed=2)
-    res = landing(problem, X0, beta=0.7, omega=2.0, max_iter=120, tol=1e-30, keep_iterates=200)
+    res = landing(problem, X0, beta=0.7, omega=2.0, step=BarzilaiBorwein(), max_iter=120,
+                  tol=1e-30, keep_iterates=200)
     X = res.iterates
     assert len(X) == res.iterations + 1 and np.isnan(res.normal_step[0])
     for k in range(res.iterations):

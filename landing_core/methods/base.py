@@ -106,11 +106,15 @@ class Method:
 
     def move(self, X: Array, field: Field, eta: float | Array,
              omega: float | Array | None = None) -> Array:
-        """X_{k+1} = X - eta V. ``omega``: a lowered normal weight for this step (only for
-        ``landing`` methods: V = T + omega N(X), see ``landing.Landing.move``)."""
+        """X_{k+1} = X - eta V. ``omega``: the normal weight of this step (``steps.Step``; only
+        for ``landing`` methods, whose V = T + omega N(X) with omega = ``normal_weight``): the
+        normal term then moves by eta omega N(X), as ``landing.Landing.move``."""
+        if omega is not None and not self.landing:
+            raise ValueError(f"{type(self).__name__} has no normal weight to change")
+        Y = -per_run(eta) * field.V + X  # the temporary -eta V is reused for the result
         if omega is not None:
-            raise ValueError(f"{type(self).__name__} has no normal weight to lower")
-        return -per_run(eta) * field.V + X  # the temporary -eta V is reused for the result
+            Y = self.constraint.add_normal(Y, X, field.H, eta * (self.normal_weight - omega))
+        return Y
 
     def take(self, index: Array) -> Self:
         """The method of the runs ``index`` of a batch: its ``per_run`` arrays subset, and any
