@@ -37,6 +37,18 @@ def test_the_B_layers_are_drawn_and_the_run_lands_on_them(server, page, shots, q
     assert page.console_errors == []
 
 
+def _reveal(page) -> None:
+    """A lecture preset's question hides the outcome and the curves: press Reveal where there
+    is one, then wait for the curves."""
+    from .helpers import wait_idle
+
+    wait_idle(page, charts=False)
+    reveal = page.get_by_role("button", name="Reveal")
+    if reveal.count():
+        reveal.click()
+    wait_idle(page)
+
+
 def test_the_B_presets_open_the_ellipses_and_the_side_by_side_comparison(server, page, shots):
     from explorer.presets import PRESETS
 
@@ -51,7 +63,7 @@ def test_the_B_presets_open_the_ellipses_and_the_side_by_side_comparison(server,
     page.get_by_text("XᵀX = I against XᵀBX = I").first.wait_for()
     page.get_by_role("button", name="Show me").nth(index).click()
     page.get_by_text("Compare configurations").wait_for(timeout=30_000)
-    wait_idle(page)
+    _reveal(page)
     names = page.evaluate(
         f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
     assert sorted(set(names)) == ["on XᵀBX = I", "on XᵀX = I"]
@@ -99,12 +111,15 @@ def test_the_eigenproblem_preset_compares_gaps_and_draws_both_manifolds(server, 
     page.get_by_text(title).first.wait_for()
     page.get_by_role("button", name="Show me").nth(index).click()
     page.get_by_text("Compare configurations").wait_for(timeout=30_000)
-    wait_idle(page)
+    _reveal(page)
     titles = page.evaluate(f"document.querySelectorAll({CHART!r})[0].layout.annotations"
                            ".map(a => a.text)")
     assert titles[0] == "|f(Xₖ) − f*|"  # both rows know their optimum: gaps, not costs
-    names = page.evaluate(
-        f"Array.from(document.querySelectorAll({CHART!r})[1]._fullData).map(t => t.name)")
-    assert "sphere ‖x‖ = 1" in names and "ellipsoid xᵀBx = 1" in names
+    # the race draws both manifolds: the B ellipsoid, and the unit sphere dashed beside it
+    race = player(page)
+    race.wait_for_function("landingPlayer.run && landingPlayer.run.race")
+    view = race.evaluate("(() => { const v = landingPlayer.run.view; "
+                         "return {B: !!v.W, unit: !!v.unit}; })()")
+    assert view == {"B": True, "unit": True}
     page.screenshot(path=shots / "compare_eigenproblem_St_vs_B.png")
     assert page.console_errors == []

