@@ -1,5 +1,5 @@
 """The figures the app's texts quote (issue 21, item 3), measured afresh: run it after a change to
-the solvers or step rules and compare with the texts (tests/test_true_texts.py checks them).
+the solvers or step rules and compare with the texts (tests/app/test_true_texts.py checks them).
 
 Prints: BB iterations against omega (brockett 3 x 2 and 20 x 4); the fraction of BB steps that
 lower omega at omega = 10 (default problem, five costs at four small sizes and two seeds,

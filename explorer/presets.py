@@ -12,7 +12,7 @@ from .stochastic import StochasticSpec
 @dataclass(frozen=True)
 class Question:
     """Predict, then run: what to ask the class, its answer (true of the preset's own run, this
-    app's measurement; tests/test_deck.py reruns it) and the iteration ``at`` which the player
+    app's measurement; tests/app/test_deck.py reruns it) and the iteration ``at`` which the player
     stops, and the Compare page's curves end, until Reveal."""
 
     ask: str

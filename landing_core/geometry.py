@@ -442,7 +442,8 @@ def landing_direction(
     rotation block of T grows like c). Where max(1, c) ||V|| > 8 ||grad_1 f|| (beta small, or
     grad_1 f small against the normal term or T's rotation block), grad_1 f is formed (a fifth
     product) and its norm taken; so the measure is at most about 8 times further from the exact
-    value than the direct formula's rounding, whatever beta (tests/test_stationarity_identity.py).
+    value than the direct formula's rounding, whatever beta
+    (tests/core/test_stationarity_identity.py).
     Other tangent terms: from ``landing_field`` and :func:`stationarity`.
 
     ``measure=False`` is for a G that is an estimate (a minibatch's), whose stationarity measures

@@ -442,7 +442,7 @@ class ScaleFree:
 
     Every quantity is scale-free: under f -> s f, T -> s T, eta_k -> eta_k / s and
     omega_k -> s omega_k, so the iterates are the same (to rounding) whatever s; for s a power
-    of two and omega scaled with f, bit for bit (tests/test_defaults.py). Algorithm 1's
+    of two and omega scaled with f, bit for bit (tests/core/test_defaults.py). Algorithm 1's
     stopping test ||grad|| + ||h|| <= tol is absolute, so a cost 1e3 times larger still needs
     more iterations to reach the same tol.
 

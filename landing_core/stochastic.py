@@ -80,7 +80,7 @@ def default_step(problem: FiniteSum, batch_size: int) -> float:
     al. 2014, Theorem 1). Landing asks for less: the noise of the estimate pushes X off the
     manifold by about eta sigma^2 / (b omega) against the normal term's pull, and the tangent
     term is cubic in X. On online PCA, SAGA converges linearly with about these steps for
-    b = 10, 3 and 1, and stalls or diverges with twice them (tests/test_stochastic.py checks
+    b = 10, 3 and 1, and stalls or diverges with twice them (tests/app/test_stochastic.py checks
     b = 10)."""
     return min(1.0, batch_size / 10) / (5.0 * problem.lipschitz)
 

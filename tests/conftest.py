@@ -37,21 +37,13 @@ manifest_scanner.scan_component_manifests = functools.cache(
 settings.register_profile("shared-machine", deadline=None)
 settings.load_profile("shared-machine")
 
-# The numerical part of the suite: the library's own tests (landing_core alone: no app, no
-# browser), the fast part the README names (`pytest -m numerical`) and the part .ci/run repeats
-# under several OpenBLAS kernels. Kept here, by module name, so a test file that moves (to
-# tests/core/, say) stays in it; every test under a tests/core/ folder is in it too.
-NUMERICAL = frozenset({
-    "test_extension", "test_generalized", "test_generalized_landing", "test_geometry",
-    "test_layer", "test_methods", "test_momentum", "test_problems", "test_readme",
-    "test_smoke", "test_solvers", "test_steps", "test_stochastic_exact", "test_stopping",
-    "test_sweep", "test_theory_generalized", "test_metric_view", "test_stationarity_identity",
-    "test_boundary",
-})
+HERE = Path(__file__).parent
 
 
 def pytest_collection_modifyitems(items):
+    """Mark the numerical part: tests/core/, the library's own tests (landing_core alone: no
+    app, no browser), the fast part the README names (`pytest -m numerical`) and the part
+    .ci/run repeats under several OpenBLAS kernels."""
     for item in items:
-        if item.path.stem in NUMERICAL or "core" in item.path.parent.relative_to(
-                Path(__file__).parent).parts:
+        if item.path.parent.relative_to(HERE).parts[:1] == ("core",):
             item.add_marker("numerical")

@@ -1,5 +1,5 @@
 """deploy/Dockerfile replayed on this machine (no container engine or registry here):
-tests/dockerfile_replay.py copies what its COPY lines list into a temporary WORKDIR, runs its
+tests/deploy/dockerfile_replay.py copies what its COPY lines list into a temporary WORKDIR, runs its
 ``uv sync`` steps there (with the uv on PATH or at ~/.uv/bin/uv; skipped when there is none;
 offline, from uv's cache: ~5-40 s) and starts its CMD with its ENV.
 Skipped: the base image (FROM), ``pip install uv``, ``useradd`` and USER. Then the server
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dockerfile_replay import DOCKERFILE, base_env, build, find_uv, parse
+from tests.deploy.dockerfile_replay import DOCKERFILE, base_env, build, find_uv, parse
 
 from .conftest import free_port, wait_healthy
 from .helpers import PLAYER, player

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.dockerfile_replay import DOCKERFILE, copy, dockerignore, ignored, parse
+from tests.deploy.dockerfile_replay import DOCKERFILE, copy, dockerignore, ignored, parse
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 IMAGE = parse(DOCKERFILE.read_text())
 
@@ -53,7 +53,7 @@ def test_the_image_holds_every_local_module_the_app_imports():
 @pytest.mark.parametrize(("path", "out"), [
     (".venv/lib/x.py", True), ("explorer/__pycache__/a.pyc", True), ("__pycache__", True),
     ("tests/screenshots/a.png", True), (".git", True), ("explorer/state.py", False),
-    (".streamlit/config.toml", False), ("tests/test_deploy.py", False)])
+    (".streamlit/config.toml", False), ("tests/deploy/test_deploy.py", False)])
 def test_dockerignore_keeps_the_environment_out_and_the_app_in(path, out):
     assert ignored(path, dockerignore(ROOT)) is out
 

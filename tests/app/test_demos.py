@@ -20,7 +20,7 @@ from landing_core.geometry import grad_beta
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import landing
 from landing_core.steps import Constant
-from tests.app_helpers import open_app, visit
+from tests.app.helpers import open_app, visit
 
 
 def _preset(title: str):
@@ -178,7 +178,7 @@ def test_adaptive_rules_absorb_beta_for_p_equal_n_and_not_for_p_below_n():
     assert preset.demo == "rates" and preset.config.problem == "brockett"
     assert (preset.config.seed, preset.config.distance) == (0, 0.4)
     assert "same number of iterations for every β" in preset.look_at
-    assert "Armijo's counts still move" in preset.look_at  # tests/test_true_texts.py: figures
+    assert "Armijo's counts still move" in preset.look_at  # tests/app/test_true_texts.py: figures
 
 
 # ----------------------------------------------------------------------------- the page

@@ -14,7 +14,7 @@ import pytest
 from explorer import budget, compare
 from landing_core import sweep as batch
 from landing_core.problems import make_problem
-from tests.app_helpers import app_test
+from tests.app.helpers import app_test
 
 DEFAULT = budget.Budget()
 

@@ -16,7 +16,7 @@ from explorer.views import B_VIEWS, VIEWS
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, riemannian_gd, solve
 from landing_core.steps import BarzilaiBorwein, Safe
-from tests.app_helpers import open_app
+from tests.app.helpers import open_app
 
 
 def _decode(values) -> np.ndarray:
@@ -118,7 +118,7 @@ def test_every_preset_loads_and_shows(index):
     at.button(key=f"preset_{index}").click().run()
     assert not at.exception
     assert at.session_state.config.run_key() == preset.config.run_key()
-    if preset.question is not None:  # its outcome hidden until Reveal (tests/test_lecture.py)
+    if preset.question is not None:  # its outcome hidden until Reveal (tests/app/test_lecture.py)
         assert [m.value for m in at.markdown if m.value.startswith("**Predict**")]
         at.button(key="deck_reveal").click()
         at.switch_page(f"pages/{preset.page}.py").run()  # AppTest's page is the one it opened

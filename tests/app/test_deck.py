@@ -12,7 +12,7 @@ from explorer import compare, deck, runner
 from explorer.constraint import constraint_matrix
 from explorer.presets import PRESETS, Question
 from explorer.state import ITER_MAX
-from tests.app_helpers import run_config
+from tests.app.helpers import run_config
 
 COUNT = len(PRESETS)
 
@@ -197,7 +197,7 @@ def test_the_gram_answer():
     trace, _, _ = run_config(**vars(preset.config))
     assert trace.status == "converged" and _same_count(trace.k, 932)
     assert "after 932 iterations, and within 0.05 of the dotted flow" in preset.question.answer
-    # the gap itself is checked against the flow in tests/test_true_texts.py (the same 0.05)
+    # the gap itself is checked against the flow in tests/app/test_true_texts.py (the same 0.05)
     assert "largest gap ‖XₖᵀXₖ − M(tₖ)‖ is 0.05 here" in preset.look_at
     np.testing.assert_allclose(trace.gram[-1], np.eye(2), atol=1e-8)  # "at I = (1, 1, 0)"
     # asked at k = 25, while the Gram matrix is still far from I

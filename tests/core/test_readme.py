@@ -7,7 +7,7 @@ import io
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _run(block: int) -> tuple[list[str], list[str]]:

@@ -13,7 +13,7 @@ from explorer import live, worker
 from explorer.gate import Gate, slots_from_env
 from explorer.runner import build_problem
 from explorer.state import AppConfig
-from tests.app_helpers import renew_until
+from tests.app.helpers import renew_until
 
 # St(200, 50) with an unreachable tolerance: 5000 iterations of about 1 ms (the player's
 # singular values included)

@@ -26,7 +26,7 @@ from explorer.state import PAGE_PARAMS, AppConfig, from_query
 from landing_core.geometry import TANGENT_TERMS
 from landing_core.solvers import METHODS
 from landing_core.steps import STEP_RULES
-from tests.app_helpers import app_test
+from tests.app.helpers import app_test
 
 MARK = "pwn"
 HOSTILE = [

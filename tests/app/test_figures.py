@@ -7,7 +7,7 @@ import pytest
 
 from explorer import figures, runner
 from explorer.state import AppConfig
-from tests.app_helpers import run_config
+from tests.app.helpers import run_config
 
 
 def test_the_history_csv_reads_back_as_therun_config():
@@ -64,7 +64,7 @@ def test_figures_take_the_players_text_sizes_normal_and_lecture():
     17 in lecture mode) and its other text (15 px, 19), taken from player.js itself."""
     from pathlib import Path
 
-    js = (Path(__file__).resolve().parents[1] / "explorer/player/player.js").read_text()
+    js = (Path(__file__).resolve().parents[2] / "explorer/player/player.js").read_text()
     tick = re.search(r"font: lecture \? (\d+) : (\d+),", js)
     text = re.search(r'"--lp-font", run\.lecture \? "(\d+)px" : "(\d+)px"', js)
     assert {False: (int(tick[2]), int(text[2])),

@@ -16,7 +16,7 @@ from explorer.playback import DECIMALS
 from explorer.runner import build_problem
 from explorer.state import AppConfig
 from explorer.style import PALETTE
-from tests.app_helpers import open_app, race_data
+from tests.app.helpers import open_app, race_data
 
 ROWS = [compare.row("safe", step="safe", eta=0.2),
         compare.row("constant", step="constant", eta=0.05),

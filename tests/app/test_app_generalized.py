@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = "../app.py"
+from tests.app.helpers import APP
 
 
 def test_theory_page_checks_the_B_formulas_live():

@@ -15,9 +15,9 @@ from streamlit import config as st_config
 from explorer import compare, worker
 from explorer.state import CACHE_LIMITS
 from explorer.upload import MAX_ENTRIES
-from tests.app_helpers import open_app
+from tests.app.helpers import open_app
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
 
 

@@ -18,7 +18,7 @@ from explorer import playback, style
 from explorer.state import AppConfig
 from explorer.views import B_VIEWS, VIEWS
 from landing_core.geometry import grad_beta
-from tests.app_helpers import run_config
+from tests.app.helpers import run_config
 
 pytestmark = pytest.mark.filterwarnings("error")
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import compare, text
 from explorer.controls import BETA_GRID, OMEGA_GRID
 from explorer.views import VIEWS
-from tests.app_helpers import open_app
+from tests.app.helpers import open_app
 
 # the payload's lists of one entry per iteration (explorer.playback.chunk)
 PER_ITERATION = ("cost", "h", "grad", "step", "nstep", "x", "sigma", "gram", "flow_sigma",

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import family, text
 from explorer.runner import build_problem, run_to_end, start
 from explorer.state import AppConfig, validate
-from tests.app_helpers import open_app
+from tests.app.helpers import open_app
 
 
 def _data(at: AppTest) -> dict:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-CORE = pathlib.Path(__file__).resolve().parents[1] / "landing_core"
+CORE = pathlib.Path(__file__).resolve().parents[2] / "landing_core"
 
 
 def _imported_modules(path: pathlib.Path) -> set[str]:

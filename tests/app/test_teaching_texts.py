@@ -15,7 +15,7 @@ from landing_core import geometry as geo
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, solve
 from landing_core.steps import SAFE_EPS, BarzilaiBorwein, Safe
-from tests.app_helpers import open_app, visit
+from tests.app.helpers import open_app, visit
 
 
 def _guide_text() -> str:
@@ -182,7 +182,7 @@ def test_bb_lowers_omega_on_most_steps_here(guide):
     X0 = initial(config, problem)
     result = solve(problem, X0, Config(beta=config.beta, omega=10.0, step=BarzilaiBorwein()))
     lowered = result.normal_step[1:] < 10.0 * result.step[1:] * (1 - 1e-12)
-    assert lowered.mean() > 0.8  # 17 of 20 here (tests/test_true_texts.py quotes it)
+    assert lowered.mean() > 0.8  # 17 of 20 here (tests/app/test_true_texts.py quotes it)
     assert "constant or the safe step" in guide and "constant or the" in controls.OMEGA_HELP
     for preset in presets.PRESETS:  # presets about omega use a rule where it acts
         about_omega = "ω" in preset.title or "ω" in preset.look_at

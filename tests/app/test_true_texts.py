@@ -28,7 +28,7 @@ from landing_core.normal_flow import flow_time, gram_flow
 from landing_core.problems import initial_point, make_problem, online_pca
 from landing_core.solvers import Config, solve
 from landing_core.steps import BarzilaiBorwein, make_step_rule
-from tests.app_helpers import open_app
+from tests.app.helpers import open_app
 
 
 def _squash(text: str) -> str:
@@ -491,7 +491,7 @@ def test_the_generalized_eigen_gaps_are_at_the_tolerance():
 
 def test_quoted_counts_say_they_are_the_apps_own(guide):
     """The seed paper has no experiments: the counts the Guide and Compare quote, and the
-    demonstrations, say they are this app's runs (their figures: tests/test_teaching_texts)."""
+    demonstrations, say they are this app's runs (their figures: tests/app/test_teaching_texts)."""
     assert "this app's runs on brockett 3 × 2, cap 0.1: 125," in guide
     assert "this app's runs on brockett 3 × 2: 125," in _squash(compare.STEPS_HELP)
     demos_page = _page_text("pages/theory.py", radios={"theory_part": "demonstrations"})

@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
 SKIPPED_RUN = (re.compile(r"pip install( --no-cache-dir)? uv$"), re.compile(r"useradd\b"))
 

@@ -18,7 +18,7 @@ from explorer.style import SUPERSCRIPTS
 from landing_core import initial_point, landing
 from landing_core import sweep as batch
 from landing_core.steps import Safe
-from tests.app_helpers import open_app, visit
+from tests.app.helpers import open_app, visit
 
 CONFIG = AppConfig()  # brockett on St(3, 2), X₀ at distance 0.4, 500 iterations
 

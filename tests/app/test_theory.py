@@ -13,7 +13,7 @@ from explorer import figures
 from explorer.teaching import theory
 from landing_core import geometry
 from landing_core.problems import make_problem, nearest_stiefel
-from tests.app_helpers import open_app, visit
+from tests.app.helpers import open_app, visit
 
 KEYS = ["tangent_space", "metric_pullback", "normal_space", "proj_tangent", "proj_orthogonal",
         "proj_idempotent", "nabla_identity", "nabla_fd", "grad_closed_form", "grad_riemannian",

@@ -14,10 +14,9 @@ from explorer import stochastic as model
 from explorer import text, worker
 from explorer.gate import Gate
 from explorer.state import AppConfig
-from tests.app_helpers import renew_until
-from tests.test_fuzz import HOSTILE, check_page
+from tests.app.helpers import APP, renew_until
+from tests.app.test_fuzz import HOSTILE, check_page
 
-APP = "../app.py"
 TIMEOUT = 60
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from explorer import compare
 from explorer.lecture import ANSWER
 from explorer.presets import PRESETS
-from tests.app_helpers import open_app, race_data
+from tests.app.helpers import open_app, race_data
 
 OMEGA = 4  # "ω: pull harder, step shorter": a Compare preset with a question
 GRAM = 3  # "The Gram matrix flows to I": an Explorer preset with a question

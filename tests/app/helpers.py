@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
@@ -13,11 +14,12 @@ from explorer import runner
 from explorer.state import AppConfig
 
 TIMEOUT = 60  # seconds for one script run: the machine is shared
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def app_test(query: dict[str, str] | None = None) -> AppTest:
     """The app with the URL query ``query``, not yet run."""
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)  # relative to this file
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for key, value in (query or {}).items():
         at.query_params[key] = value
     return at
