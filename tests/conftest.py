@@ -41,9 +41,17 @@ HERE = Path(__file__).parent
 
 
 def pytest_collection_modifyitems(items):
-    """Mark the numerical part: tests/core/, the library's own tests (landing_core alone: no
-    app, no browser), the fast part the README names (`pytest -m numerical`) and the part
-    .ci/run repeats under several OpenBLAS kernels."""
+    """Mark the numerical part, and put the browser tests first.
+
+    The numerical part is tests/core/: the library's own tests (landing_core alone: no app, no
+    browser), the fast part the README names (`pytest -m numerical`) and the part .ci/run
+    repeats under several OpenBLAS kernels.
+
+    The browser tests take tens of seconds each, the others well under one: started first, they
+    are spread over both workers (pyproject's `--dist worksteal`) while the short tests fill the
+    gaps, instead of one long test ending the run with the other worker idle.
+    """
     for item in items:
         if item.path.parent.relative_to(HERE).parts[:1] == ("core",):
             item.add_marker("numerical")
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
