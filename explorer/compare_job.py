@@ -25,7 +25,7 @@ from landing_core.solvers import deadline
 from .compare import Comparison, rows_query
 from .gate import GATE, Gate
 from .state import AppConfig
-from .worker import LeasedWorker
+from .worker import LeasedWorker, session_worker
 
 SESSION_KEY = "compare_job"
 
@@ -57,7 +57,6 @@ class CompareJob(LeasedWorker):
 
     def __init__(self, key: tuple, comparison: Comparison, *, heavy: bool, seconds: float,
                  wall: float, gate: Gate = GATE) -> None:
-        self.key = key
         self.comparison = comparison
         self.runs: list[dict] = []
         self.result: tuple[list[dict], float | None] | None = None
@@ -66,7 +65,7 @@ class CompareJob(LeasedWorker):
         self._late = ""  # the time limit's reason, once reached
         self._wall_seconds = wall
         self._wall: Callable[[], object] | None = None
-        super().__init__("compare", heavy=heavy, seconds=seconds, gate=gate)
+        super().__init__(key, "compare", heavy=heavy, seconds=seconds, gate=gate)
         self.renew()
 
     def done(self) -> bool:
@@ -102,11 +101,5 @@ def session_job(session: MutableMapping, key: tuple, comparison: Callable[[], Co
                 *, heavy: bool, seconds: float, wall: float, gate: Gate = GATE) -> CompareJob:
     """The session's job for ``key``: the one already computing (or computed) when the key is
     the same, else a new one of ``comparison()`` (the previous one is cancelled)."""
-    job = session.get(SESSION_KEY)
-    if job is None or job.key != key:
-        if job is not None:
-            job.cancelled = True
-        job = CompareJob(key, comparison(), heavy=heavy, seconds=seconds, wall=wall,
-                         gate=gate)
-        session[SESSION_KEY] = job
-    return job
+    return session_worker(session, SESSION_KEY, key, lambda: CompareJob(
+        key, comparison(), heavy=heavy, seconds=seconds, wall=wall, gate=gate))

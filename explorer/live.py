@@ -25,7 +25,7 @@ from .budget import Cost
 from .controls import set_config
 from .gate import GATE, HEAVY_SECONDS, Gate
 from .state import AppConfig
-from .worker import LeasedWorker
+from .worker import LeasedWorker, session_worker
 
 FIRST_WAIT = 0.25  # seconds a new run may take before the page shows it (all of a small run)
 CHUNK_WAIT = 0.25  # seconds a request for more waits for new iterations
@@ -43,11 +43,10 @@ class LiveRun(LeasedWorker):
 
     def __init__(self, key: tuple, config: AppConfig, problem: Problem, *, heavy: bool = False,
                  seconds: float | None = None, gate: Gate = GATE) -> None:
-        self.key = key
         self.run_id = uuid.uuid4().hex[:12]
         self.trace, self._records = runner.start(config, problem)
         self._config = config
-        super().__init__(f"landing-{self.run_id}", heavy=heavy,
+        super().__init__(key, f"landing-{self.run_id}", heavy=heavy,
                          seconds=seconds or work.BUDGET.seconds, gate=gate)
         self.renew()
 
@@ -78,15 +77,14 @@ def session_run(config: AppConfig, problem: Problem, matrix_id: object,
     """The session's run of this configuration, started when the configuration is new (the
     previous run's worker is cancelled); a run whose ``cost`` is heavy waits for the gate."""
     key = (config.run_key(), matrix_id)
-    run = st.session_state.get("live_run")
-    if run is None or run.key != key:
-        if run is not None:
-            run.cancelled = True
+
+    def start() -> LiveRun:
         run = LiveRun(key, config, problem,
                       heavy=cost is not None and cost.seconds >= HEAVY_SECONDS)
         run.wait(FIRST_WAIT)
-        st.session_state.live_run = run
-    return run
+        return run
+
+    return session_worker(st.session_state, "live_run", key, start)
 
 
 def requested(run: LiveRun) -> int:

@@ -143,7 +143,6 @@ class LiveStochastic(LeasedWorker):
 
     def __init__(self, key: tuple, spec: StochasticSpec, config: AppConfig, *,
                  heavy: bool = False, seconds: float = 30.0, gate: Gate = GATE) -> None:
-        self.key = key
         self.spec = spec
         self.problem, self.X0 = problem_of(spec, config)
         self.f_star = float(self.problem.f_star)
@@ -158,7 +157,7 @@ class LiveStochastic(LeasedWorker):
                 beta=config.beta, omega=config.omega, seed=config.seed,
                 tangent=config.tangent, problem=self.problem), spec.epochs)
             for m in spec.methods}
-        super().__init__("stochastic", heavy=heavy, seconds=seconds, gate=gate)
+        super().__init__(key, "stochastic", heavy=heavy, seconds=seconds, gate=gate)
         self.renew()
 
     def done(self) -> bool:

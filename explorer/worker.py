@@ -11,13 +11,17 @@ Stochastic page's runs).
   is waiting for one.
 
 A subclass implements ``done`` (nothing is left to compute) and ``compute`` (the loop, which
-checks ``wanted()`` and ``over_time()`` between steps).
+checks ``wanted()`` and ``over_time()`` between steps). A page keeps one worker per kind of
+work in its session: ``session_worker`` returns the one computing its ``key``, or cancels it
+and starts the next.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Hashable, MutableMapping
+from typing import TypeVar
 
 from .gate import GATE, Gate
 
@@ -25,7 +29,11 @@ LEASE = 1.5  # seconds the worker computes on after the page's last request
 
 
 class LeasedWorker:
-    def __init__(self, name: str, *, heavy: bool, seconds: float, gate: Gate = GATE) -> None:
+    """Work for ``key`` (what its result depends on), computed by threads named ``name``."""
+
+    def __init__(self, key: Hashable, name: str, *, heavy: bool, seconds: float,
+                 gate: Gate = GATE) -> None:
+        self.key = key
         self.lock = threading.Lock()
         self.cancelled = False
         self.queued = False
@@ -84,3 +92,21 @@ class LeasedWorker:
         thread = self._thread
         if thread is not None:
             thread.join(seconds)
+
+
+W = TypeVar("W", bound=LeasedWorker)
+
+
+def session_worker(session: MutableMapping, name: str, key: Hashable,
+                   start: Callable[[], W]) -> W:
+    """The session's worker under ``name``: the one already computing (or done) when its key is
+    ``key``, so that a rerun which changes nothing it depends on waits for the same work; else
+    ``start()``'s, stored under ``name``, and the previous one cancelled (its thread ends at its
+    next check)."""
+    worker = session.get(name)
+    if worker is None or worker.key != key:
+        if worker is not None:
+            worker.cancelled = True
+        worker = start()
+        session[name] = worker
+    return worker

@@ -13,6 +13,7 @@ import streamlit as st
 from explorer import budget, controls, figures, lecture, text, work
 from explorer import stochastic as model
 from explorer.gate import HEAVY_SECONDS
+from explorer.worker import session_worker
 from landing_core.stochastic import default_step
 
 TICK = 0.4  # seconds between redraws while the runs compute
@@ -102,14 +103,16 @@ cost = budget.stochastic_cost(spec.n, spec.p, spec.samples, spec.batch, spec.epo
                               spec.methods)
 work.admit(cost)
 key = (spec, config.seed, config.distance, config.tangent, config.beta, config.omega)
-run = st.session_state.get("stoch_run")
-if run is None or run.key != key:
-    if run is not None:
-        run.cancelled = True
+
+
+def _start() -> model.LiveStochastic:
     run = model.LiveStochastic(key, spec, config, heavy=cost.seconds >= HEAVY_SECONDS,
                                seconds=work.BUDGET.seconds)
     run.wait(0.3)  # a small run is done before the first draw
-    st.session_state.stoch_run = run
+    return run
+
+
+run = session_worker(st.session_state, "stoch_run", key, _start)
 if not config.lecture:
     eta_used = spec.eta or default_step(run.problem, spec.batch)
     st.caption(f"m = {spec.samples:,} samples, batch {spec.batch}: "

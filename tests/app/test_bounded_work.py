@@ -120,3 +120,33 @@ def test_the_slots_come_from_the_environment_or_the_cores():
     for bad in ("0", "-1", "two"):
         with pytest.raises(ValueError, match="LANDING_HEAVY_SLOTS"):
             slots_from_env({"LANDING_HEAVY_SLOTS": bad})
+
+
+class _Idle(worker.LeasedWorker):
+    """Work with nothing to compute: only its key and its cancellation matter here."""
+
+    def __init__(self, key) -> None:
+        super().__init__(key, "idle", heavy=False, seconds=1.0)
+
+    def done(self) -> bool:
+        return True
+
+
+def test_a_session_keeps_the_worker_of_its_key_and_cancels_a_replaced_one():
+    session: dict = {}
+    started: list = []
+
+    def start(key):
+        def make():
+            started.append(key)
+            return _Idle(key)
+        return make
+
+    first = worker.session_worker(session, "job", ("a",), start(("a",)))
+    assert worker.session_worker(session, "job", ("a",), start(("a",))) is first
+    assert started == [("a",)] and not first.cancelled
+    second = worker.session_worker(session, "job", ("b",), start(("b",)))
+    assert second is not first and second.key == ("b",) and session["job"] is second
+    assert first.cancelled and not second.cancelled and started == [("a",), ("b",)]
+    other = worker.session_worker(session, "other", ("a",), start(("a",)))
+    assert other is not first and not second.cancelled  # each name holds its own worker
