@@ -20,6 +20,7 @@ from collections.abc import Callable, MutableMapping
 
 import numpy as np
 
+from landing_core.run import Status
 from landing_core.solvers import deadline
 
 from .compare import Comparison, rows_query
@@ -88,7 +89,7 @@ class CompareJob(LeasedWorker):
                 self.fraction = i / len(rows)
                 self.text = f"Running row {i + 1} of {len(rows)}: {rows[i]['label']}"
                 run = self.comparison.run_row(i, self._should_stop)
-                if run["status"] == "stopped" and not self._late:
+                if run["status"] == Status.STOPPED and not self._late:
                     return  # not wanted any more: this row runs again when the page asks
                 self.runs.append(run)
             self.fraction = 1.0

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explorer.style import PALETTE, SUPERSCRIPTS
+from landing_core.run import Status
 
 Array = np.ndarray
 
@@ -137,7 +138,7 @@ def comparison_figure(
             fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=run["label"],
                                      legendgroup=run["label"], showlegend=col == 1,
                                      line=dict(color=colour, width=3)), 1, col)
-            if run.get("status") == "diverged":  # a run cut short early: mark where it ends
+            if run.get("status") == Status.DIVERGED:  # a run cut short early: mark where it ends
                 fig.add_trace(go.Scatter(
                     x=x[-1:], y=y[-1:], mode="markers", name=f"{run['label']}: diverged",
                     legendgroup=run["label"], showlegend=False,
@@ -179,7 +180,7 @@ def stochastic_figure(
                                      legendgroup=run["label"], showlegend=col == 1,
                                      line=dict(color=colour, width=2),
                                      marker=dict(color=colour, size=4)), 1, col)
-            if run.get("status") == "diverged" and len(x):
+            if run.get("status") == Status.DIVERGED and len(x):
                 fig.add_trace(go.Scatter(
                     x=x[-1:], y=y[-1:], mode="markers", name=f"{run['label']}: diverged",
                     legendgroup=run["label"], showlegend=False,
@@ -273,7 +274,7 @@ def sweep_heatmap(
     """
     eta, param = np.asarray(eta, dtype=float), np.asarray(param, dtype=float)
     values = np.asarray(values, dtype=float)
-    diverged = np.asarray(status) == "diverged"
+    diverged = np.asarray(status) == Status.DIVERGED
     z = np.log10(np.maximum(np.abs(values), LOG_FLOOR)) if log_colour else values.copy()
     z[diverged] = np.nan
     colorbar = _log_colorbar(z, colour_title) if log_colour else dict(title=dict(text=colour_title))

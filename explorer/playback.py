@@ -18,6 +18,7 @@ from landing_core import methods
 from landing_core.metric_view import METRIC_ROW, SAFE_ROW, slice_description
 from landing_core.normal_flow import flow_time, gram_flow, singular_value_flow
 from landing_core.problems import Problem
+from landing_core.run import Status
 
 from .family import SYMBOLS, Family, selected
 from .runner import Trace
@@ -265,7 +266,7 @@ def family_header(views: list[str], view: str, fam: Family, problem: Problem,
     for an ω family on the plane each member's landing field."""
     merged = Trace(problem.n, problem.p, B=problem.B)
     done = [t for t in fam.members if t is not None]
-    calm = [t for t in done if t.status != "diverged"] or done
+    calm = [t for t in done if t.status != Status.DIVERGED] or done
     for t in calm:  # a diverged member's iterates would shrink every other path to a dot
         merged.X += t.X
         merged.gram += t.gram

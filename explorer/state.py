@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from landing_core.geometry import TANGENT_TERMS
 from landing_core.problems import PROBLEMS
+from landing_core.run import Status
 from landing_core.steps import STEP_RULES
 
 from .text import quote
@@ -46,8 +47,8 @@ CONSTRAINT_LABELS = {  # the constraint the run keeps to: XᵀX = I, or XᵀBX =
 }
 TANGENT_LABELS = {name: _TANGENT_TEXT[name] for name in TANGENT_TERMS}
 STEP_LABELS = {name: _STEP_TEXT[name] for name in STEP_RULES}
-STATUS_LABELS = {"converged": "converged", "max_iter": "iteration limit", "diverged": "diverged",
-                 "stopped": "stopped"}
+STATUS_LABELS = {Status.CONVERGED: "converged", Status.MAX_ITER: "iteration limit",
+                 Status.DIVERGED: "diverged", Status.STOPPED: "stopped"}
 SPEEDS = {"slow": 30.0, "normal": 250.0, "instant": float("inf")}  # iterations per second
 
 N_MAX, P_MAX, ITER_MAX = 200, 50, 5000

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, fields, replace
 import numpy as np
 
 from landing_core.problems import FiniteSum, initial_point, online_pca
+from landing_core.run import Status
 from landing_core.steps import Decreasing
 from landing_core.stochastic import EpochRecord, default_step, epochs, stochastic_config
 
@@ -150,7 +151,7 @@ class LiveStochastic(LeasedWorker):
         self.error = ""
         self.runs = {m: dict(label=METHOD_LABELS[m], colour=METHOD_COLOURS[m], epoch=[],
                              cost=[], infeasibility=[], grad_norm=[], samples=[],
-                             status="running", message="") for m in spec.methods}
+                             status=Status.RUNNING, message="") for m in spec.methods}
         self._streams = {
             m: epochs(self.problem, self.X0, stochastic_config(
                 m, batch_size=spec.batch, step=step_of(spec, self.problem, m),
@@ -183,8 +184,8 @@ class LiveStochastic(LeasedWorker):
     def _add(self, method: str, rec: EpochRecord | None) -> None:
         """One epoch's record (None: the method ran all its epochs), under the lock."""
         run = self.runs[method]
-        if rec is None or rec.status == "diverged":
-            run["status"] = "done" if rec is None else "diverged"
+        if rec is None or rec.status == Status.DIVERGED:
+            run["status"] = Status.MAX_ITER if rec is None else Status.DIVERGED
             run["message"] = "" if rec is None else rec.message
             del self._streams[method]
             return
@@ -196,7 +197,7 @@ class LiveStochastic(LeasedWorker):
     def _stop(self, message: str) -> None:
         with self.lock:
             for m in self._streams:
-                self.runs[m]["status"], self.runs[m]["message"] = "stopped", message
+                self.runs[m]["status"], self.runs[m]["message"] = Status.STOPPED, message
             self._streams.clear()
             self.finished = True
 
@@ -229,6 +230,6 @@ def summary(runs: list[dict], f_star: float) -> list[dict]:
             "|f − f*| / |f*|": abs(run["cost"][-1] - f_star) / abs(f_star),
             "‖XᵀX − I‖": run["infeasibility"][-1],
             "‖grad₁ f‖": run["grad_norm"][-1],
-            "status": run["status"],
+            "status": "done" if run["status"] == Status.MAX_ITER else str(run["status"]),
         })
     return rows

@@ -14,6 +14,7 @@ from explorer import budget, controls, figures, lecture, text, work
 from explorer import stochastic as model
 from explorer.gate import HEAVY_SECONDS
 from explorer.worker import session_worker
+from landing_core.run import Status
 from landing_core.stochastic import default_step
 
 TICK = 0.4  # seconds between redraws while the runs compute
@@ -141,9 +142,9 @@ def curves() -> None:
                          column_config={k: st.column_config.NumberColumn(format="%.2e") for k
                                         in ("|f − f*| / |f*|", "‖XᵀX − I‖", "‖grad₁ f‖")})
         for r in runs:
-            if r["status"] == "diverged":
+            if r["status"] == Status.DIVERGED:
                 st.warning(f"{r['label']}: {text.plain(r['message'])}", icon="⚠️")
-        stopped = {r["message"] for r in runs if r["status"] == "stopped"}
+        stopped = {r["message"] for r in runs if r["status"] == Status.STOPPED}
         for message in stopped:
             st.info(text.plain(message), icon=":material/hourglass_disabled:")
         if st.session_state.get("stoch_ticking"):

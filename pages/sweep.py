@@ -37,6 +37,7 @@ from explorer.sweeps import (
     make_spec,
     nearest_index,
 )
+from landing_core.run import FINISHED, Status
 
 _SPEC = SweepSpec(AppConfig())
 DEFAULTS = {"sw_plane": _SPEC.plane, "sw_step": _SPEC.step, "sw_size": _SPEC.size,
@@ -126,16 +127,15 @@ def _on_click(chart_key: str, params: Array, etas: Array) -> None:
 
 def _summary(spec: SweepSpec, outcome: SweepOutcome) -> None:
     status = outcome.result.status
-    counts = {s: int(np.sum(status == s)) for s in ("converged", "max_iter", "diverged",
-                                                     "stopped")}
-    if counts["stopped"]:
-        st.warning(f"The sweep was stopped at its time limit: {counts['stopped']} runs ended "
+    counts = {s: int(np.sum(status == s)) for s in FINISHED}
+    if counts[Status.STOPPED]:
+        st.warning(f"The sweep was stopped at its time limit: {counts[Status.STOPPED]} runs ended "
                    "early (their cells show where they were). Lower the grid resolution or "
                    "max iterations.", icon=":material/timer_off:")
     st.caption(
         f"{status.size} runs ({spec.size} × {spec.size}) computed as one batch in "
-        f"{outcome.seconds:.2f} s: {counts['converged']} converged, {counts['max_iter']} "
-        f"reached {spec.base.max_iter} iterations, {counts['diverged']} diverged (grey cells "
+        f"{outcome.seconds:.2f} s: {counts[Status.CONVERGED]} converged, {counts[Status.MAX_ITER]} "
+        f"reached {spec.base.max_iter} iterations, {counts[Status.DIVERGED]} diverged (grey cells "
         "with ×). Hover a cell for its numbers; click one (or pick it below) to open it in the "
         "explorer.")
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from landing_core.normal_flow import flow_time, singular_value_flow
 from landing_core.problems import Problem, initial_point, make_problem
+from landing_core.run import Status
 from landing_core.solvers import Config, Record, Result, solve
 from landing_core.steps import Constant, Safe, make_step_rule
 
@@ -102,7 +103,7 @@ def _iterations_to(problem: Problem, X0: Array, config: Config, tol: float,
     ||h|| term, which a run on a layer off St(n, p) never meets."""
     result = solve(problem, X0, config, tol=1e-300, max_iter=max_iter,
                    callback=lambda record: record.grad_norm <= tol)
-    return (result.iterations if result.status == "stopped" else None), result
+    return (result.iterations if result.status == Status.STOPPED else None), result
 
 
 def layer_runs(problem: Problem, X0: Array, betas: Sequence[float], *, eta: float = 0.05,
@@ -119,7 +120,7 @@ def layer_runs(problem: Problem, X0: Array, betas: Sequence[float], *, eta: floa
 
         result = solve(problem, X0, Config(beta=float(beta), omega=0.0, step=Constant(eta)),
                        tol=1e-300, max_iter=max_iter, callback=watch)
-        layer.append(result.iterations if result.status == "stopped" else None)
+        layer.append(result.iterations if result.status == Status.STOPPED else None)
         drift.append(worst[0])
         rgd.append(_iterations_to(problem, X0, Config(
             method="rgd-qr", options={"metric_beta": float(beta)}, step=Constant(eta)),
@@ -163,7 +164,7 @@ def omega_sweep(problem: Problem, X0: Array, omegas: Sequence[float], *, eta: fl
     for omega in omegas:
         run = solve(problem, X0, Config(omega=float(omega), step=Safe(eta)), tol=tol,
                     max_iter=max_iter)
-        iterations.append(run.iterations if run.status == "converged" else None)
+        iterations.append(run.iterations if run.status == Status.CONVERGED else None)
         landing_h.append(run.infeasibility[-1])
         _, pen = _iterations_to(problem, X0, Config(omega=float(omega), step=Safe(eta),
                                                     method="penalty"),
@@ -228,7 +229,7 @@ def fair_rates(cost: str, n: int, p: int, betas: Sequence[float], *, seed: int =
                                                 step=make_step_rule(rule, eta)),
                             tol=tol, max_iter=max_iter)
                 found.append(local_rate(run.grad_norm + run.infeasibility))
-                counts.append(run.iterations if run.status == "converged" else None)
+                counts.append(run.iterations if run.status == Status.CONVERGED else None)
             rates[rule][case] = np.array(found)
             iterations[rule][case] = counts
     return FairRates(np.asarray(betas, dtype=float), rates, iterations, shapes, omega, tol)

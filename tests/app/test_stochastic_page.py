@@ -14,6 +14,7 @@ from explorer import stochastic as model
 from explorer import text, worker
 from explorer.gate import Gate
 from explorer.state import AppConfig
+from landing_core.run import Status
 from tests.app.helpers import APP, renew_until
 from tests.app.test_fuzz import HOSTILE, check_page
 
@@ -91,7 +92,7 @@ def test_the_url_restores_the_settings_and_a_widget_restarts_the_runs():
     at.selectbox(key="w_tangent").set_value("relative").run()  # the sidebar's apply
     assert at.session_state.stoch_run is not second
     _finish(at)
-    assert at.session_state.stoch_run.runs["saga"]["status"] == "done"
+    assert at.session_state.stoch_run.runs["saga"]["status"] == Status.MAX_ITER
 
 
 def test_bad_settings_warn_and_fall_back():
