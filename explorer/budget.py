@@ -35,7 +35,7 @@ MARGIN = 1.25  # the model's spread over sizes and methods, and a loaded machine
 # (Armijo backtracks: several cost evaluations per iteration)
 METHOD_FACTOR = {"landing": 1.0, "rgd-qr": 1.3, "rgd-polar": 2.3, "rgd-cayley": 2.3,
                  "penalty": 0.7, "momentum": 1.6}
-STEP_FACTOR = {"safe": 1.0, "constant": 1.0, "armijo": 3.2, "bb": 1.1}
+STEP_FACTOR = {"safe": 1.0, "constant": 1.0, "armijo": 3.2, "bb": 1.1}  # every STEP_RULES name
 # on XᵀBX = I (``constrained``) landing's Python per iteration is ~3.5x (more p x p steps, the
 # memo of B X), and its linear algebra adds B X and about three more n p^2 products
 B_OVERHEAD = 3.5
@@ -153,7 +153,7 @@ def matrix_memory(problem: str, n: int, p: int, m: int = 0, constrained: bool = 
 def run_seconds(problem: str, n: int, p: int, iterations: int, method: str = "landing",
                 step: str = "safe", m: int = 0, constrained: bool = False) -> float:
     """Seconds of one run of ``iterations`` iterations (worst case: no early stop)."""
-    factor = METHOD_FACTOR.get(method, DEFAULT_METHOD_FACTOR) * STEP_FACTOR.get(step, 3.2)
+    factor = METHOD_FACTOR.get(method, DEFAULT_METHOD_FACTOR) * STEP_FACTOR[step]
     per = (ITERATION_OVERHEAD * (B_OVERHEAD if constrained else 1.0)
            + factor * iteration_units(problem, n, p, m, constrained) * SECONDS_PER_UNIT)
     return MARGIN * iterations * per

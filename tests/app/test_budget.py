@@ -14,6 +14,7 @@ import pytest
 from explorer import budget, compare
 from landing_core import sweep as batch
 from landing_core.problems import make_problem
+from landing_core.steps import STEP_RULES
 from tests.app.helpers import app_test
 
 DEFAULT = budget.Budget()
@@ -294,3 +295,12 @@ def test_a_sweep_cut_short_is_computed_again_with_the_same_settings(tight_then_i
     assert not at.exception
     assert not any("stopped at its time limit" in w.value for w in at.warning)
     assert len(at.get("plotly_chart")) == 3
+
+
+def test_every_step_rule_has_its_measured_factor():
+    """The model prices each rule the app offers by its own measured factor (Armijo's trials,
+    BB's extra products): no rule falls back on a guess."""
+    assert set(budget.STEP_FACTOR) == set(STEP_RULES)
+    seconds = {step: budget.run_seconds("brockett", 50, 10, 100, step=step)
+               for step in STEP_RULES}
+    assert seconds["safe"] == seconds["constant"] < seconds["bb"] < seconds["armijo"]
