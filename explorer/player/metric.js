@@ -115,6 +115,37 @@
   const GRAD = "#D55E00", EGRAD = "#333";
   const SHOWN = 4;  // the drawing's half-width: a semi-axis 1/√β = 3.2 (β = 0.1) fits off the manifold too
 
+  // the axes u, b₁, b₂ in drawing coordinates (u vertical), from −R to R
+  const AXIS_ENDS = (R) => [[[0, 0, -R], [0, 0, R]], [[-R, 0, 0], [R, 0, 0]], [[0, -R, 0], [0, R, 0]]];
+
+  // The axes' names, drawn over the ball (with a white halo) so that its rings never strike
+  // them out: u beside its tip, kept inside the box; b₁ and b₂ beyond theirs.
+  function axisLabels(ctx, pr, run, P) {
+    const short = (run.view.labels || ["u", "b₁", "b₂"]).map((s) => s.split(":")[0]);
+    const box = pr.box;
+    ctx.save();
+    ctx.textBaseline = "middle"; ctx.lineJoin = "round"; ctx.strokeStyle = "#fff"; ctx.lineWidth = 4;
+    AXIS_ENDS(pr.reach).forEach(([a, b], i) => {
+      const qa = pr.at(a), qb = pr.at(b);
+      const dx = qb[0] - qa[0], dy = qb[1] - qa[1], n = Math.hypot(dx, dy) || 1;
+      ctx.fillStyle = i === 0 ? "#000" : "#333";
+      ctx.font = `${i === 0 ? "600 " : ""}${P.font}px sans-serif`;
+      const text = i === 0 ? `${short[0]}: the turn (rotation within the span)` : `${short[i]}: tilt`;
+      let x, y;
+      if (i === 0) {
+        const w = ctx.measureText(text).width;
+        ctx.textAlign = "left";
+        [x, y] = [Math.max(box.x + 4, Math.min(qb[0] + 10, box.x + box.w - w - 4)), qb[1] + P.font];
+      } else {
+        ctx.textAlign = "center";
+        [x, y] = [qb[0] + (16 * dx) / n, qb[1] + (16 * dy) / n];
+      }
+      ctx.strokeText(text, x, y);
+      ctx.fillText(text, x, y);
+    });
+    ctx.restore();
+  }
+
   VIEWS.metric = {
     three: true,
     initialCamera: () => camera(-0.55, 0.3),
@@ -126,26 +157,10 @@
       const pr = { ...projector(box, R, cam, P), box, reach: R };
       ctx.save();
       ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
-      const labels = run.view.labels || ["u", "b₁", "b₂"];
-      const short = labels.map((s) => s.split(":")[0]);
-      const ends = [[[0, 0, -R], [0, 0, R]], [[-R, 0, 0], [R, 0, 0]], [[0, -R, 0], [0, R, 0]]];
-      ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "center"; ctx.textBaseline = "middle";
-      ends.forEach(([a, b], i) => {
+      AXIS_ENDS(R).forEach(([a, b]) => {
         segment(ctx, pr, a, b, "#aaa", 1);
         const qa = pr.at(a), qb = pr.at(b);
         arrowHead(ctx, qa[0], qa[1], qb[0], qb[1], 7, "#aaa");
-        const dx = qb[0] - qa[0], dy = qb[1] - qa[1], n = Math.hypot(dx, dy) || 1;
-        ctx.fillStyle = i === 0 ? "#000" : "#333";
-        ctx.font = `${i === 0 ? "600 " : ""}${P.font}px sans-serif`;
-        const text = i === 0 ? `${short[0]}: the turn (rotation within the span)` : short[i];
-        if (i === 0) {  // beside the axis's tip, kept inside the box
-          const w = ctx.measureText(text).width;
-          ctx.textAlign = "left";
-          ctx.fillText(text, Math.max(box.x + 4, Math.min(qb[0] + 8, box.x + box.w - w - 4)), qb[1] + P.font);
-        } else {
-          ctx.textAlign = "center";
-          ctx.fillText(text, qb[0] + (14 * dx) / n, qb[1] + (14 * dy) / n);
-        }
       });
       // the Frobenius ball: the unit sphere of these coordinates
       for (const ring of rings((x) => x)) polyline(ctx, pr, ring, "#c8c8c8", 1, "#ececec");
@@ -202,7 +217,7 @@
       ctx.fillStyle = "#111"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "bottom";
       const lines = [
         `β = ${num(beta, 3)}, k = ${k}`,
-        `turn share |u|/‖·‖: grad_β f ${num(share(m.grad), 2)}, Frobenius ${num(share(m.c), 2)}`,
+        `turn share |u| / length: grad_β f ${num(share(m.grad), 2)}, Frobenius ${num(share(m.c), 2)}`,
       ];
       if (m.residual > 0) {  // the part of the Frobenius gradient the slice does not hold (p >= 3)
         const whole = Math.hypot(norm3(m.c), m.residual);
@@ -214,6 +229,7 @@
       // at the bottom left, clear of the turn axis's label at the top
       const bottom = pr.box.y + pr.box.h - 2;
       lines.forEach((s, i) => ctx.fillText(s, pr.box.x + 8, bottom - (lines.length - 1 - i) * (P.font + 4)));
+      axisLabels(ctx, pr, run, P);
       ctx.restore();
       // the numbers drawn, for tests (the browser test compares them with the server's)
       run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level };
