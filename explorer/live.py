@@ -10,6 +10,7 @@ in the browser.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -185,10 +186,31 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
     return run
 
 
-def race_player(data: dict, key: str) -> None:
-    """The player with a race of the Compare page's rows (``race.payload``): it plays them in
-    the browser and sends nothing back (it has no chunks to ask for)."""
-    _player(data=data, key=key, default=None)
+RACE_SESSION = "compare_race_sent"
+"""Session key of the race last built: (its key, its payload)."""
+
+
+def race_args(race_key: tuple, build: Callable[[], dict], ask: object) -> dict:
+    """The race player's arguments: the race of ``race_key`` (``build()``: ``race.payload``,
+    built once per key and kept in the session, so that a rerun that leaves the comparison
+    alone rebuilds nothing), whole, or only {"run_id", "held"} when the player says it holds
+    it already (``ask``, its value: {"race": the payload's ``data_id``}), which spares the
+    server serializing up to a few MB of JSON on every rerun of the page."""
+    held = st.session_state.get(RACE_SESSION)
+    if held is None or held[0] != race_key:
+        held = (race_key, build() | {"data_id": uuid.uuid4().hex[:12]})
+        st.session_state[RACE_SESSION] = held
+    data = held[1]
+    if isinstance(ask, dict) and ask.get("race") == data["data_id"]:
+        return {"run_id": data["run_id"], "held": data["data_id"]}
+    return data
+
+
+@st.fragment
+def race_player(race_key: tuple, build: Callable[[], dict], key: str) -> None:
+    """The player with a race of the Compare page's rows (``race_args``): it plays them in
+    the browser and reports the race it holds, which reruns this fragment alone."""
+    _player(data=race_args(race_key, build, st.session_state.get(key)), key=key, default=None)
 
 
 # ----------------------------------------------------------------------------- families

@@ -177,8 +177,14 @@ st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link 
 # the race: every row played together in the explorer's player, one clock, one view; before a
 # lecture's Reveal, the rows as far as the question's iteration only
 shown = runs if hide_after is None else compare.until(runs, hide_after)
-live.race_player(race.payload(shown, f_star, config, problem, compare.rows_B(config, problem.B),
-                              against, lecture=config.lecture), key="compare_race")
+# built once per comparison, clock, question and presentation (and the runs' results: their
+# race id, new after Compute again)
+race_key = (compare_job.job_key(compare.shared(config), valid, compare.FAIRNESS[fair_label],
+                                matrix, problem.B),
+            race.race_id(shown, against), hide_after, config.speed, config.lecture)
+live.race_player(race_key, lambda: race.payload(
+    shown, f_star, config, problem, compare.rows_B(config, problem.B), against,
+    lecture=config.lecture), key="compare_race")
 if hide_after is not None:
     st.caption(f"The race stops at k = {hide_after}: the rest, the summary and the outcome "
                f"show on Reveal ({lecture.REVEAL_KEYS}).")

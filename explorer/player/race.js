@@ -43,7 +43,7 @@
         id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter, rate: h.rate, lecture: !!h.lecture, B: !!h.B,
         views: h.views, view, done: true, status: "", message: "", xmax: C, sigmaHi,
         x: rows[0].x, sigma: rows[0].sigma,  // the 3-D views aim at the first row's path
-        race: { rows, against: R.against, hName: R.h_name, C, T, xmax: time ? T : C, xtitle: time ? "wall time (s)" : "iteration k" },
+        race: { rows, data: args.data_id, against: R.against, hName: R.h_name, C, T, xmax: time ? T : C, xtitle: time ? "wall time (s)" : "iteration k" },
       };
       if (fresh) {
         this.kf = 0;
@@ -65,6 +65,15 @@
       this.slider.setAttribute("aria-label", time ? "Replay: wall time" : "Replay: iteration k");
       this.layout();
       this.show();
+      // the page sends the race whole only until the player says it holds it (live.race_args)
+      if (args.data_id) this.host.request(1, null, { race: args.data_id });
+    },
+
+    // a rerun's stand-in for the race the player said it holds: nothing to do, unless this
+    // player does not hold it (its frame was made afresh): it asks for the race whole then
+    receiveHeld(args) {
+      if (this.run && this.run.race && this.run.race.data === args.held) return;
+      this.host.request(0, null, { race: null });
     },
 
     // row i's fractional iteration at the clock
