@@ -354,11 +354,7 @@
           const top = frame.getBoundingClientRect().top + (window.parent.scrollY || 0);
           this.placed = [top, window.parent.innerHeight];
           const above = this.panels.getBoundingClientRect().top + this.geoHead.offsetHeight;
-          // a race sits below the Compare page's controls: it takes a whole window below the
-          // page's header bar, the page scrolled to it, rather than what the first screen leaves
-          const bar = window.parent.document.querySelector('[data-testid="stHeader"]');
-          const race = this.run && this.run.race;
-          room = window.parent.innerHeight - (race ? (bar ? bar.offsetHeight : 0) : top) - above - 12;
+          room = window.parent.innerHeight - top - above - 12;
         }
       } catch (err) { /* standalone or another origin */ }
       let gw, gh, cw, ch;
