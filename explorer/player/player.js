@@ -482,10 +482,15 @@
       const run = this.run, view = VIEWS[run.view.kind], P = this.P();
       if (!view) return;
       const cam = this.cams[run.view.kind + run.id];
-      const legendItems = run.race ? this.raceLegend(view, P) : view.legend(P, run);
-      const inner = { x: box.x, y: box.y, w: box.w, h: box.h - (P.font + 6) * legendRows(ctx, legendItems, P.font, box.w - 16) - 8 };
+      // the legend and the room it leaves, measured (measureText) when the view is drawn
+      // afresh, not every frame
+      const frame0 = () => {
+        const items = run.race ? this.raceLegend(view, P) : view.legend(P, run);
+        return { items, inner: { x: box.x, y: box.y, w: box.w, h: box.h - (P.font + 6) * legendRows(ctx, items, P.font, box.w - 16) - 8 } };
+      };
       if (cached) {
         if (!this.background) {
+          const { items: legendItems, inner } = frame0();
           const off = document.createElement("canvas");
           const dpr = window.devicePixelRatio || 1;
           off.width = Math.round(box.w * dpr); off.height = Math.round(box.h * dpr);
@@ -502,6 +507,7 @@
         ctx.restore();
         this.moving(ctx, view, this.background.frame, P);
       } else {
+        const { items: legendItems, inner } = frame0();
         ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
         const frame = view.background(ctx, inner, run, P, cam);
         legend(ctx, legendItems, box.x + 8, inner.y + inner.h + P.font / 2 + 4, P.font, box.w - 16);

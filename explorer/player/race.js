@@ -25,6 +25,7 @@
       const h = args.header, R = h.race;
       const fresh = !this.run || this.run.id !== args.run_id;
       this.raceArgs = args;  // for the HTML export
+      this.raceCaption = null;  // raceText writes the caption afresh
       if (this.hideFamily) this.hideFamily();
       const rows = args.rows.map((r) => {
         const gap = h.f_star === null ? null : r.cost.map((c) => (c === null ? null : Math.abs(c - (r.f_star === null ? h.f_star : r.f_star))));
@@ -204,17 +205,24 @@
       } else if (this.paused) text = `Paused at ${clock}: Run resumes, Step advances one ${time ? "tick" : "iteration"}.`;
       else if (k === 0) text = `Ready: press Run to race the ${race.rows.length} rows ${time ? "against the wall time each took" : "iteration by iteration"}.`;
       else text = `At ${clock}.`;
-      this.status.textContent = text;
-      this.status.title = text;
-      this.status.className = "lp-status " + cls;
+      // the status line and the caption set only when they change: each write costs a
+      // layout of the player's document, and a race writes its numbers every frame already
+      if (this.status.textContent !== text || this.status.className !== "lp-status " + cls) {
+        this.status.textContent = text;
+        this.status.title = text;
+        this.status.className = "lp-status " + cls;
+      }
       this.btn.pause.disabled = !this.playing;
       this.btn.step.disabled = k >= race.C;
-      const v = run.view;
-      this.geoTitle.textContent = "";
-      this.geoCaption.innerHTML = "";
-      if (v) {
-        this.geoCaption.appendChild(el("b", { text: (v.title || "") + ". " }));
-        this.geoCaption.appendChild(document.createTextNode("Every row from the same X₀, each in its colour."));
+      const v = run.view, caption = v ? run.id + v.kind : "";
+      if (this.raceCaption !== caption) {
+        this.raceCaption = caption;
+        this.geoTitle.textContent = "";
+        this.geoCaption.innerHTML = "";
+        if (v) {
+          this.geoCaption.appendChild(el("b", { text: (v.title || "") + ". " }));
+          this.geoCaption.appendChild(document.createTextNode("Every row from the same X₀, each in its colour."));
+        }
       }
     },
   });
