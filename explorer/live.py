@@ -187,22 +187,28 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
 
 
 RACE_SESSION = "compare_race_sent"
-"""Session key of the race last built: (its key, its payload)."""
+"""Session key of the race last built: (its key, data id, run id, its payload or None)."""
 
 
 def race_args(race_key: tuple, build: Callable[[], dict], ask: object) -> dict:
     """The race player's arguments: the race of ``race_key`` (``build()``: ``race.payload``,
-    built once per key and kept in the session, so that a rerun that leaves the comparison
-    alone rebuilds nothing), whole, or only {"run_id", "held"} when the player says it holds
-    it already (``ask``, its value: {"race": the payload's ``data_id``}), which spares the
-    server serializing up to a few MB of JSON on every rerun of the page."""
+    built once per key, so that a rerun that leaves the comparison alone rebuilds nothing),
+    whole, or only {"run_id", "held"} once the player says it holds it (``ask``, its value:
+    {"race": the payload's ``data_id``}), which spares the server serializing up to a few MB
+    of JSON on every rerun of the page. The session keeps the payload until the player holds
+    it (as Python objects it is several times its JSON); a player that holds it no longer (its
+    frame made afresh: another page visited) gets it built again."""
     held = st.session_state.get(RACE_SESSION)
     if held is None or held[0] != race_key:
-        held = (race_key, build() | {"data_id": uuid.uuid4().hex[:12]})
-        st.session_state[RACE_SESSION] = held
-    data = held[1]
-    if isinstance(ask, dict) and ask.get("race") == data["data_id"]:
-        return {"run_id": data["run_id"], "held": data["data_id"]}
+        data = build() | {"data_id": uuid.uuid4().hex[:12]}
+        held = (race_key, data["data_id"], data["run_id"], data)
+    key, data_id, run_id, data = held
+    if isinstance(ask, dict) and ask.get("race") == data_id:
+        st.session_state[RACE_SESSION] = (key, data_id, run_id, None)
+        return {"run_id": run_id, "held": data_id}
+    if data is None:
+        data = build() | {"data_id": data_id}
+    st.session_state[RACE_SESSION] = (key, data_id, run_id, data)
     return data
 
 

@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from explorer import compare, compare_job, race
+from explorer import compare, compare_job, live, race
 from explorer.constraint import preset_B
 from explorer.playback import DECIMALS
 from explorer.runner import build_problem
@@ -184,13 +184,17 @@ def test_the_race_is_built_once_per_comparison_and_sent_until_the_player_holds_i
     assert not at.exception and builds == ["iteration"]
     sent = [json.loads(c.proto.json_args)["data"] for c in at.get("component_instance")]
     assert {"run_id": data["run_id"], "held": data["data_id"]} in sent
-    # a player that holds another race (or none: a frame made afresh) gets this one whole
+    assert at.session_state[live.RACE_SESSION][3] is None  # nor does the session keep it
+    # a player that holds another race (or none: a frame made afresh) gets this one whole,
+    # built again, the same
     at.session_state["compare_race"] = {"race": None}
     at.run()
-    assert not at.exception and race_data(at) == data and len(builds) == 1
+    assert not at.exception and race_data(at) == data and builds == ["iteration"] * 2
+    at.run()
+    assert not at.exception and builds == ["iteration"] * 2
     # a new clock is a new race: built and sent whole although the player held the last
     at.session_state["compare_race"] = {"race": data["data_id"]}
     at.radio(key="compare_against").set_value("time").run()
-    assert not at.exception and builds == ["iteration", "time"]
+    assert not at.exception and builds == ["iteration"] * 2 + ["time"]
     timed = race_data(at)
     assert timed["header"]["race"]["against"] == "time" and timed["data_id"] != data["data_id"]
