@@ -10,6 +10,7 @@ in the browser.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -183,10 +184,37 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
     return run
 
 
-def race_player(data: dict, key: str) -> None:
-    """The player with a race of the Compare page's rows (``race.payload``): it plays them in
-    the browser and sends nothing back (it has no chunks to ask for)."""
-    _player(data=data, key=key, default=None)
+RACE_SESSION = "compare_race_sent"
+"""Session key of the race last built: (its key, data id, run id, its payload or None)."""
+
+
+def race_args(race_key: tuple, build: Callable[[], dict], ask: object) -> dict:
+    """The race player's arguments: the race of ``race_key`` (``build()``: ``race.payload``,
+    built once per key, so that a rerun that leaves the comparison alone rebuilds nothing),
+    whole, or only {"run_id", "held"} once the player says it holds it (``ask``, its value:
+    {"race": the payload's ``data_id``}), which spares the server serializing up to a few MB
+    of JSON on every rerun of the page. The session keeps the payload until the player holds
+    it (as Python objects it is several times its JSON); a player that holds it no longer (its
+    frame made afresh: another page visited) gets it built again."""
+    held = st.session_state.get(RACE_SESSION)
+    if held is None or held[0] != race_key:
+        data = build() | {"data_id": uuid.uuid4().hex[:12]}
+        held = (race_key, data["data_id"], data["run_id"], data)
+    key, data_id, run_id, data = held
+    if isinstance(ask, dict) and ask.get("race") == data_id:
+        st.session_state[RACE_SESSION] = (key, data_id, run_id, None)
+        return {"run_id": run_id, "held": data_id}
+    if data is None:
+        data = build() | {"data_id": data_id}
+    st.session_state[RACE_SESSION] = (key, data_id, run_id, data)
+    return data
+
+
+@st.fragment
+def race_player(race_key: tuple, build: Callable[[], dict], key: str) -> None:
+    """The player with a race of the Compare page's rows (``race_args``): it plays them in
+    the browser and reports the race it holds, which reruns this fragment alone."""
+    _player(data=race_args(race_key, build, st.session_state.get(key)), key=key, default=None)
 
 
 # ----------------------------------------------------------------------------- families

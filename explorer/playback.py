@@ -36,12 +36,14 @@ SPHERE_GRID = (24, 48)  # latitude x longitude cells of the sphere view
 DECIMALS = 6  # geometry coordinates: a millionth of the unit sphere is below a pixel
 
 
-def _floats(values) -> list[float | None]:
-    """Numbers for JSON: non-finite values as None."""
+def json_floats(values) -> list[float | None]:
+    """Numbers for JSON, flattened: exact, non-finite values as None (JSON has no NaN)."""
     return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=float).ravel()]
 
 
-def _rows(values: list[Array], start: int, width: int) -> list[list[float]]:
+def rounded_rows(values: list[Array], start: int, width: int) -> list[list[float]]:
+    """``values[start:]`` as rows of ``width`` numbers (an iterate X_k row-major, its singular
+    values, …) rounded to DECIMALS: the coordinates the views draw."""
     if not values[start:]:
         return []
     return np.round(np.asarray(values[start:], dtype=float).reshape(-1, width), DECIMALS).tolist()
@@ -71,17 +73,17 @@ def chunk(trace: Trace, start: int = 0) -> dict:
     flow_sigma, flow_gram = _flow(trace, start, show_sigma)
     return {
         "start": start,
-        "cost": _floats(trace.cost[start:]),
-        "h": _floats(trace.infeasibility[start:]),
-        "grad": _floats(trace.grad_norm[start:]),
-        "step": _floats(trace.step[start:]),
-        "nstep": _floats(trace.normal_step[start:]),
-        "x": _rows(trace.X, start, n * p) if trace.X else None,
-        "sigma": _rows(trace.sigma, start, p) if "sigma" in available(n, p) else None,
-        "gram": _rows(gram, 0, 3) if p == 2 else None,
+        "cost": json_floats(trace.cost[start:]),
+        "h": json_floats(trace.infeasibility[start:]),
+        "grad": json_floats(trace.grad_norm[start:]),
+        "step": json_floats(trace.step[start:]),
+        "nstep": json_floats(trace.normal_step[start:]),
+        "x": rounded_rows(trace.X, start, n * p) if trace.X else None,
+        "sigma": rounded_rows(trace.sigma, start, p) if "sigma" in available(n, p) else None,
+        "gram": rounded_rows(gram, 0, 3) if p == 2 else None,
         "flow_sigma": flow_sigma,
         "flow_gram": flow_gram,
-        "fstar": _floats(trace.f_star[start:]) if trace.optima else None,
+        "fstar": json_floats(trace.f_star[start:]) if trace.optima else None,
         "metric": (_significant(trace.metric, start, METRIC_ROW) if "metric" in trace.extras
                    else None),
         "safe": _significant(trace.safe, start, SAFE_ROW) if "safe" in trace.extras else None,
@@ -111,12 +113,12 @@ def _flow(trace: Trace, start: int, show_sigma: bool) -> tuple[list | None, list
     if not (show_sigma or trace.p == 2) or not trace.cost or trace.B is not None:
         return None, None
     t = flow_time(trace.normal_step, trace.omega)[start:]
-    sigma = (_rows(list(singular_value_flow(trace.sigma[0], t, trace.omega)), 0, trace.p)
+    sigma = (rounded_rows(list(singular_value_flow(trace.sigma[0], t, trace.omega)), 0, trace.p)
              if show_sigma else None)
     gram = None
     if trace.p == 2:
         M = gram_flow(trace.gram[0], t, trace.omega)
-        gram = _rows(list(np.stack([M[:, 0, 0], M[:, 1, 1], M[:, 0, 1]], axis=1)), 0, 3)
+        gram = rounded_rows(list(np.stack([M[:, 0, 0], M[:, 1, 1], M[:, 0, 1]], axis=1)), 0, 3)
     return sigma, gram
 
 
@@ -131,7 +133,7 @@ def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
     g = np.linspace(-R, R, PLANE_GRID)
     gx, gy = np.meshgrid(g, g)  # row i: x2 = g[i]
     Z = problem.cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None])
-    return {"R": R, "m": PLANE_GRID, "z": _floats(Z), "zlo": float(np.min(Z)),
+    return {"R": R, "m": PLANE_GRID, "z": json_floats(Z), "zlo": float(np.min(Z)),
             "zhi": float(np.max(Z)), "arrows": plane_arrows(problem, config, R)} | shape
 
 
@@ -164,7 +166,7 @@ def _sphere(trace: Trace, problem: Problem) -> dict:
     Z = problem.cost(pts.reshape(-1, 3)[:, :, None])
     R = max(1.3, 1.1 * float(np.max(np.linalg.norm(np.asarray(trace.X).reshape(-1, 3), axis=1))),
             1.1 * shape.get("axis", 0.0))
-    return {"R": R, "nlat": nlat, "nlon": nlon, "z": _floats(Z), "zlo": float(np.min(Z)),
+    return {"R": R, "nlat": nlat, "nlon": nlon, "z": json_floats(Z), "zlo": float(np.min(Z)),
             "zhi": float(np.max(Z))} | shape
 
 

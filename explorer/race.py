@@ -21,7 +21,7 @@ from landing_core.problems import Problem
 
 from .constraint import infeasibility_name, with_constraint
 from .family import FAMILY_VIEWS
-from .playback import COLORSCALE, _floats, _rows, header
+from .playback import COLORSCALE, header, json_floats, rounded_rows
 from .runner import Trace
 from .state import SPEEDS, AppConfig
 from .style import PALETTE
@@ -62,20 +62,20 @@ def row(run: dict, i: int, B: Array | None, names: list[str]) -> dict:
         "label": str(run["label"]), "colour": colour(i), "B": bool(run.get("B")),
         "status": run["status"],
         "message": run["message"], "f_star": run.get("f_star"),
-        "cost": _floats(run["cost"]), "h": _floats(run["infeasibility"]),
-        "grad": _floats(run["grad_norm"]), "time": _floats(run["time"]),
+        "cost": json_floats(run["cost"]), "h": json_floats(run["infeasibility"]),
+        "grad": json_floats(run["grad_norm"]), "time": json_floats(run["time"]),
         "x": None, "sigma": None, "gram": None,
     }
     if names:
         X = np.asarray(run["X"], dtype=float)
         K, n, p = X.shape
         M = _gram(X, B if run.get("B") else None)
-        data["x"] = _rows(list(X), 0, n * p)
+        data["x"] = rounded_rows(list(X), 0, n * p)
         if "sigma" in names:
             sigma = np.sqrt(np.clip(np.linalg.eigvalsh(M), 0.0, None))[:, ::-1]
-            data["sigma"] = _rows(list(sigma), 0, p)
+            data["sigma"] = rounded_rows(list(sigma), 0, p)
         if p == 2:
-            data["gram"] = _rows(list(M[:, [0, 1, 0], [0, 1, 1]]), 0, 3)
+            data["gram"] = rounded_rows(list(M[:, [0, 1, 0], [0, 1, 1]]), 0, 3)
     return data
 
 

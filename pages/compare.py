@@ -20,17 +20,6 @@ from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LA
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")
-if not config.lecture:
-    with st.expander("How this page works"):
-        st.markdown(
-            f"Every row runs on **the same problem** ({PROBLEM_LABELS[config.problem]} on "
-            f"St({config.n}, {config.p}), seed {config.seed}) **from the same X₀** (distance "
-            f"{config.distance:g} from the manifold), with the sidebar's tolerance "
-            f"{config.tol:.0e} and at most {config.max_iter} iterations. Edit, add or remove "
-            "rows (up to six) under **Rows**; a row's label follows its settings. Each row sets "
-            "its own method, tangent term, β, ω, step rule and η: the sidebar's do not apply "
-            "here."
-        )
 
 STEPS_CODE = {label: code or "rows" for label, code in compare.FAIRNESS.items()}  # for the URL
 if "compare_rows" not in st.session_state:  # the session's first visit: a shared link's table
@@ -64,6 +53,17 @@ def _number(label: str, name: str, help: str | None = None) -> st.column_config.
 labels = " · ".join(text.plain(r.get("label")) for r in st.session_state.compare_rows)
 # folded by default: the charts, not the table, fill a projector's first screen
 table_box = st.expander(text.markdown(f"Rows: {labels} (edit, add or remove)"))
+if not config.lecture:  # how the rows run, where they are edited (not a fold of its own above
+    # the race: the race fills what the controls leave of the first screen)
+    table_box.markdown(
+        f"Every row runs on **the same problem** ({PROBLEM_LABELS[config.problem]} on "
+        f"St({config.n}, {config.p}), seed {config.seed}) **from the same X₀** (distance "
+        f"{config.distance:g} from the manifold), with the sidebar's tolerance "
+        f"{config.tol:.0e} and at most {config.max_iter} iterations. Edit, add or remove "
+        "rows (up to six) in this table; a row's label follows its settings. Each row sets "
+        "its own method, tangent term, β, ω, step rule and η: the sidebar's do not apply "
+        "here."
+    )
 edited = table_box.data_editor(
     pd.DataFrame(st.session_state.compare_rows, columns=compare.COLUMNS),
     num_rows="dynamic",
@@ -116,10 +116,6 @@ for r in rows:
 unused = [note for r in valid if (note := compare.unused_note(r))]
 if unused:  # the table cannot grey out one row's cells: say it beneath them
     table_box.caption(text.markdown(" ".join(unused)))
-if config.p == 1 and compare.differ_only_in_beta(valid):
-    st.info("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0): rows "
-            "that differ only in β coincide. Compare methods, tangent terms or steps, or set "
-            "p ≥ 2.", icon=":material/info:")
 st.query_params["rows"] = compare.rows_query(st.session_state.compare_rows)  # for a link
 if not valid:
     st.info("Add a row to compare.")
@@ -177,8 +173,18 @@ st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link 
 # the race: every row played together in the explorer's player, one clock, one view; before a
 # lecture's Reveal, the rows as far as the question's iteration only
 shown = runs if hide_after is None else compare.until(runs, hide_after)
-live.race_player(race.payload(shown, f_star, config, problem, compare.rows_B(config, problem.B),
-                              against, lecture=config.lecture), key="compare_race")
+# built once per comparison, clock, question and presentation (and the runs' results: their
+# race id, new after Compute again)
+race_key = (compare_job.job_key(compare.shared(config), valid, compare.FAIRNESS[fair_label],
+                                matrix, problem.B),
+            race.race_id(shown, against), hide_after, config.speed, config.lecture)
+live.race_player(race_key, lambda: race.payload(
+    shown, f_star, config, problem, compare.rows_B(config, problem.B), against,
+    lecture=config.lecture), key="compare_race")
+if config.p == 1 and compare.differ_only_in_beta(valid):  # below the race, as the notes after
+    st.info("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0): rows "
+            "that differ only in β coincide. Compare methods, tangent terms or steps, or set "
+            "p ≥ 2.", icon=":material/info:")
 if hide_after is not None:
     st.caption(f"The race stops at k = {hide_after}: the rest, the summary and the outcome "
                f"show on Reveal ({lecture.REVEAL_KEYS}).")

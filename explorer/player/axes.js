@@ -123,7 +123,10 @@
       for (const t of xt) {
         const x = chart.X(t.v);
         ctx.beginPath(); ctx.moveTo(x, rect.y); ctx.lineTo(x, rect.y + rect.h); ctx.stroke();
-        if (opts.xlabels !== false) ctx.fillText(t.label, x, rect.y + rect.h + 3);
+        // a label at the right end (x max = the iteration limit, a round number) ends at
+        // the frame's edge instead of running off the canvas
+        const half = ctx.measureText(t.label).width / 2;
+        if (opts.xlabels !== false) ctx.fillText(t.label, Math.min(x, rect.x + rect.w - half), rect.y + rect.h + 3);
       }
     }
     ctx.strokeStyle = "#888";

@@ -39,6 +39,7 @@
       const msg = event.data;
       if (!msg || msg.type !== "streamlit:render") return;
       const args = msg.args.data;
+      if (args.held !== undefined) { player.receiveHeld(args); return; }  // race.js
       player.headerScale = args.header.colorscale;
       if (player.run && player.run.id !== args.run_id) asked = -1;
       player.receive(args);

@@ -354,11 +354,7 @@
           const top = frame.getBoundingClientRect().top + (window.parent.scrollY || 0);
           this.placed = [top, window.parent.innerHeight];
           const above = this.panels.getBoundingClientRect().top + this.geoHead.offsetHeight;
-          // a race sits below the Compare page's controls: it takes a whole window below the
-          // page's header bar, the page scrolled to it, rather than what the first screen leaves
-          const bar = window.parent.document.querySelector('[data-testid="stHeader"]');
-          const race = this.run && this.run.race;
-          room = window.parent.innerHeight - (race ? (bar ? bar.offsetHeight : 0) : top) - above - 12;
+          room = window.parent.innerHeight - top - above - 12;
         }
       } catch (err) { /* standalone or another origin */ }
       let gw, gh, cw, ch;
@@ -486,10 +482,15 @@
       const run = this.run, view = VIEWS[run.view.kind], P = this.P();
       if (!view) return;
       const cam = this.cams[run.view.kind + run.id];
-      const legendItems = run.race ? this.raceLegend(view, P) : view.legend(P, run);
-      const inner = { x: box.x, y: box.y, w: box.w, h: box.h - (P.font + 6) * legendRows(ctx, legendItems, P.font, box.w - 16) - 8 };
+      // the legend and the room it leaves, measured (measureText) when the view is drawn
+      // afresh, not every frame
+      const frame0 = () => {
+        const items = run.race ? this.raceLegend(view, P) : view.legend(P, run);
+        return { items, inner: { x: box.x, y: box.y, w: box.w, h: box.h - (P.font + 6) * legendRows(ctx, items, P.font, box.w - 16) - 8 } };
+      };
       if (cached) {
         if (!this.background) {
+          const { items: legendItems, inner } = frame0();
           const off = document.createElement("canvas");
           const dpr = window.devicePixelRatio || 1;
           off.width = Math.round(box.w * dpr); off.height = Math.round(box.h * dpr);
@@ -506,6 +507,7 @@
         ctx.restore();
         this.moving(ctx, view, this.background.frame, P);
       } else {
+        const { items: legendItems, inner } = frame0();
         ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
         const frame = view.background(ctx, inner, run, P, cam);
         legend(ctx, legendItems, box.x + 8, inner.y + inner.h + P.font / 2 + 4, P.font, box.w - 16);

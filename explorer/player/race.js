@@ -25,6 +25,7 @@
       const h = args.header, R = h.race;
       const fresh = !this.run || this.run.id !== args.run_id;
       this.raceArgs = args;  // for the HTML export
+      this.raceCaption = null;  // raceText writes the caption afresh
       if (this.hideFamily) this.hideFamily();
       const rows = args.rows.map((r) => {
         const gap = h.f_star === null ? null : r.cost.map((c) => (c === null ? null : Math.abs(c - (r.f_star === null ? h.f_star : r.f_star))));
@@ -43,7 +44,7 @@
         id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter, rate: h.rate, lecture: !!h.lecture, B: !!h.B,
         views: h.views, view, done: true, status: "", message: "", xmax: C, sigmaHi,
         x: rows[0].x, sigma: rows[0].sigma,  // the 3-D views aim at the first row's path
-        race: { rows, against: R.against, hName: R.h_name, C, T, xmax: time ? T : C, xtitle: time ? "wall time (s)" : "iteration k" },
+        race: { rows, data: args.data_id, against: R.against, hName: R.h_name, C, T, xmax: time ? T : C, xtitle: time ? "wall time (s)" : "iteration k" },
       };
       if (fresh) {
         this.kf = 0;
@@ -65,6 +66,15 @@
       this.slider.setAttribute("aria-label", time ? "Replay: wall time" : "Replay: iteration k");
       this.layout();
       this.show();
+      // the page sends the race whole only until the player says it holds it (live.race_args)
+      if (args.data_id) this.host.request(1, null, { race: args.data_id });
+    },
+
+    // a rerun's stand-in for the race the player said it holds: nothing to do, unless this
+    // player does not hold it (its frame was made afresh): it asks for the race whole then
+    receiveHeld(args) {
+      if (this.run && this.run.race && this.run.race.data === args.held) return;
+      this.host.request(0, null, { race: null });
     },
 
     // row i's fractional iteration at the clock
@@ -195,17 +205,24 @@
       } else if (this.paused) text = `Paused at ${clock}: Run resumes, Step advances one ${time ? "tick" : "iteration"}.`;
       else if (k === 0) text = `Ready: press Run to race the ${race.rows.length} rows ${time ? "against the wall time each took" : "iteration by iteration"}.`;
       else text = `At ${clock}.`;
-      this.status.textContent = text;
-      this.status.title = text;
-      this.status.className = "lp-status " + cls;
+      // the status line and the caption set only when they change: each write costs a
+      // layout of the player's document, and a race writes its numbers every frame already
+      if (this.status.textContent !== text || this.status.className !== "lp-status " + cls) {
+        this.status.textContent = text;
+        this.status.title = text;
+        this.status.className = "lp-status " + cls;
+      }
       this.btn.pause.disabled = !this.playing;
       this.btn.step.disabled = k >= race.C;
-      const v = run.view;
-      this.geoTitle.textContent = "";
-      this.geoCaption.innerHTML = "";
-      if (v) {
-        this.geoCaption.appendChild(el("b", { text: (v.title || "") + ". " }));
-        this.geoCaption.appendChild(document.createTextNode("Every row from the same X₀, each in its colour."));
+      const v = run.view, caption = v ? run.id + v.kind : "";
+      if (this.raceCaption !== caption) {
+        this.raceCaption = caption;
+        this.geoTitle.textContent = "";
+        this.geoCaption.innerHTML = "";
+        if (v) {
+          this.geoCaption.appendChild(el("b", { text: (v.title || "") + ". " }));
+          this.geoCaption.appendChild(document.createTextNode("Every row from the same X₀, each in its colour."));
+        }
       }
     },
   });

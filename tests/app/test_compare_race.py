@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from explorer import compare, compare_job, race
+from explorer import compare, compare_job, live, race
 from explorer.constraint import preset_B
 from explorer.playback import DECIMALS
 from explorer.runner import build_problem
@@ -162,3 +162,39 @@ def test_bad_rows_are_still_explained_beside_the_race():
     warned = " ".join(w.value for w in at.warning)
     assert "bad" in warned and "beta must be a number" in warned
     assert [r["label"] for r in race_data(at)["rows"]] == ["ok"]
+
+
+def test_the_race_is_built_once_per_comparison_and_sent_until_the_player_holds_it(monkeypatch):
+    builds = []
+
+    def counted(*args, **kwargs):
+        builds.append(args[5])  # the clock
+        return payload(*args, **kwargs)
+
+    payload = race.payload
+    monkeypatch.setattr(race, "payload", counted)
+    at = open_app({"n": "3", "p": "1", "max_iter": "200"}, page="pages/compare.py")
+    data = race_data(at)
+    at.run()  # a rerun that leaves the comparison alone: the same race, not built again
+    assert not at.exception and builds == ["iteration"]
+    assert race_data(at) == data
+    # the player says it holds the race (its value, as race.js sets it): a stand-in follows
+    at.session_state["compare_race"] = {"race": data["data_id"]}
+    at.run()
+    assert not at.exception and builds == ["iteration"]
+    sent = [json.loads(c.proto.json_args)["data"] for c in at.get("component_instance")]
+    assert {"run_id": data["run_id"], "held": data["data_id"]} in sent
+    assert at.session_state[live.RACE_SESSION][3] is None  # nor does the session keep it
+    # a player that holds another race (or none: a frame made afresh) gets this one whole,
+    # built again, the same
+    at.session_state["compare_race"] = {"race": None}
+    at.run()
+    assert not at.exception and race_data(at) == data and builds == ["iteration"] * 2
+    at.run()
+    assert not at.exception and builds == ["iteration"] * 2
+    # a new clock is a new race: built and sent whole although the player held the last
+    at.session_state["compare_race"] = {"race": data["data_id"]}
+    at.radio(key="compare_against").set_value("time").run()
+    assert not at.exception and builds == ["iteration"] * 2 + ["time"]
+    timed = race_data(at)
+    assert timed["header"]["race"]["against"] == "time" and timed["data_id"] != data["data_id"]

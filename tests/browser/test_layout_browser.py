@@ -60,9 +60,6 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
         context.close()
 
 
-@pytest.mark.xfail(strict=True, reason="the race's canvases start on the first screen but end "
-                   "200-300 px below a 1280x720 one (issue 20: the race must size to the space "
-                   "left below the page's controls, as the explorer's player does)")
 @pytest.mark.parametrize("lecture", [False, True], ids=["normal", "lecture"])
 def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shots, lecture):
     """The Compare page's first screen: the Steps control and the race (its Run button, the
