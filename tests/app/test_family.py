@@ -30,7 +30,7 @@ from explorer import family
 from explorer.constraint import constraint_matrix
 from explorer.runner import Trace, build_problem, run_to_end, solver_config, start
 from explorer.state import AppConfig, validate
-from landing_core.solvers import iterate, stop_reason
+from landing_core.solvers import iterate, make_method, stop_reason
 
 REL = 1e-12
 FIELDS = ("cost", "infeasibility", "grad_norm", "step", "normal_step", "X", "sigma", "gram",
@@ -56,10 +56,14 @@ def assert_member_follows_the_lone_iteration(member, config: AppConfig, problem,
                                              value: float) -> None:
     """The module's docstring: at every X_k of the member, one lone step from X_k."""
     lone = replace(config, **{param: float(value)})
+    # built once, not once per X_k (frozen: a run's state lives in its iterate generator);
+    # iterate builds the same method when given none
+    solver = solver_config(lone)
+    method = make_method(solver, problem)
     K = member.k
     assert len(member.X) == K + 1  # n <= 3: the member keeps its iterates
     for k in range(K + 1):
-        records = iterate(problem, member.X[k], solver_config(lone))
+        records = iterate(problem, member.X[k], solver, method=method)
         here = next(records)
         scale = REL * (1.0 + here.infeasibility)
         view = Trace(problem.n, problem.p, lone.omega, B=problem.B,

@@ -9,9 +9,12 @@ import time
 
 import pytest
 
-from benchmarks.bench_hosting import cpu_share, default_run, open_hostile, serve, still_working
+from benchmarks.bench_hosting import cpu_share, open_hostile, serve, still_working
+
+from .helpers import player
 
 pytestmark = pytest.mark.browser
+DONE = "landingPlayer.run.done"
 
 
 def test_heavy_sessions_queue_and_end_with_their_tabs(browser, tmp_path):
@@ -20,14 +23,29 @@ def test_heavy_sessions_queue_and_end_with_their_tabs(browser, tmp_path):
     env = {"LANDING_HEAVY_SLOTS": "1", "LANDING_BUDGET_SECONDS": "90"}
     proc, url = serve(tmp_path / "server.log", env=env)
     try:
+        # the light session opens first: a page load under a busy server's GIL takes ~20 s of
+        # its script runs and file requests, the run itself milliseconds (a new seed is a new
+        # run of the default kind, computed as any default run is)
+        light = browser.new_context(viewport={"width": 1300, "height": 1400})
+        light_page = light.new_page()
+        light_page.goto(f"{url}/?seed=3")
+        frame = player(light_page, timeout=120_000)
+        frame.wait_for_function(DONE, timeout=120_000)
+        ran = frame.evaluate("landingPlayer.run.id")
         first, _ = open_hostile(browser, url, "compare", 1, env)
         second, second_page = open_hostile(browser, url, "compare", 2, env)
         second_page.get_by_text("Queued: the server's 1 slot(s) for heavy work are busy"
                                 ).wait_for(timeout=10_000)
         # light: not gated. Gated, it would queue behind the second heavy session and end
         # after it; a wall-clock bound would instead fail on a loaded machine.
-        default_run(browser, url, 3)
+        seed = light_page.get_by_label("seed", exact=True)
+        seed.fill("4")
+        seed.press("Enter")
+        light_page.wait_for_function("location.search.includes('seed=4')", timeout=120_000)
+        frame = player(light_page, timeout=120_000)
+        frame.wait_for_function(f"{DONE} && landingPlayer.run.id !== {ran!r}", timeout=120_000)
         assert still_working(second_page)
+        light.close()
         closed = time.monotonic()
         first.close()
         second.close()

@@ -57,11 +57,14 @@ def _replica(port: int, log: Path) -> subprocess.Popen:
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
 
 
-@pytest.fixture
-def proxy(tmp_path):
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory):
     """Two replicas behind nginx: yields (proxy URL, access log, replica addresses, replica
-    processes)."""
+    processes). Shared by the module's tests (starting them took 5-7 s a test): the failover
+    test, which kills a replica, comes last, and the others look only at their own routes in
+    the access log."""
     ensure_debian_package(NGINX, "nginx")
+    tmp_path = tmp_path_factory.mktemp("proxy")
     tmp_path.chmod(0o777)  # nginx's workers run as an unprivileged user when started as root
     ports = [free_port(), free_port()]
     logs = [tmp_path / f"app-{port}.log" for port in ports]
