@@ -247,6 +247,9 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)
     rule_state: dict = {}
+    # a method's move that takes the step rule's N(X) (``steps.Step.normal``) is handed it; a
+    # user's method with the older signature move(X, field, eta, omega) still runs
+    takes_normal = "normal" in inspect.signature(method.move).parameters
     hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
             else "Try a smaller step or the safe step rule.")
     t0 = time.perf_counter()
@@ -275,7 +278,8 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
                 if not (method.landing and 0 < step.omega < math.inf):
                     raise ValueError("a Step's normal weight must be a finite number > 0 "
                                      f"on a landing run, got {step.omega!r}")
-                X_next = method.move(X, fld, eta, step.omega)
+                X_next = (method.move(X, fld, eta, step.omega, step.normal) if takes_normal
+                          else method.move(X, fld, eta, step.omega))
                 eta_w = eta * step.omega
             else:
                 X_next = method.move(X, fld, eta)

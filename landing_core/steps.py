@@ -79,10 +79,13 @@ class StepContext:
 class Step(NamedTuple):
     """A landing step with its own normal weight: X_{k+1} = X_k - eta (T + omega X_k h(X_k)),
     omega > 0 finite (only for ``ctx.landing``): below the run's omega for BB's long steps,
-    above it where ``ScaleFree`` follows a large cost's scale."""
+    above it where ``ScaleFree`` follows a large cost's scale. ``normal``: the normal term
+    N(X_k) (``Constraint.normal_term``) where the rule formed it, for the move to reuse
+    (an n x p x p product it need not form again); None: the move forms it."""
 
     eta: float
     omega: float
+    normal: Array | None = None
 
 
 class StepRule(Protocol):
@@ -506,10 +509,10 @@ class ScaleFree:
             if not math.isnan(b1):
                 eta, w = min(eta, b1), w1
         if math.isnan(b):  # ||h|| >= 1: the restoring step along the field taken
-            Vw = constraint.add_normal(np.array(ctx.V), X, H, w - omega)
+            Vw = constraint.add_normal(np.array(ctx.V), X, H, w - omega, N)
             eta = float(safe_step(X, Vw, d, w, eta, self.eps, constraint, H))
         state["eta"] = eta
-        return Step(eta, w)
+        return Step(eta, w, N)
 
 
 def _scratch(state: dict, key: str, like: Array) -> Array:

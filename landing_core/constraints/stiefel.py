@@ -129,8 +129,9 @@ class Stiefel(Constraint):
         """X H (eq. (3lio6) for H = h(X))."""
         return X @ H
 
-    def add_normal(self, Y: Array, X: Array, H: Array, w: float | Array) -> Array:
-        Y += per_run(w) * (X @ H)
+    def add_normal(self, Y: Array, X: Array, H: Array, w: float | Array,
+                   N: Array | None = None) -> Array:
+        Y += per_run(w) * (X @ H if N is None else N)
         return Y
 
     def direction(self, X: Array, G: Array, beta: float | Array, omega: float | Array,
