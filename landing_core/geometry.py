@@ -455,7 +455,11 @@ def landing_direction(
         T, V, H = landing_field(X, G, beta, omega, tangent)
         return LandingDirection(np.sqrt(_frob_inner(T, T)), V, H,
                                 stationarity(X, G) if measure else None)
-    Xt = X.T if X.ndim == 2 else _t(X)  # the attribute: fewer calls on the hot path of small runs
+    if X.ndim == 2:
+        if not (isinstance(beta, float | int) and isinstance(omega, float | int)):
+            beta, omega = float(np.reshape(beta, ())), float(np.reshape(omega, ()))
+        return _direction_one(X, G, float(beta), float(omega), measure)
+    Xt = _t(X)
     M = Xt @ X
     H = M - _identity(X.shape[-1])
     c = 0.5 / per_run(beta)
@@ -475,23 +479,6 @@ def landing_direction(
     V = X @ (K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
     MwH = M @ wH
-    if X.ndim == 2:  # one run: plain floats (this is the hot path of small live runs)
-        VV = float(np.vdot(V, V))
-        normal2 = float(np.vdot(wH, MwH))
-        tangent2 = VV - normal2
-        if tangent2 >= _CANCELLATION * normal2:
-            norm = math.sqrt(max(tangent2, 0.0))
-        else:
-            T = GM + X @ K
-            norm = math.sqrt(float(np.vdot(T, T)))
-        if not measure:
-            return LandingDirection(norm, V, H, None)
-        shift = (c * c - 0.25) * float(np.vdot(B - B.T, S - At))
-        stat2 = tangent2 - shift
-        if stat2 >= max(1.0, c) ** 2 * _AMPLIFICATION2 * VV:
-            return LandingDirection(norm, V, H, math.sqrt(stat2))
-        T1 = GM - 0.5 * (X @ (S + At))
-        return LandingDirection(norm, V, H, math.sqrt(float(np.vdot(T1, T1))))
     VV = _frob_inner(V, V)
     normal2 = _frob_inner(wH, MwH)
     tangent2 = VV - normal2
@@ -511,3 +498,50 @@ def landing_direction(
         T1 = GM[cancels] - 0.5 * (X[cancels] @ (S[cancels] + At[cancels]))
         stat[cancels] = np.sqrt(_frob_inner(T1, T1))
     return LandingDirection(norm, V, H, stat)
+
+
+def _direction_one(X: Array, G: Array, beta: float, omega: float, measure: bool
+                   ) -> LandingDirection:
+    """``landing_direction`` for one run (2-D X, float beta and omega): the same arithmetic
+    in the same order, so the same values bit for bit, with less per-call overhead for the
+    live runs of small problems, whose iteration is mostly that overhead: ``ndarray.dot``
+    for the products (numpy's matmul, a ufunc, costs about twice as much per call on tiny
+    matrices; for 2-D float64 arrays both call the same BLAS routine with the same
+    arguments), Python floats throughout, and LAPACK's potrf/potrs called here for p <= 24."""
+    Xt = X.T
+    M = Xt.dot(X)
+    p = M.shape[0]
+    H = M - _identity(p)
+    c = 0.5 / beta
+    A = Xt.dot(G)
+    At = A.T
+    half = c == 1.0  # beta = 1/2: K = -A^T ((c - 1) S is 0 S = 0)
+    if measure or not half:  # S for K, or for the measure
+        B = A.dot(M)
+        if p <= _SMALL_P:
+            L, info = _potrf(M, lower=1)
+            if info > 0:
+                raise np.linalg.LinAlgError(_RANK_DEFICIENT)
+            S = _potrs(L, B, lower=1)[0]
+        else:  # ||H||_F < 1 proves M = I + H positive definite
+            S = _gram_solve(M, B, bool(np.vdot(H, H) < _DEFINITE))
+    K = -At if half else (c - 1.0) * S - c * At
+    GM = G.dot(M)
+    wH = H if omega == 1.0 else omega * H
+    V = X.dot(K + wH)
+    V += GM
+    VV = float(np.vdot(V, V))
+    normal2 = float(np.vdot(wH, M.dot(wH)))
+    tangent2 = VV - normal2
+    if tangent2 >= _CANCELLATION * normal2:
+        norm = math.sqrt(max(tangent2, 0.0))
+    else:
+        T = GM + X.dot(K)
+        norm = math.sqrt(float(np.vdot(T, T)))
+    if not measure:
+        return LandingDirection(norm, V, H, None)
+    stat2 = tangent2 - (c * c - 0.25) * float(np.vdot(B - B.T, S - At))
+    if stat2 >= max(1.0, c) ** 2 * _AMPLIFICATION2 * VV:
+        return LandingDirection(norm, V, H, math.sqrt(stat2))
+    T1 = GM - 0.5 * X.dot(S + At)
+    return LandingDirection(norm, V, H, math.sqrt(float(np.vdot(T1, T1))))

@@ -115,7 +115,7 @@ def make_method(config: Config, problem: Problem | None = None) -> Method:
                          tangent=config.tangent, problem=problem, **dict(config.options))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Record:
     """One iterate: k, X_k, f(X_k), ||h(X_k)||_F, ||grad|| (the stationarity measure of the
     stopping rule, ``Method.stationarity``: ||grad_1 f(X_k)||_F on St(n, p), whatever the
@@ -141,6 +141,18 @@ class Record:
     normal_step: float = math.nan
     G: Array | None = None
     V: Array | None = None
+
+    def __init__(self, k: int, X: Array, cost: float, infeasibility: float, grad_norm: float,
+                 step: float, time: float, status: Status = Status.RUNNING, message: str = "",
+                 normal_step: float = math.nan, G: Array | None = None,
+                 V: Array | None = None) -> None:
+        # the fields in one assignment: the solver makes a Record per iterate, and the frozen
+        # dataclass's own __init__ (an object.__setattr__ call per field) took 4 us of a
+        # (3, 2) iteration's 30-odd
+        object.__setattr__(self, "__dict__", {
+            "k": k, "X": X, "cost": cost, "infeasibility": infeasibility,
+            "grad_norm": grad_norm, "step": step, "time": time, "status": status,
+            "message": message, "normal_step": normal_step, "G": G, "V": V})
 
 
 @dataclass(kw_only=True)
@@ -247,42 +259,47 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     rule = as_step_rule(config.step)
     omega = method.normal_weight  # what the step rules see (0: no normal term)
     rule_state: dict = {}
+    # a method's move that takes the step rule's N(X) (``steps.Step.normal``) is handed it; a
+    # user's method with the older signature move(X, field, eta, omega) still runs
+    takes_normal = "normal" in inspect.signature(method.move).parameters
     hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
             else "Try a smaller step or the safe step rule.")
-    t0 = time.perf_counter()
+    # bound once: the loop below is most of a small run's time
+    clock, move_by, cost_of = time.perf_counter, method.move, problem.cost
+    landing, constraint = method.landing, method.constraint
+    t0 = clock()
     try:
         cost, G, fld, d, gnorm, state = _evaluate(problem, method, X, method.init(X))
     except _Diverged as err:
         raise ValueError(f"X0 is not a valid start: {err}") from err
     k, eta, eta_w = 0, math.nan, math.nan
     while True:
-        yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, normal_step=eta_w,
-                     G=G, V=fld.V)
+        yield Record(k, X, cost, d, gnorm, eta, clock() - t0, normal_step=eta_w, G=G, V=fld.V)
 
         def move(step: float, omega_k: float | None = None, X: Array = X,
                  fld: Field = fld) -> Array:
-            return method.move(X, fld, step, omega_k)
+            return move_by(X, fld, step, omega_k)
 
         eta_w = math.nan
         try:
-            step = rule(StepContext(X, fld.V, G, d, omega, problem.cost, move, k, fld.H,
-                                    method.landing, fld.tangent_norm, method.constraint),
-                        rule_state)
+            step = rule(StepContext(X, fld.V, G, d, omega, cost_of, move, k, fld.H, landing,
+                                    fld.tangent_norm, constraint), rule_state)
             eta = float(step.eta if isinstance(step, Step) else step)
             if not (math.isfinite(eta) and eta > 0):
                 raise _Diverged(f"the step rule returned η = {eta}")
             if isinstance(step, Step) and step.omega != omega:  # the step's own normal weight
-                if not (method.landing and 0 < step.omega < math.inf):
+                if not (landing and 0 < step.omega < math.inf):
                     raise ValueError("a Step's normal weight must be a finite number > 0 "
                                      f"on a landing run, got {step.omega!r}")
-                X_next = method.move(X, fld, eta, step.omega)
+                X_next = (move_by(X, fld, eta, step.omega, step.normal) if takes_normal
+                          else move_by(X, fld, eta, step.omega))
                 eta_w = eta * step.omega
             else:
-                X_next = method.move(X, fld, eta)
+                X_next = move_by(X, fld, eta)
                 eta_w = eta * omega
             cost, G, fld, d, gnorm, state = _evaluate(problem, method, X_next, state)
         except (_Diverged, np.linalg.LinAlgError) as err:
-            yield Record(k, X, cost, d, gnorm, eta, time.perf_counter() - t0, Status.DIVERGED,
+            yield Record(k, X, cost, d, gnorm, eta, clock() - t0, Status.DIVERGED,
                          f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
                          f"iterate. {hint}", eta_w)
             return

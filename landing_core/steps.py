@@ -79,10 +79,13 @@ class StepContext:
 class Step(NamedTuple):
     """A landing step with its own normal weight: X_{k+1} = X_k - eta (T + omega X_k h(X_k)),
     omega > 0 finite (only for ``ctx.landing``): below the run's omega for BB's long steps,
-    above it where ``ScaleFree`` follows a large cost's scale."""
+    above it where ``ScaleFree`` follows a large cost's scale. ``normal``: the normal term
+    N(X_k) (``Constraint.normal_term``) where the rule formed it, for the move to reuse
+    (an n x p x p product it need not form again); None: the move forms it."""
 
     eta: float
     omega: float
+    normal: Array | None = None
 
 
 class StepRule(Protocol):
@@ -464,8 +467,11 @@ class ScaleFree:
         X, H, constraint, d = ctx.X, ctx.H, ctx.constraint, float(ctx.d)
         N = constraint.normal_term(X, H)
         T = _scratch(state, "T", X)
-        np.multiply(N, -omega, out=T)
-        T += ctx.V  # T = V - omega N
+        if omega == 1.0:  # V - N is V + (-1 N) exactly: one pass fewer, the same values
+            np.subtract(ctx.V, N, out=T)
+        else:
+            np.multiply(N, -omega, out=T)
+            T += ctx.V  # T = V - omega N
         # ||T|| as the solver formed it (from G alone: it scales with f exactly)
         tangent2 = (float(ctx.tangent_norm) ** 2 if ctx.tangent_norm is not None
                     else float(np.vdot(T, T)))
@@ -506,10 +512,10 @@ class ScaleFree:
             if not math.isnan(b1):
                 eta, w = min(eta, b1), w1
         if math.isnan(b):  # ||h|| >= 1: the restoring step along the field taken
-            Vw = constraint.add_normal(np.array(ctx.V), X, H, w - omega)
+            Vw = constraint.add_normal(np.array(ctx.V), X, H, w - omega, N)
             eta = float(safe_step(X, Vw, d, w, eta, self.eps, constraint, H))
         state["eta"] = eta
-        return Step(eta, w)
+        return Step(eta, w, N)
 
 
 def _scratch(state: dict, key: str, like: Array) -> Array:

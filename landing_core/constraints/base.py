@@ -9,7 +9,8 @@ A constraint owns, for X of shape (n, p) or a stack (..., n, p):
 - the field's parts: ``tangent_term(name, X, G, beta)`` (tangent to the layer through X,
   Dh(X)[T] = 0), ``project(X, Z)`` onto that layer's tangent space, ``normal_term(X, H)``, the
   unweighted normal term N(X) for H = h(X) (X h(X), eq. (3lio6), on St(n, p)),
-  ``add_normal(Y, X, H, w)`` (Y + w N(X), how a lowered normal weight moves), and
+  ``add_normal(Y, X, H, w, N=None)`` (Y + w N(X), how a lowered normal weight moves; N(X)
+  itself where the caller formed it), and
   ``direction(X, G, beta, omega, tangent, measure)``, the whole landing field V = T + omega N(X)
   (Algorithm 1, line 4) with ||T||_F and the stationarity measure, fused where the constraint
   knows how;
@@ -114,9 +115,11 @@ class Constraint:
     def normal_term(self, X: Array, H: Array) -> Array:
         raise NotImplementedError
 
-    def add_normal(self, Y: Array, X: Array, H: Array, w: float | Array) -> Array:
-        """Y + w N(X) (w one weight per run), in Y's array."""
-        Y += self.normal_term(X, per_run(w) * H)
+    def add_normal(self, Y: Array, X: Array, H: Array, w: float | Array,
+                   N: Array | None = None) -> Array:
+        """Y + w N(X) (w one weight per run), in Y's array; ``N``: N(X) where the caller has
+        formed it already (``steps.Step.normal``), so that it is not formed again."""
+        Y += self.normal_term(X, per_run(w) * H) if N is None else per_run(w) * N
         return Y
 
     def direction(self, X: Array, G: Array, beta: float | Array, omega: float | Array,

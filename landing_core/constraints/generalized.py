@@ -128,8 +128,12 @@ class GeneralizedStiefel(Constraint):
         """B X H (grad N_B(X) for H = h_B(X))."""
         return self.BX(X) @ H
 
-    def add_normal(self, Y: Array, X: Array, H: Array, w: float | Array) -> Array:
-        Y += self.BX(X) @ (per_run(w) * H)  # the scalar on the p x p side
+    def add_normal(self, Y: Array, X: Array, H: Array, w: float | Array,
+                   N: Array | None = None) -> Array:
+        if N is None:
+            Y += self.BX(X) @ (per_run(w) * H)  # the scalar on the p x p side
+        else:  # formed by the caller: an n x p pass instead of a product
+            Y += per_run(w) * N
         return Y
 
     def direction(self, X: Array, G: Array, beta: float | Array, omega: float | Array,

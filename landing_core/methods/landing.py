@@ -63,12 +63,13 @@ class Landing(Method):
         return Field(V, H, stat if measure else norm, norm), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
-             omega: float | Array | None = None) -> Array:
+             omega: float | Array | None = None, normal: Array | None = None) -> Array:
         """X - eta V; with a lowered weight omega_k (``steps.Step``) the normal term moves by
-        eta omega_k N(X) instead of eta omega N(X)."""
+        eta omega_k N(X) instead of eta omega N(X) (``normal``: N(X) where the step rule formed
+        it, ``steps.Step.normal``)."""
         Y = -per_run(eta) * field.V + X
         if omega is not None:
-            Y = self.constraint.add_normal(Y, X, field.H, eta * (self.omega - omega))
+            Y = self.constraint.add_normal(Y, X, field.H, eta * (self.omega - omega), normal)
         return Y
 
     def tangent_term(self, X: Array, G: Array) -> Array:

@@ -573,6 +573,21 @@ def test_landing_field_and_direction_share_one_order():
     assert direction.tangent_norm == pytest.approx(np.linalg.norm(field.T), rel=1e-14)
 
 
+def test_landing_direction_of_one_run_takes_any_scalar_parameters():
+    """One run (2-D X) with beta and omega as Python floats, numpy scalars, 0-d or one-element
+    arrays: the same one-run arithmetic, so the same values bit for bit."""
+    X = make_point(7, 3, 1, "spread")
+    G = np.random.default_rng(8).standard_normal((7, 3))
+    for beta, omega in ((0.5, 1.0), (0.3, 2.0), (0.02, 0.0)):
+        ref = geo.landing_direction(X, G, beta, omega)
+        for b, w in ((np.float64(beta), np.float64(omega)), (np.array(beta), np.array(omega)),
+                     (np.array([beta]), np.array([omega]))):
+            out = geo.landing_direction(X, G, b, w)
+            assert out.tangent_norm == ref.tangent_norm and out.stationarity == ref.stationarity
+            np.testing.assert_array_equal(out.V, ref.V)
+            np.testing.assert_array_equal(out.H, ref.H)
+
+
 def test_landing_direction_batched_equals_looped():
     """The stacked call (matmul on n x p x p stacks) and four single calls (2-D gemm) are
     different BLAS call shapes, so they agree to rounding, not bit for bit: every quantity is a

@@ -20,7 +20,7 @@ involved):
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from landing_core import geometry as geo
@@ -163,3 +163,37 @@ def test_stop_decisions_are_those_of_the_direct_measure():
                 stops = d + res.infeasibility[k] <= tol
                 if abs(d + res.infeasibility[k] - tol) > 11 * E:  # decided beyond rounding
                     assert stops == (k == res.iterations), (name, beta, k)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["linear", "brockett", "procrustes", "pca"]),
+       st.integers(2, 12), st.integers(1, 4), st.integers(0, 2**16),
+       st.sampled_from([0.1, 0.3, 0.5, 1.0, 2.0]), st.sampled_from([0.5, 1.0, 4.0]),
+       st.sampled_from([None, 0.05]), st.floats(-10, -6))
+def test_near_the_tolerance_the_measure_is_the_direct_one(name, n, p, seed, beta, omega, step,
+                                                          log_tol):
+    """Hypothesis over landing runs (cost family, size, start, beta, omega, the default step
+    rule or a constant one, tol 1e-10..1e-6): at every iterate where the measure lies within a
+    factor 1e3 of tol, it agrees with grad_1 f formed directly to 1e-10 relative, or within
+    10 E where the direct formula's own rounding bound E exceeds that (near a critical point
+    no formula is more accurate than E); and the run stops at the first iterate where the
+    direct measure + ||h|| <= tol, wherever that test is decided beyond rounding (11 E: the
+    measure's 10 E and the direct one's E)."""
+    p = min(p, n)
+    problem = problems.make_problem(name, n, p, seed=seed % 7)
+    X0 = problems.initial_point(n, p, 0.3, seed=seed)
+    tol = 10.0 ** log_tol
+    res = solvers.landing(problem, X0, beta=beta, omega=omega, step=step, tol=tol,
+                          max_iter=3000, keep_iterates=10**6)
+    assert len(res.iterates) == res.iterations + 1  # every iterate kept
+    event(f"status {res.status}")
+    for k, X in enumerate(res.iterates):
+        G = problem.egrad(X)
+        d, E = direct(X, G), rounding_bound(X, G)
+        measure = res.grad_norm[k]
+        if tol / 1e3 <= measure <= 1e3 * tol:
+            event("an iterate near tol")
+            assert abs(measure - d) <= max(1e-10 * d, 10 * E), (k, measure, d, E)
+        if abs(d + res.infeasibility[k] - tol) > 11 * E:  # decided beyond rounding
+            stops = d + res.infeasibility[k] <= tol
+            assert stops == (k == res.iterations and res.status == "converged"), k

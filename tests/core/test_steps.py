@@ -334,6 +334,28 @@ def test_a_lowered_normal_weight_is_what_the_solver_applies():
             next(runs)
 
 
+def test_the_move_reuses_the_rules_normal_term_bit_for_bit():
+    """ScaleFree hands its N(X) = X h(X) to the move (``Step.normal``); the iterates are the
+    ones a move that forms X h itself gives, bit for bit (the same product of the same arrays),
+    and a user's landing method whose move has the older signature (no ``normal``) runs too.
+    From a start outside the safe region, so that the restoring branch runs as well."""
+    from landing_core.methods.landing import Landing
+
+    class OldMove(Landing):
+        def move(self, X, field, eta, omega=None):  # the signature before Step.normal
+            return super().move(X, field, eta, omega)
+
+    problem = make_problem("brockett", 9, 3, seed=2)
+    for radius in (0.3, 1.5):
+        X0 = _start_inside(9, 3, radius, seed=5)
+        new = [r.X for r, _ in zip(iterate(problem, X0), range(40), strict=False)]
+        old = [r.X for r, _ in zip(iterate(problem, X0, method=OldMove()), range(40),
+                                   strict=False)]
+        assert len(new) == len(old) == 40
+        for a, b in zip(new, old, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_bb_normal_cap_needs_fewer_iterations_on_brockett():
     """Capping only the normal term keeps BB's long tangent steps: brockett(50, 5) from three
     starts converges in over 3x fewer iterations than with the whole step capped at 1/(2 omega)
