@@ -18,7 +18,8 @@ import numpy as np
 from landing_core.geometry import TANGENT_TERMS
 from landing_core.methods import REGISTRY, methods_for, on_any_constraint
 from landing_core.problems import Problem
-from landing_core.solvers import METHODS, STOPPED, Config, StopCheck, solve
+from landing_core.run import Status
+from landing_core.solvers import METHODS, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES
 
 from . import text
@@ -410,7 +411,7 @@ def until(runs: list[dict], k: int) -> list[dict]:
 
 def cut_short(runs: list[dict]) -> bool:
     """Some row was stopped from outside (the time limit): the comparison is not complete."""
-    return any(run["status"] == STOPPED for run in runs)
+    return any(run["status"] == Status.STOPPED for run in runs)
 
 
 def frame_motion(X: np.ndarray) -> tuple[float, float]:

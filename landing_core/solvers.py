@@ -43,7 +43,6 @@ Array = np.ndarray
 __all__ = [
     "METHODS",
     "RETRACTIONS",
-    "STOPPED",
     "Config",
     "Record",
     "Result",
@@ -61,7 +60,6 @@ __all__ = [
 
 METHODS: Mapping[str, str] = methods.LABELS  # name -> label, from the one registry
 
-STOPPED = Status.STOPPED  # the name explorer.compare imports
 
 RANK_TOL = 1e-12
 """X0 is rank-deficient where its smallest singular value is at most this times its largest

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from landing_core import initial_point, make_problem
-from landing_core.solvers import STOPPED, Config, deadline, solve
+from landing_core.run import Status
+from landing_core.solvers import Config, deadline, solve
 from landing_core.steps import Safe
 from landing_core.sweep import sweep
 
@@ -38,7 +39,7 @@ def test_a_stopped_run_is_the_prefix_of_the_full_run(calls, reason):
     should_stop, count = _after(calls, reason)
     cut = solve(PROBLEM, X0, CONFIG, tol=1e-300, max_iter=80, should_stop=should_stop)
     # checked once per iterate from X_0 on: the calls-th check follows X_{calls-1}
-    assert cut.status == STOPPED and cut.iterations == calls - 1 and count[0] == calls
+    assert cut.status == Status.STOPPED and cut.iterations == calls - 1 and count[0] == calls
     assert cut.message.startswith(f"Stopped after {calls - 1} iterations")
     assert ("the page closed" in cut.message) == isinstance(reason, str)
     for name in ("cost", "infeasibility", "grad_norm", "step"):
@@ -77,7 +78,7 @@ def test_a_deadline_ends_a_long_run_on_time():
     res = solve(big, initial_point(40, 10, 0.4, 0), CONFIG, tol=1e-300, max_iter=10**7,
                 should_stop=deadline(0.2))
     took = time.perf_counter() - start
-    assert res.status == STOPPED and "time limit of 0.2 s" in res.message
+    assert res.status == Status.STOPPED and "time limit of 0.2 s" in res.message
     cpu = deadline(5.0, clock=time.thread_time, what="computing-time limit")
     assert cpu() is None
     assert 0.2 <= took < 1.0 and res.iterations > 10
@@ -96,7 +97,7 @@ def test_a_stopped_sweep_keeps_finished_runs_and_the_last_iterate_of_the_rest():
                 max_iter=3000, should_stop=should_stop)
     assert cut.status[fast] == "converged" and cut.iterations[fast] == k_fast
     slow = 1 - fast
-    assert cut.status[slow] == STOPPED and cut.iterations[slow] == stop_at
+    assert cut.status[slow] == Status.STOPPED and cut.iterations[slow] == stop_at
     # its values are those of the same run with the limit at stop_at
     limited = sweep(PROBLEM, beta=(0.5,), omega=(1.0,), eta=(etas[slow],), step="safe",
                     tol=1e-6, max_iter=stop_at)
@@ -112,5 +113,5 @@ def test_a_deadline_ends_a_large_sweep_on_time():
     res = sweep(big, beta=np.geomspace(0.1, 10, 10), eta=(1e-4,), step="safe", tol=1e-300,
                 max_iter=10**6, should_stop=deadline(0.3))
     assert time.perf_counter() - start < 1.5
-    assert set(res.status) == {STOPPED} and np.all(res.iterations > 0)
+    assert set(res.status) == {Status.STOPPED} and np.all(res.iterations > 0)
     assert np.all(np.isfinite(res.final_cost))
