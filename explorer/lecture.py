@@ -71,6 +71,10 @@ def revealed() -> bool:
     return bool(st.session_state.get("deck_revealed", False))
 
 
+def _reveal() -> None:
+    st.session_state.deck_revealed = True
+
+
 def open_preset(index: int) -> None:
     """Load preset ``index`` (its configuration in lecture mode, its rows, view, demonstration
     or stochastic settings), its answer hidden, and switch to its page; on its page already
@@ -201,11 +205,11 @@ def question(config: AppConfig, page: str) -> int | None:
     ask, button = box.columns([6, 1], vertical_alignment="center")
     ask.markdown(f"**Predict** ({place}): {q.ask}", help=where)
     if not revealed():
-        if button.button("Reveal", key="deck_reveal", icon=":material/visibility:",
-                         type="primary", help=f"Show the answer, the outcome and the rest of "
-                                              f"the run ({REVEAL_KEYS})"):
-            st.session_state.deck_revealed = True
-        else:
-            return ask_at(preset)
+        # a callback, not the click's return value: it runs before the script, so the click
+        # holds even if another rerun interrupts the run the click started
+        button.button("Reveal", key="deck_reveal", icon=":material/visibility:", type="primary",
+                      on_click=_reveal,
+                      help=f"Show the answer, the outcome and the rest of the run ({REVEAL_KEYS})")
+        return ask_at(preset)
     box.success(f"{ANSWER} {q.answer}", icon=":material/check_circle:")
     return None
