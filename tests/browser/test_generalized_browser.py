@@ -67,8 +67,7 @@ def test_the_B_presets_open_the_ellipses_and_the_side_by_side_comparison(server,
     names = page.evaluate(
         f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
     assert sorted(set(names)) == ["on XᵀBX = I", "on XᵀX = I"]
-    page.get_by_role("button", name="Reveal").click()  # its question hides the summary
-    page.get_by_text("Summary", exact=True).wait_for(timeout=30_000)
+    page.get_by_text("Summary", exact=True).wait_for(timeout=30_000)  # shown once revealed
     page.get_by_text("XᵀBX = I", exact=True).first.wait_for(state="attached")  # the summary
     page.screenshot(path=shots / "compare_St_vs_B.png")
     assert page.console_errors == []
