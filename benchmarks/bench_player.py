@@ -450,21 +450,31 @@ RACE_PAUSE_JS = """() => new Promise(done => { let prev = __bp.hashes(), n = 0;
   requestAnimationFrame(tick); })"""
 
 
+def _settled_player(browser, address: str, ready: str, timeout: float):
+    """A 1280 x 720 page at ``address`` whose player holds what ``ready`` (JS) says and has
+    drawn, its canvases hashed (HASH_JS), its keys' toast gone and a second left to settle:
+    (context, page, the player's frame)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(address)
+    page.wait_for_selector(IDLE, timeout=timeout)
+    frame = page.wait_for_selector(PLAYER, timeout=timeout).content_frame()
+    frame.wait_for_function(f"window.landingPlayer && landingPlayer.run && {ready}"
+                            " && landingPlayer.stats.frames > 0", timeout=timeout)
+    frame.evaluate(HASH_JS)
+    frame.wait_for_function("!document.querySelector('.lp-toast.on')", timeout=15_000)
+    page.wait_for_timeout(1000)
+    return context, page, frame
+
+
 def race(browser, url: str) -> tuple[bool, bool]:
     print("\n7. A race: six rows on the sphere (brockett 3 x 1, steps near eta = 0.01, 1,500 "
           "iterations each),\n   normal speed, lecture mode, 1280 x 720")
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.goto(f"{url}/compare?{urlencode(RACE)}")  # (the frontend's 404s for /compare/_stcore)
-    page.wait_for_selector(IDLE, timeout=300_000)
-    frame = page.wait_for_selector(PLAYER, timeout=300_000).content_frame()
-    frame.wait_for_function("window.landingPlayer && landingPlayer.run && landingPlayer.run.race"
-                            " && landingPlayer.stats.frames > 0", timeout=300_000)
-    frame.evaluate(HASH_JS)
+    # (the frontend's 404s for /compare/_stcore)
+    context, page, frame = _settled_player(browser, f"{url}/compare?{urlencode(RACE)}",
+                                           "landingPlayer.run.race", 300_000)
     info = frame.evaluate("({rows: landingPlayer.run.race.rows.map(r => r.last), view: "
                           "landingPlayer.run.view.kind, C: landingPlayer.run.race.C})")
-    frame.wait_for_function("!document.querySelector('.lp-toast.on')", timeout=15_000)
-    page.wait_for_timeout(1000)
     idle = frame.evaluate(IDLE_FPS_JS)
     click(frame, "Run")
     page.wait_for_timeout(200)
@@ -496,17 +506,9 @@ def race(browser, url: str) -> tuple[bool, bool]:
           f"change: {when}, of {pause['frames']} frames in 1 s; kf unchanged: {still}")
     # the same second of playback of one run of the race in the explorer, in the same
     # window: what the machine gives a single path
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.goto(f"{url}/?problem=brockett&n=3&p=1&step=constant&eta=0.01&max_iter=1500"
-              "&tol=1e-14&lecture=1")
-    page.wait_for_selector(IDLE, timeout=120_000)
-    frame = page.wait_for_selector(PLAYER, timeout=120_000).content_frame()
-    frame.wait_for_function("window.landingPlayer && landingPlayer.run && landingPlayer.run.done"
-                            " && landingPlayer.stats.frames > 0", timeout=120_000)
-    frame.evaluate(HASH_JS)
-    frame.wait_for_function("!document.querySelector('.lp-toast.on')", timeout=15_000)
-    page.wait_for_timeout(1000)
+    context, page, frame = _settled_player(
+        browser, f"{url}/?problem=brockett&n=3&p=1&step=constant&eta=0.01&max_iter=1500"
+        "&tol=1e-14&lecture=1", "landingPlayer.run.done", 120_000)
     single_idle = frame.evaluate(IDLE_FPS_JS)
     click(frame, "Run")
     page.wait_for_timeout(1400)
