@@ -175,23 +175,35 @@ def run_batch(
         positive(name, v)
     runs = methods.build(method, beta=beta, omega=omega, tangent=tangent, problem=problem,
                          **(options or {}))
-    X = runs.start(np.array(X0, dtype=float, copy=True))
-    state = runs.init(X)
+    # The active runs' iterates only, compacted as runs end: no copy of the whole stack per
+    # iteration. Each move returns a new array, so the last valid iterates stay referenced
+    # (``prev``) for runs that diverge at the next one, and a run's final iterate is written
+    # once, when it ends.
+    Xa = runs.start(np.array(X0, dtype=float, copy=True))
+    state = runs.init(Xa)
     iterations = np.full(B, max_iter)
     status = np.full(B, Status.MAX_ITER, dtype=object)
     cost = np.full(B, np.nan)
     infeas = np.full(B, np.nan)
     gnorm = np.full(B, np.nan)
-    final = X.copy()
+    final = Xa.copy()
     active = np.arange(B)
+    prev, prev_active = final, active  # X_{k-1} of the active runs (X_0 at k = 0)
     taken, taken_w = np.full(B, np.nan), np.full(B, np.nan)  # eta_{k-1}, eta_{k-1} omega
+
+    def keep_previous(runs_ended: Array) -> None:
+        """Diverged runs keep their last valid iterate, X_{k-1}."""
+        final[runs_ended] = prev[np.searchsorted(prev_active, runs_ended)]
+
     for k in range(max_iter + 1):
         if active.size == 0:
             break
         if progress is not None and k % 10 == 0:
             progress(k, max_iter)
-        Xa = X[active]
-        finite = np.all(np.isfinite(Xa), axis=(-2, -1))
+        # one reduction pass; a run whose sum is not finite is looked at entry by entry
+        finite = np.isfinite(Xa.sum(axis=(-2, -1)))
+        if not np.all(finite):
+            finite[~finite] = np.all(np.isfinite(Xa[~finite]), axis=(-2, -1))
         try:
             if not np.all(finite):
                 raise np.linalg.LinAlgError("non-finite iterates")
@@ -201,6 +213,7 @@ def run_batch(
             fine[finite] = ~_broken(problem, runs.take(finite), Xa[finite],
                                     take_state(state, finite))
             status[active[~fine]], iterations[active[~fine]] = Status.DIVERGED, max(k - 1, 0)
+            keep_previous(active[~fine])
             active, Xa, runs, state = (active[fine], Xa[fine], runs.take(fine),
                                        take_state(state, fine))
             if active.size == 0:
@@ -209,17 +222,20 @@ def run_batch(
         d, g = frobenius_norm(fld.H), fld.grad_norm
         code = run_status(f, g, d, k, tol, max_iter)
         blown = code == Code.DIVERGED
-        ok = active[~blown]  # diverged runs keep their last valid values
-        cost[ok], infeas[ok], gnorm[ok] = f[~blown], d[~blown], g[~blown]
-        final[ok] = Xa[~blown]
+        valid = ~blown if np.any(blown) else slice(None)  # a view when no run diverged
+        ok = active[valid]  # diverged runs keep their last valid values
+        cost[ok], infeas[ok], gnorm[ok] = f[valid], d[valid], g[valid]
         if observe is not None:
-            observe(Iterates(k, ok, Xa[~blown], f[~blown], d[~blown], g[~blown], taken[ok],
-                             taken_w[ok], G[~blown], fld.V[~blown], fld.H[~blown]))
+            observe(Iterates(k, ok, Xa[valid], f[valid], d[valid], g[valid], taken[ok],
+                             taken_w[ok], G[valid], fld.V[valid], fld.H[valid]))
         done = code == Code.CONVERGED
         status[active[done]], iterations[active[done]] = Status.CONVERGED, k
         status[active[blown]], iterations[active[blown]] = Status.DIVERGED, max(k - 1, 0)
         keep = code == Code.RUNNING
         if not np.all(keep):
+            ended = ~keep & ~blown  # converged, or at max_iter: X_k is their final iterate
+            final[active[ended]] = Xa[ended]
+            keep_previous(active[blown])
             active, Xa, d = active[keep], Xa[keep], d[keep]
             fld = Field(*(part[keep] for part in fld))
             runs, state = runs.take(keep), take_state(state, keep)
@@ -227,12 +243,14 @@ def run_batch(
             break
         if should_stop is not None and should_stop():
             status[active], iterations[active] = Status.STOPPED, k
+            final[active] = Xa
             break
         step_size = eta[active]
         if step == "safe":
             step_size = safe_step(Xa, fld.V, d, runs.normal_weight, step_size, eps,
                                   runs.constraint, fld.H)
-        X[active] = runs.move(Xa, fld, step_size)
+        prev, prev_active = Xa, active
+        Xa = runs.move(Xa, fld, step_size)
         taken[active] = step_size
         taken_w[active] = step_size * runs.normal_weight
     if progress is not None:

@@ -96,13 +96,14 @@ def test_a_stopped_sweep_keeps_finished_runs_and_the_last_iterate_of_the_rest():
     cut = sweep(PROBLEM, beta=(0.5,), omega=(1.0,), eta=etas, step="safe", tol=1e-6,
                 max_iter=3000, should_stop=should_stop)
     assert cut.status[fast] == "converged" and cut.iterations[fast] == k_fast
+    np.testing.assert_array_equal(cut.final_X[fast], full.final_X[fast])
     slow = 1 - fast
     assert cut.status[slow] == Status.STOPPED and cut.iterations[slow] == stop_at
     # its values are those of the same run with the limit at stop_at
     limited = sweep(PROBLEM, beta=(0.5,), omega=(1.0,), eta=(etas[slow],), step="safe",
                     tol=1e-6, max_iter=stop_at)
     assert limited.status[0] == "max_iter"
-    for name in ("final_cost", "final_infeasibility", "final_grad_norm"):
+    for name in ("final_cost", "final_infeasibility", "final_grad_norm", "final_X"):
         np.testing.assert_allclose(getattr(cut, name)[slow], getattr(limited, name)[0],
                                    rtol=1e-12, atol=0)
 

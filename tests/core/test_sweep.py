@@ -34,6 +34,9 @@ def _assert_cells_match_single_runs(problem, res, step, eps=0.5, tangent="beta")
                          (res.final_grad_norm[i], single.grad_norm[-1])):
             assert np.isfinite(got)
             assert abs(got - ref) <= 1e-10 * max(1.0, abs(ref)), (i, got, ref)
+        # the last valid iterate itself (a diverged run's X_{k-1}), entry by entry
+        gap = np.max(np.abs(res.final_X[i] - single.X))
+        assert gap <= 1e-10 * max(1.0, np.max(np.abs(single.X))), (i, gap)
 
 
 @pytest.fixture(scope="module")
