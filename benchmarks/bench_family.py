@@ -8,7 +8,13 @@ safe step η = 0.1, tol 1e-8, max_iter 500, X₀ at distance 0.4, seed 0):
 - ``batch``: ``sweep.run_batch`` alone (the library's vectorized batch, final values only);
 - ``family``: ``explorer.family.compute``, the batch with every member's history kept as the
   player needs it (what the explorer computes);
-- ``one by one``: ``solvers.landing`` once per member (histories kept by ``solve``).
+- ``one by one``: ``solvers.landing`` once per member (histories kept by ``solve``);
+- ``floor``: the arithmetic no landing run can avoid, for every member-iteration the family
+  runs: the cost and its gradient (``value_and_grad``) and the four n x p x p products of one
+  update (X^T X, X^T G, G M, X K), on the stack of the members still running at each k
+  (``floor, batch``) and on one member at a time (``floor, one by one``). Where the products
+  dominate (the cost's A X at St(200, 20)) the batch cannot do less arithmetic than its members
+  do one by one, so family / one by one is bounded below by floor, batch / floor, one by one.
 
 Goal: family ≤ 0.5 × one by one, best of 5, at St(3, 2) and at St(200, 20).
 Run: ``OPENBLAS_NUM_THREADS=1 uv run python benchmarks/bench_family.py`` (one BLAS thread, as
@@ -52,10 +58,29 @@ def variants(n: int, p: int) -> dict:
                                 step=Safe(eta=config.eta), tol=config.tol,
                                 max_iter=config.max_iter) for b in betas]
 
-    iterations = [len(t.cost) - 1 for t in members().members]
-    print(f"St({n}, {p}): {len(betas)} members, iterations {min(iterations)}-"
-          f"{max(iterations)} (total {sum(iterations)})")
-    return {"batch": batch, "family": members, "one by one": one_by_one}
+    iterations = np.array([len(t.cost) - 1 for t in members().members])
+    print(f"St({n}, {p}): {len(betas)} members, iterations {iterations.min()}-"
+          f"{iterations.max()} (total {iterations.sum()})")
+    K = np.eye(p)
+
+    def update_floor(X: np.ndarray) -> None:
+        _, G = problem.value_and_grad(X)
+        M = np.swapaxes(X, -1, -2) @ X
+        np.swapaxes(X, -1, -2) @ G
+        G @ M
+        X @ K
+
+    def floor_batch():
+        for k in range(iterations.max()):
+            update_floor(stack[iterations > k])
+
+    def floor_single():
+        for count in iterations:
+            for _ in range(count):
+                update_floor(X0)
+
+    return {"batch": batch, "family": members, "one by one": one_by_one,
+            "floor, batch": floor_batch, "floor, one by one": floor_single}
 
 
 def main() -> None:
@@ -69,6 +94,10 @@ def main() -> None:
         print(f"  family / one by one (best): {best['family'] / best['one by one']:.2f}"
               f"  (goal <= 0.5); batch / one by one: "
               f"{best['batch'] / best['one by one']:.2f}")
+        print(f"  floor, batch / floor, one by one (best): "
+              f"{best['floor, batch'] / best['floor, one by one']:.2f}; family / floor, batch: "
+              f"{best['family'] / best['floor, batch']:.2f}; one by one / floor, one by one: "
+              f"{best['one by one'] / best['floor, one by one']:.2f}")
         print(f"  load average: {load_average()}")
         print()
 
