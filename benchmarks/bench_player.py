@@ -27,7 +27,9 @@ the run, the fractional iteration ``kf`` and draw counters (``stats.draws``).
 4. First complete render in a fresh browser context: the explorer (script idle, the player
    holds its run and has drawn a frame) against the reference page (floor_app ?page=sidebar:
    the sidebar and two one-trace plotly charts, script idle), alternating, median and ratio.
-   Goal: ratio <= 1.2.
+   The explorer with a family too (``?scrub=beta``, issue 20): drawn with its shown member
+   (the family's first message), and with every member arrived.
+   Goal: ratio <= 1.2. ``bench_player.py render [rounds]`` runs this section alone.
 5. Streaming, n = 200, p = 50, 5,000 iterations (last: the run's worker thread goes on after
    its page closes): Run clicked in the page as soon as the player holds the first chunk, the
    time until ``kf > 0`` (polled per animation frame; goal < 0.5 s); Pause while ``run.done``
@@ -149,6 +151,15 @@ START_JS = """() => new Promise(done => { const r = landingPlayer.run;
 EXPLORER_DRAWN_JS = f"""() => {{ if (!document.querySelector({IDLE!r})) return false;
   const f = document.querySelector({PLAYER!r}), p = f && f.contentWindow.landingPlayer;
   return !!(p && p.run && p.stats.frames > 0); }}"""
+# the explorer with a family (?scrub=beta): drawn with its shown member (the family's first
+# message), and drawn with every member arrived (the batch's)
+FAMILY_SHOWN_JS = f"""() => {{ if (!document.querySelector({IDLE!r})) return false;
+  const f = document.querySelector({PLAYER!r}), p = f && f.contentWindow.landingPlayer;
+  return !!(p && p.run && p.run.family && p.stats.frames > 0); }}"""
+FAMILY_COMPLETE_JS = f"""() => {{ if (!document.querySelector({IDLE!r})) return false;
+  const f = document.querySelector({PLAYER!r}), p = f && f.contentWindow.landingPlayer;
+  const fam = p && p.run && p.run.family;
+  return !!(fam && fam.have === fam.members.length && p.stats.frames > 0); }}"""
 REFERENCE_DRAWN_JS = f"""() => document.querySelector({IDLE!r}) !== null
   && document.querySelectorAll({CHART!r}).length === 2"""
 
@@ -321,10 +332,15 @@ def first_render(browser, url: str, drawn_js: str) -> float:
     return seconds
 
 
-def render(browser, app_url: str, ref_url: str, rounds: int) -> bool:
+def render(browser, app_url: str, ref_url: str, rounds: int) -> dict[str, bool]:
+    """Section 4: each explorer page against the reference, rounds in alternating order."""
     print(f"\n4. Fresh-browser first complete render, {rounds} rounds alternating")
+    reference = "reference (sidebar + 2 plotly)"
+    family = f"{app_url}/?scrub=beta"
     pages = {"explorer": (app_url, EXPLORER_DRAWN_JS),
-             "reference (sidebar + 2 plotly)": (f"{ref_url}/?page=sidebar", REFERENCE_DRAWN_JS)}
+             "explorer, family shown": (family, FAMILY_SHOWN_JS),
+             "explorer, family complete": (family, FAMILY_COMPLETE_JS),
+             reference: (f"{ref_url}/?page=sidebar", REFERENCE_DRAWN_JS)}
     times: dict[str, list[float]] = {name: [] for name in pages}
     order = list(pages.items())
     for r in range(rounds):
@@ -333,15 +349,18 @@ def render(browser, app_url: str, ref_url: str, rounds: int) -> bool:
     for name, ts in times.items():
         print(f"   {name:<32} median {statistics.median(ts):.2f} s, min {min(ts):.2f} s  ("
               + ", ".join(f"{t:.2f}" for t in ts) + ")")
-    explorer, reference = times.values()
-    ratios = [a / b for a, b in zip(explorer, reference, strict=True)]
-    ratio = statistics.median(ratios)
-    print(f"   explorer / reference: median of the rounds' ratios {ratio:.2f} (rounds: "
-          + ", ".join(f"{x:.2f}" for x in ratios) + "); of the medians "
-          f"{statistics.median(explorer) / statistics.median(reference):.2f}")
-    ok = ratio <= 1.2
-    print(f"   goal: <= 1.2 -> {verdict(ok)}")
-    return ok
+    goals = {}
+    for name, ts in times.items():
+        if name == reference:
+            continue
+        ratios = [a / b for a, b in zip(ts, times[reference], strict=True)]
+        ratio = statistics.median(ratios)
+        goals[name] = ratio <= 1.2
+        print(f"   {name} / reference: median of the rounds' ratios {ratio:.2f} (rounds: "
+              + ", ".join(f"{x:.2f}" for x in ratios) + "); of the medians "
+              f"{statistics.median(ts) / statistics.median(times[reference]):.2f}; "
+              f"goal <= 1.2 -> {verdict(goals[name])}")
+    return goals
 
 
 # ---------------------------------------------------------------------------- 5. streaming
@@ -546,6 +565,30 @@ def race_only() -> None:
           + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
+def render_only(rounds: int) -> None:
+    """Section 4 alone: the app's and the reference page's servers, one browser."""
+    print(machine())
+    print(f"UTC: {datetime.now(UTC):%Y-%m-%d %H:%M:%S}; load average at start: "
+          + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    app, app_url = serve(ROOT / "app.py")
+    wrapper = Path(tempfile.mkdtemp()) / "reference.py"
+    wrapper.write_text(REFERENCE.format(path=str(ROOT / "benchmarks" / "floor_app.py")))
+    ref, ref_url = serve(wrapper)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            first_render(browser, app_url, EXPLORER_DRAWN_JS)  # warm-up visits, untimed
+            first_render(browser, f"{app_url}/?scrub=beta", FAMILY_COMPLETE_JS)
+            first_render(browser, f"{ref_url}/?page=sidebar", REFERENCE_DRAWN_JS)
+            render(browser, app_url, ref_url, rounds)
+            browser.close()
+    finally:
+        app.terminate()
+        ref.terminate()
+    print(f"UTC: {datetime.now(UTC):%Y-%m-%d %H:%M:%S}; load average at the end: "
+          + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
 def main(rounds: int = 5) -> None:
     print(machine())
     print(f"UTC: {datetime.now(UTC):%Y-%m-%d %H:%M:%S}; load average at start: "
@@ -567,8 +610,10 @@ def main(rounds: int = 5) -> None:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             print(f"Chromium {browser.version}, headless, no GPU")
             first_render(browser, app_url, EXPLORER_DRAWN_JS)  # warm-up visits, untimed
+            first_render(browser, f"{app_url}/?scrub=beta", FAMILY_COMPLETE_JS)
             first_render(browser, f"{ref_url}/?page=sidebar", REFERENCE_DRAWN_JS)
-            goals["render"] = render(browser, app_url, ref_url, rounds)
+            goals |= {f"render: {k}": v for k, v in
+                      render(browser, app_url, ref_url, rounds).items()}
             ref.terminate()
             goals["motion"] = motion(browser, app_url)
             goals["pause"], goals["step"], goals["slider"] = controls(browser, app_url)
@@ -590,5 +635,7 @@ def main(rounds: int = 5) -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["race"]:
         race_only()
+    elif sys.argv[1:2] == ["render"]:
+        render_only(int(sys.argv[2]) if len(sys.argv) > 2 else 5)
     else:
         main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
