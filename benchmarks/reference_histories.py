@@ -4,7 +4,8 @@
 and XᵀBX = I, B dense and sparse), landing with omega = 0, momentum, the stochastic methods
 (SGD, SAGA, full-batch landing), small sweeps (every sweep step rule, several methods, both
 constraints) and the app's runs (``explorer.runner``: every problem, constraint and step rule
-of the sidebar at its defaults), and saves every history array (the wall-clock times
+of the sidebar at its defaults; the Compare page's rows: every compare preset's and the default
+rows under every "Steps" choice), and saves every history array (the wall-clock times
 excepted) under a name that says which run and which history it is.
 
 ``compare A.npz B.npz`` reports, for every name, whether the two arrays are bit-identical
@@ -224,11 +225,42 @@ def _app_runs(out: Out) -> None:
                     out[f"{key}/status"] = np.array([trace.status, trace.message])
 
 
+def _compare_runs(out: Out) -> None:
+    """The Compare page's rows (``explorer.compare.run_rows``): every compare preset with its
+    own step choice, and the default rows under every choice; at most 400 iterations each."""
+    from dataclasses import replace
+
+    from explorer import compare
+    from explorer.presets import PRESETS
+    from explorer.state import AppConfig
+
+    cases = [(f"preset{i}", replace(p.config, max_iter=min(p.config.max_iter, 400)), p.rows,
+              compare.FAIRNESS[p.fairness]) for i, p in enumerate(PRESETS)
+             if p.page == "compare"]
+    config = AppConfig(max_iter=400)
+    cases += [(f"default/{rule}", config, compare.default_rows(config), rule)
+              for rule in compare.FAIRNESS.values()]
+    for name, config, rows, fairness in cases:
+        runs, f_star = compare.run_rows(config, rows, fairness)
+        out[f"compare/{name}/f_star"] = np.array([np.nan if f_star is None else f_star])
+        for i, run in enumerate(runs):
+            key = f"compare/{name}/{i}"
+            for field in ("cost", "infeasibility", "grad_norm"):
+                out[f"{key}/{field}"] = np.asarray(run[field])
+            if run["X"] is not None:
+                out[f"{key}/X"] = np.asarray(run["X"])
+            out[f"{key}/status"] = np.array([run["label"], run["status"], run["message"]])
+            out[f"{key}/iterations"] = np.array([run["iterations"]])
+            out[f"{key}/row_f_star"] = np.array(
+                [np.nan if run["f_star"] is None else run["f_star"], float(run["B"])])
+
+
 def runs() -> Iterator[tuple[str, Callable[[Out], None]]]:
     yield "solve", _solve_runs
     yield "stochastic", _stochastic_runs
     yield "sweep", _sweep_runs
     yield "app", _app_runs
+    yield "compare", _compare_runs
 
 
 def run(path: str) -> None:
