@@ -15,7 +15,6 @@ from . import budget, family, navigation, text, work
 from .constraint import check_uploaded_B, constraint_matrix
 from .runner import SAFE_EPS, build_problem, start
 from .state import (
-    BOUNDS,
     CONSTRAINT_LABELS,
     LECTURE_PARAMS,
     PROBLEM_LABELS,
@@ -25,16 +24,12 @@ from .state import (
     TANGENT_LABELS,
     AppConfig,
     from_query,
+    limits,
     scrub_default,
     to_query,
     validate,
 )
 from .upload import MATRIX_ROLES, parse_matrix
-
-
-def _limits(name: str) -> tuple:
-    """(low, high) of a number in BOUNDS, the URL's and the widget's limits."""
-    return BOUNDS[name][1], BOUNDS[name][2]
 
 
 def log_grid(low: float, high: float, per_decade: int = 10) -> list[float]:
@@ -44,10 +39,10 @@ def log_grid(low: float, high: float, per_decade: int = 10) -> list[float]:
             for v in np.logspace(np.log10(low), np.log10(high), count)]
 
 
-BETA_GRID = log_grid(*_limits("beta"))
-OMEGA_GRID = log_grid(*_limits("omega"))
-TOL_GRID = [10.0**e for e in range(round(np.log10(_limits("tol")[0])),
-                                    round(np.log10(_limits("tol")[1])) + 1)]
+BETA_GRID = log_grid(*limits("beta"))
+OMEGA_GRID = log_grid(*limits("omega"))
+TOL_GRID = [10.0**e for e in range(round(np.log10(limits("tol")[0])),
+                                    round(np.log10(limits("tol")[1])) + 1)]
 STEP_HELP = (
     "**constant**: η at every step (too large diverges). "
     f"**safe**: η shortened where needed so that ‖XᵀX − I‖, once below ε = {SAFE_EPS:g} "
@@ -269,11 +264,11 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
                                    "Stiefel manifold of Vary et al. (2024); its layers "
                                    "xᵀBx = c are ellipses in the plane view.")
     c1, c2 = sb.columns(2)
-    n = c1.number_input("n", *_limits("n"), step=1, key="w_n")
-    p = c2.number_input("p", *_limits("p"), step=1, key="w_p")
+    n = c1.number_input("n", *limits("n"), step=1, key="w_n")
+    p = c2.number_input("p", *limits("p"), step=1, key="w_p")
     c1, c2 = sb.columns(2)
-    seed = c1.number_input("seed", *_limits("seed"), step=1, key="w_seed")
-    distance = c2.number_input("X₀ distance", *_limits("distance"), step=0.1, key="w_distance",
+    seed = c1.number_input("seed", *limits("seed"), step=1, key="w_seed")
+    distance = c2.number_input("X₀ distance", *limits("distance"), step=0.1, key="w_distance",
                                help="Frobenius distance of X₀ from St(n, p): ‖s − 1‖ for its "
                                     "singular values s.")
     sb.header("Landing")
@@ -294,13 +289,13 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,
                         help=STEP_HELP)
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",
-                          *_limits("eta"), step=0.01, format="%.4g", key="w_eta",
+                          *limits("eta"), step=0.01, format="%.4g", key="w_eta",
                           disabled=not USES_ETA[step])
     c1, c2 = sb.columns(2)
     tol = c1.select_slider("tolerance", _options(TOL_GRID, st.session_state.get("w_tol",
                                                                                config.tol)),
                            key="w_tol", format_func=lambda v: f"{v:.0e}")
-    max_iter = c2.number_input("max iterations", *_limits("max_iter"), step=100,
+    max_iter = c2.number_input("max iterations", *limits("max_iter"), step=100,
                                key="w_max_iter")
     speed = sb.radio("Animation speed", list(SPEEDS), key="w_speed", horizontal=True,
                      help="Iterations per second while Run animates: slow 30, normal 250, "
@@ -371,9 +366,9 @@ def _scrub(sb: object, config: AppConfig) -> AppConfig:
             col.button(f"Scrub {family.SYMBOLS[name]}", key=f"w_offer_{name}", on_click=_offer,
                        args=(name,))
     c1, c2, c3 = sb.columns(3)
-    lo = c1.number_input("from", *_limits("scrub_lo"), format="%.4g", key="w_scrub_lo")
-    hi = c2.number_input("to", *_limits("scrub_hi"), format="%.4g", key="w_scrub_hi")
-    count = c3.number_input("runs", *_limits("scrub_count"), step=1, key="w_scrub_count")
+    lo = c1.number_input("from", *limits("scrub_lo"), format="%.4g", key="w_scrub_lo")
+    hi = c2.number_input("to", *limits("scrub_hi"), format="%.4g", key="w_scrub_hi")
+    count = c3.number_input("runs", *limits("scrub_count"), step=1, key="w_scrub_count")
     return replace(config, scrub=scrub, scrub_lo=float(lo), scrub_hi=float(hi),
                    scrub_count=int(count))
 

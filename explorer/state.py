@@ -135,6 +135,35 @@ BOUNDS: dict[str, tuple] = {
 }
 
 
+def limits(name: str) -> tuple[float, float]:
+    """(low, high) of a number in BOUNDS: the URL's, the sidebar's and a Compare row's."""
+    return BOUNDS[name][1], BOUNDS[name][2]
+
+
+def number(name: str, value: object) -> float | int:
+    """``value`` as the number ``name`` within its BOUNDS, from a link's text or a table's or a
+    JSON row's cell; else a ValueError saying what is wrong with it, in the words the sidebar's
+    URL and Compare's rows share."""
+    kind, low, high = BOUNDS[name]
+    try:
+        if isinstance(value, bool):  # a JSON true is no number
+            raise TypeError
+        parsed = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={quote(value)} is not a number") from None
+    except OverflowError:  # a 400-digit integer from JSON
+        parsed = math.inf
+    if not math.isfinite(parsed):  # a 400-digit integer as text: float() gives inf
+        raise ValueError(f"{name}={quote(value)} is not a finite number")
+    if kind is int:
+        if parsed != int(parsed):
+            raise ValueError(f"{name}={quote(value)} is not an integer")
+        parsed = int(parsed)
+    if not (low <= parsed <= high):
+        raise ValueError(f"{name}={quote(value)} is outside [{low:g}, {high:g}]")
+    return parsed
+
+
 def _parse(name: str, raw: str) -> object:
     """One query value, or a ValueError saying what is wrong with it."""
     rule = BOUNDS[name]
@@ -143,20 +172,7 @@ def _parse(name: str, raw: str) -> object:
             raise ValueError(f"{name}={quote(raw)} is not one of 1, 0 (on, off)")
         return FLAGS[raw.lower()]
     if isinstance(rule[0], type):
-        kind, low, high = rule
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ValueError(f"{name}={quote(raw)} is not a number") from None
-        if not math.isfinite(value):  # also a 400-digit integer: float() gives inf
-            raise ValueError(f"{name}={quote(raw)} is not a finite number")
-        if kind is int:
-            if value != int(value):
-                raise ValueError(f"{name}={quote(raw)} is not an integer")
-            value = int(value)
-        if not (low <= value <= high):  # also rejects NaN
-            raise ValueError(f"{name}={quote(raw)} is outside [{low:g}, {high:g}]")
-        return value
+        return number(name, raw)
     if raw not in rule:
         raise ValueError(f"{name}={quote(raw)} is not one of {', '.join(rule)}")
     return raw
@@ -179,7 +195,8 @@ def scrub_default(name: str, eta: float) -> tuple[float, float]:
     """The default range of a family over ``name``: β 0.05-20, ω 0.1-20, η a decade either
     side of the configuration's ``eta``, within the parameter's bounds."""
     lo, hi = {"beta": SCRUB_DEFAULT, "omega": (0.1, 20.0)}.get(name, (eta / 10, eta * 10))
-    return max(lo, BOUNDS[name][1]), min(hi, BOUNDS[name][2])
+    low, high = limits(name)
+    return max(lo, low), min(hi, high)
 
 
 def _scrub_range(config: AppConfig) -> tuple[AppConfig, list[str]]:
@@ -187,7 +204,7 @@ def _scrub_range(config: AppConfig) -> tuple[AppConfig, list[str]]:
     (beta's, what a link that names only ``scrub=`` gets) becomes the parameter's own default
     (omega 0.1-20, eta a decade either side of the configuration's eta)."""
     name = config.scrub
-    low, high = BOUNDS[name][1], BOUNDS[name][2]
+    low, high = limits(name)
     if (config.scrub_lo, config.scrub_hi) == SCRUB_DEFAULT:
         lo, hi = scrub_default(name, config.eta)
         return replace(config, scrub_lo=lo, scrub_hi=hi), []

@@ -20,7 +20,7 @@ from landing_core.run import Status, StopCheck
 
 from . import budget, figures, runner, work
 from .constraint import infeasibility_name
-from .state import BOUNDS, CACHE_LIMITS, AppConfig
+from .state import CACHE_LIMITS, AppConfig, limits
 
 Array = np.ndarray
 
@@ -34,8 +34,8 @@ RUN_FIELDS = ("problem", "constraint", "n", "p", "seed", "distance", "tangent", 
 def _choices(*names: str) -> list[float]:
     """Range choices 1-2-5 per decade within the sidebar's bounds of every one of ``names``,
     so that every cell of a sweep can be opened in the explorer."""
-    low = max(BOUNDS[name][1] for name in names)
-    high = min(BOUNDS[name][2] for name in names)
+    low = max(limits(name)[0] for name in names)
+    high = min(limits(name)[1] for name in names)
     stops = (round(m * 10.0**e, 6) for e in range(-12, 12) for m in (1, 2, 5))
     return [v for v in stops if low <= v <= high]
 
