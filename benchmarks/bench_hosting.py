@@ -106,7 +106,7 @@ def costliest_compare_query(seed: int = 0, env: dict[str, str] | None = None) ->
     limit = budget.Budget.from_env(dict(os.environ, **(env or {})))
     fits = max(k for k in range(100, 5001, 50)
                if budget.compare_cost("brockett", 200, 50, k, rows).refusal(limit) is None)
-    table = compare.rows_query([compare.row(f"c{i}", method=method, step=step)
+    table = compare.rows_query([compare.Row(f"c{i}", method=method, step=step)
                                 for i, (method, step) in enumerate(rows)])
     return (f"n=200&p=50&tol=1e-14&max_iter={fits}&seed={seed}&steps=rows&rows="
             + urllib.request.quote(table))

@@ -1,17 +1,19 @@
 """The compare page's model: rows of configurations run on one problem from one X_0 (pure).
 
-A row is a dict with "label", "method", "tangent", "beta", "omega", "step", "eta" and
-"constraint" (``ROW_CONSTRAINTS``: the sidebar's, XᵀX = I, or XᵀBX = I, so St and the
-B-constraint can run side by side). ``run_rows`` validates them, applies the fairness choice
-and runs each with ``landing_core.solvers.solve``.
+A ``Row`` is one valid configuration: its label, method, tangent term, β, ω, step rule, η
+(β, ω and η within the sidebar's ``state.BOUNDS``) and constraint (``ROW_CONSTRAINTS``: the
+sidebar's, XᵀX = I, or XᵀBX = I, so St and the B-constraint can run side by side). The page's
+table and a link hold cells, valid or not; ``parse_row`` turns them into a Row or says why it
+cannot. ``run_rows`` applies the fairness choice and runs each row with
+``landing_core.solvers.solve``.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
@@ -20,15 +22,14 @@ from landing_core.methods import REGISTRY, methods_for, on_any_constraint
 from landing_core.problems import Problem
 from landing_core.run import Status
 from landing_core.solvers import METHODS, Config, StopCheck, solve
-from landing_core.steps import STEP_RULES
+from landing_core.steps import STEP_RULES, make_step_rule
 
 from . import text
 from .constraint import infeasibility_name, preset_B, with_constraint
-from .runner import build_problem, initial, step_rule
-from .state import PRESENTATION, STATUS_LABELS, AppConfig
+from .runner import build_problem, initial
+from .state import PRESENTATION, STATUS_LABELS, AppConfig, number
 
 MAX_ROWS = 6
-COLUMNS = ("label", "method", "tangent", "beta", "omega", "step", "eta", "constraint")
 ROW_CONSTRAINTS = {  # a row's constraint: the sidebar's, or its own
     "sidebar": "as in the sidebar",
     "identity": "XᵀX = I",
@@ -40,19 +41,89 @@ FAIRNESS = {  # the "Steps" choice: label -> the rule every row runs with (None:
     "each with Armijo (no η to tune)": "armijo",
     "each with Barzilai–Borwein (no η to tune)": "bb",
 }
+NUMBERS = ("beta", "omega", "eta")  # a row's numbers, bounded as the sidebar's (state.BOUNDS)
+BETA_OPTION = "metric_beta"
+"""A method's own option that is the row's β: the β-metric of St(n, p) in which Riemannian GD
+takes its gradient (``landing_core.methods.rgd``)."""
 
 
-def rows_query(rows: list[dict]) -> str:
-    """The rows as one URL parameter: a compact JSON list of [label, method, ..., eta]."""
-    return json.dumps([[r.get(c) for c in COLUMNS] for r in rows], ensure_ascii=False,
+def row_methods() -> list[str]:
+    """The methods a row may run: those for any problem (the app's problems carry no samples;
+    the stochastic ones have their own page)."""
+    return methods_for(Problem)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One configuration of a comparison, valid by construction (a ValueError says what is
+    not): a method of ``row_methods``, a tangent term (``TANGENT_TERMS``), β and ω (the
+    β-metric's β, eq. (beta_metric), and the normal term's weight, Algorithm 1), a step rule
+    (``STEP_RULES``) and its η; β, ω and η within the sidebar's bounds (``state.BOUNDS``); and
+    the constraint it runs on (``ROW_CONSTRAINTS``). ``parse_row`` builds one from a table's
+    or a link's cells."""
+
+    label: str
+    method: str = "landing"
+    tangent: str = "beta"
+    beta: float = 0.5
+    omega: float = 1.0
+    step: str = "safe"
+    eta: float = 0.1
+    constraint: str = "sidebar"
+
+    def __post_init__(self) -> None:
+        for key, names, what in (("method", row_methods(), "method"),
+                                 ("tangent", TANGENT_TERMS, "tangent term"),
+                                 ("step", STEP_RULES, "step rule"),
+                                 ("constraint", ROW_CONSTRAINTS, "constraint")):
+            value = getattr(self, key)
+            if not (isinstance(value, str) and value in names):  # a URL may hold a list
+                raise ValueError(f"unknown {what} {text.quote(value)}")
+        for name in NUMBERS:  # a JSON integer is stored as the float it stands for
+            object.__setattr__(self, name, float(number(name, getattr(self, name))))
+
+    def cells(self) -> dict[str, object]:
+        """The row as the page's table holds it, one cell per column (``COLUMNS``)."""
+        return asdict(self)
+
+    def solver_config(self, fairness: str | None = None) -> Config:
+        """The solver's configuration of this row; ``fairness``: the step rule every row runs
+        with (``FAIRNESS``), None for the row's own."""
+        own = {BETA_OPTION: self.beta} if BETA_OPTION in REGISTRY[self.method].options else {}
+        return Config(beta=self.beta, omega=self.omega,
+                      step=make_step_rule(fairness or self.step, self.eta),
+                      tangent=self.tangent, method=self.method, options=own)
+
+
+COLUMNS = tuple(f.name for f in fields(Row))  # the table's columns, the link's fields
+
+
+def parse_row(cells: Mapping[str, object]) -> Row:
+    """The Row of a table's or a link's cells (a ValueError saying why they cannot run): no
+    constraint (a link made before rows had one, a blank cell) is the sidebar's; a label that
+    is no text or blank becomes ``auto_label``, a typed one as ``text.label`` stores it."""
+    constraint = cells.get("constraint")
+    if constraint is None or (isinstance(constraint, float) and math.isnan(constraint)):
+        constraint = "sidebar"
+    parsed = Row("", **{c: cells.get(c) for c in COLUMNS if c not in ("label", "constraint")},
+                 constraint=constraint)
+    label = cells.get("label")
+    return replace(parsed, label=text.label(label) if isinstance(label, str) and label.strip()
+                   else auto_label(parsed))
+
+
+def rows_query(rows: Iterable[Row | Mapping[str, object]]) -> str:
+    """The rows (typed, or the table's cells, valid or not) as one URL parameter: a compact JSON
+    list of [label, method, ..., constraint]."""
+    cells = (r.cells() if isinstance(r, Row) else r for r in rows)
+    return json.dumps([[r.get(c) for c in COLUMNS] for r in cells], ensure_ascii=False,
                       separators=(",", ":"))
 
 
-def rows_from_query(query: str) -> tuple[list[dict], list[str]]:
-    """The valid rows of a ``rows_query`` string (at most MAX_ROWS), and warnings for what was
-    dropped (the first three named); no rows and one warning when it cannot be read at all
-    (not JSON, nested, or longer than any six rows need). β, ω and η become floats; a row
-    without a text label gets ``auto_label``."""
+def rows_from_query(query: str) -> tuple[list[Row], list[str]]:
+    """The valid rows of a ``rows_query`` string (at most MAX_ROWS, ``parse_row``), and
+    warnings for what was dropped (the first three named); no rows and one warning when it
+    cannot be read at all (not JSON, nested, or longer than any six rows need)."""
     unreadable = [], ["URL parameter rows could not be read; showing the default rows."]
     if len(query) > 100 * MAX_ROWS * len(COLUMNS):
         return unreadable
@@ -65,40 +136,23 @@ def rows_from_query(query: str) -> tuple[list[dict], list[str]]:
                          strict=True)) for item in items]
     except (ValueError, TypeError, RecursionError):
         return unreadable
-    dropped = [f"URL row {text.quote(r.get('label'))} dropped: {why}." for r in rows
-               if (why := check_row(r)) is not None]
+    valid, dropped = [], []
+    for r in rows:
+        try:
+            valid.append(parse_row(r))
+        except ValueError as why:
+            dropped.append(f"URL row {text.quote(r.get('label'))} dropped: {why}.")
     warnings = dropped[:3] + ([f"… and {len(dropped) - 3} more rows dropped."]
                               if len(dropped) > 3 else [])
-    valid = []
-    for r in (r for r in rows if check_row(r) is None):
-        r = {**r, **{c: float(r[c]) for c in ("beta", "omega", "eta")}}
-        valid.append({**r, "label": text.label(r["label"]) if isinstance(r["label"], str) and
-                      r["label"].strip() else auto_label(r)})
     if len(valid) > MAX_ROWS:
         warnings.append(f"Only the first {MAX_ROWS} rows of the URL are kept.")
     return valid[:MAX_ROWS], warnings
 
 
-def default_rows(config: AppConfig) -> list[dict]:
+def default_rows(config: AppConfig) -> list[Row]:
     """Four β-metric landing runs, β in {0.1, 0.5, 1, 5}, with the sidebar's ω and step."""
-    return [row(f"β = {b:g}", beta=b, omega=config.omega, step=config.step, eta=config.eta)
+    return [Row(f"β = {b:g}", beta=b, omega=config.omega, step=config.step, eta=config.eta)
             for b in (0.1, 0.5, 1.0, 5.0)]
-
-
-def constraint_of(r: dict) -> object:
-    """A row's constraint: "sidebar" where the row has none (a row written before rows had a
-    constraint, or a blank cell)."""
-    value = r.get("constraint")
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "sidebar"
-    return value
-
-
-def row(label: str, *, method: str = "landing", tangent: str = "beta", beta: float = 0.5,
-        omega: float = 1.0, step: str = "safe", eta: float = 0.1,
-        constraint: str = "sidebar") -> dict:
-    return dict(label=label, method=method, tangent=tangent, beta=beta, omega=omega, step=step,
-                eta=eta, constraint=constraint)
 
 
 # short labels for the library's names, keyed by its lists (a new name fails here at import)
@@ -108,17 +162,17 @@ _TANGENT_TEXT = {name: {"beta": "β = {beta:g}", "euclidean": "Frobenius",
                         "relative": "relative"}[name] for name in TANGENT_TERMS}
 
 
-def auto_label(r: dict) -> str:
-    """A label that names a valid row's method, tangent term, ω and step rule."""
-    step = _STEP_TEXT[r["step"]].format(eta=float(r["eta"]))
-    if r["method"].startswith("rgd-"):
-        retraction = {"qr": "QR", "polar": "polar", "cayley": "Cayley"}[r["method"][4:]]
-        return f"RGD ({retraction}, β = {float(r['beta']):g}), {step}"
-    tangent = _TANGENT_TEXT[r["tangent"]].format(beta=float(r["beta"]))
+def auto_label(r: Row) -> str:
+    """A label that names a row's method, tangent term, ω and step rule."""
+    step = _STEP_TEXT[r.step].format(eta=r.eta)
+    if r.method.startswith("rgd-"):
+        retraction = {"qr": "QR", "polar": "polar", "cayley": "Cayley"}[r.method[4:]]
+        return f"RGD ({retraction}, β = {r.beta:g}), {step}"
+    tangent = _TANGENT_TEXT[r.tangent].format(beta=r.beta)
     head = {"landing": tangent, "penalty": "penalty"}.get(
-        r["method"], f"{METHODS[r['method']]} ({tangent})")
-    on = {"identity": ", on XᵀX = I", "B": ", on XᵀBX = I"}.get(constraint_of(r), "")
-    return f"{head}, ω = {float(r['omega']):g}, {step}{on}"
+        r.method, f"{METHODS[r.method]} ({tangent})")
+    on = {"identity": ", on XᵀX = I", "B": ", on XᵀBX = I"}.get(r.constraint, "")
+    return f"{head}, ω = {r.omega:g}, {step}{on}"
 
 
 def _blank(label: object) -> bool:
@@ -130,7 +184,7 @@ def _cell(column: str, value: object) -> object:
     """A table cell as the editor can hold it again: a number column's value as a float (None
     where it is none: a bool, text, a number beyond float), a text column's as text (a crafted
     client may send a list)."""
-    if column in ROW_BOUNDS:
+    if column in NUMBERS:
         if isinstance(value, bool):
             return None
         try:
@@ -158,18 +212,17 @@ def relabel(old: list[dict], new: list[dict]) -> list[dict]:
             after = {**after, "label": text.label(label)}
         elif isinstance(label, str):  # spaces, a tab: stored empty (a tab starts a CSV formula)
             after = {**after, "label": ""}
-        if check_row(after) is None:
-            stale = before is not None and before.get("label") == label and any(
-                before.get(c) != after.get(c) for c in COLUMNS if c != "label")
-            if _blank(label) or stale:
-                after = {**after, "label": auto_label(after)}
+        try:
+            parsed = parse_row(after)
+        except ValueError:  # kept as typed, for the user to fix
+            out.append(after)
+            continue
+        stale = before is not None and before.get("label") == label and any(
+            before.get(c) != after.get(c) for c in COLUMNS if c != "label")
+        if _blank(label) or stale:
+            after = {**after, "label": auto_label(parsed)}
         out.append(after)
     return out
-
-
-BETA_OPTION = "metric_beta"
-"""A method's own option that is the row's β: the β-metric of St(n, p) in which Riemannian GD
-takes its gradient (``landing_core.methods.rgd``)."""
 
 
 def row_reads(method: str, tangent: str) -> frozenset[str]:
@@ -188,55 +241,55 @@ def row_reads(method: str, tangent: str) -> frozenset[str]:
 _UNUSED_TEXT = {"tangent": "the tangent term", "beta": "β", "omega": "ω"}
 
 
-def unused_note(r: dict) -> str:
-    """What of β, ω and the tangent term a valid row leaves alone, and why ("" if none): the
-    table cannot grey out one row's cells."""
-    reads = row_reads(r["method"], r["tangent"])
+def unused_note(r: Row) -> str:
+    """What of β, ω and the tangent term a row leaves alone, and why ("" if none): the table
+    cannot grey out one row's cells."""
+    reads = row_reads(r.method, r.tangent)
     unused = [name for name in _UNUSED_TEXT if name not in reads]
     if not unused:
         return ""
-    if r["method"].startswith("rgd-"):
+    if r.method.startswith("rgd-"):
         why = ("Riemannian GD stays on St(n, p) (no normal term) and takes the Riemannian "
                "gradient in the β-metric of the row's β (β = 1: the embedded metric)")
-    elif r["method"] == "penalty":
+    elif r.method == "penalty":
         why = "the penalty method descends along the Euclidean gradient of f + ω/4 ‖h‖²"
     elif unused == ["beta"]:
         why = "β enters only the β-metric tangent term"
     else:
         why = "the method does not read them"
-    return (f"{text.quote(r['label'])} does not use "
+    return (f"{text.quote(r.label)} does not use "
             f"{' or '.join(_UNUSED_TEXT[name] for name in unused)}: {why}.")
 
 
-def differ_only_in_beta(rows: list[dict]) -> bool:
+def differ_only_in_beta(rows: list[Row]) -> bool:
     """Some two rows that read β (``row_reads``) differ in β alone (for p = 1 such rows
     coincide: skew(XᵀG) is 0, and β only scales it)."""
     betas: dict[tuple, set[float]] = {}
     for r in rows:
-        if "beta" in row_reads(r["method"], r["tangent"]):
-            key = (r["method"], r["tangent"], float(r["omega"]), r["step"], float(r["eta"]))
-            betas.setdefault(key, set()).add(float(r["beta"]))
+        if "beta" in row_reads(r.method, r.tangent):
+            key = (r.method, r.tangent, r.omega, r.step, r.eta)
+            betas.setdefault(key, set()).add(r.beta)
     return any(len(b) > 1 for b in betas.values())
 
 
-def _field(r: dict) -> tuple:
+def _field(r: Row) -> tuple:
     """What sets the scale of a row's field: its method, and what of its tangent term and β
     it reads (``row_reads``)."""
-    reads = row_reads(r["method"], r["tangent"])
-    return (r["method"], r["tangent"] if "tangent" in reads else None,
-            float(r["beta"]) if "beta" in reads else None)
+    reads = row_reads(r.method, r.tangent)
+    return (r.method, r.tangent if "tangent" in reads else None,
+            r.beta if "beta" in reads else None)
 
 
-def differ_in_field(rows: list[dict]) -> bool:
+def differ_in_field(rows: list[Row]) -> bool:
     """The rows' fields scale differently (``_field``): one fixed step cannot suit them all."""
     return len({_field(r) for r in rows}) > 1
 
 
-def constant_step_is_unfair(rows: list[dict]) -> bool:
+def constant_step_is_unfair(rows: list[Row]) -> bool:
     """A constant η compares runs whose fields scale differently: some row takes a constant
     step, and the rows differ in method or, for landing, in tangent term (β counts for the
     β-metric)."""
-    return differ_in_field(rows) and any(r["step"] == "constant" for r in rows)
+    return differ_in_field(rows) and any(r.step == "constant" for r in rows)
 
 
 # What the "Steps" choice does. Near a solution the safe bound grows without limit (it is a
@@ -264,44 +317,14 @@ TURN_HELP = (
     "β scales the rate of this rotation by 1/β.")
 
 
-ROW_BOUNDS = {"beta": (1e-3, 1e3), "omega": (1e-3, 1e3), "eta": (1e-5, 100.0)}
-"""The range of each number a row may hold: the table editor's limits and the URL's."""
-
-
-def row_methods() -> list[str]:
-    """The methods a row may run: those for any problem (the app's problems carry no samples;
-    the stochastic ones have their own page)."""
-    return methods_for(Problem)
-
-
-def check_row(r: dict) -> str | None:
-    """Why a row cannot run (a message), or None when it is valid."""
-    for key, names, what in (("method", row_methods(), "method"),
-                             ("tangent", TANGENT_TERMS, "tangent term"),
-                             ("step", STEP_RULES, "step rule"),
-                             ("constraint", ROW_CONSTRAINTS, "constraint")):
-        value = constraint_of(r) if key == "constraint" else r.get(key)
-        if not (isinstance(value, str) and value in names):  # a URL may hold a list
-            return f"unknown {what} {text.quote(value)}"
-    for name, (low, high) in ROW_BOUNDS.items():
-        value = r.get(name)
-        try:
-            ok = not isinstance(value, bool) and low <= float(value) <= high  # NaN fails too
-        except (TypeError, ValueError, OverflowError):  # OverflowError: a 400-digit integer
-            ok = False
-        if not ok:
-            return f"{name} must be a number in [{low:g}, {high:g}], got {text.quote(value)}"
-    return None
-
-
-def constraint_misfit(r: dict, sidebar_B: bool) -> str | None:
-    """Why a valid row cannot run on its constraint (None when it can): a method that does not
-    take the problem's constraint (Riemannian GD, the penalty) runs on XᵀX = I only
+def constraint_misfit(r: Row, sidebar_B: bool) -> str | None:
+    """Why a row cannot run on its constraint (None when it can): a method that does not take
+    the problem's constraint (Riemannian GD, the penalty) runs on XᵀX = I only
     (``methods.on_any_constraint``). ``sidebar_B``: the sidebar's constraint is XᵀBX = I."""
-    on_B = constraint_of(r) == "B" or (constraint_of(r) == "sidebar" and sidebar_B)
-    if not on_B or on_any_constraint(r["method"]):
+    on_B = r.constraint == "B" or (r.constraint == "sidebar" and sidebar_B)
+    if not on_B or on_any_constraint(r.method):
         return None
-    return (f"{METHODS[r['method']]} runs on XᵀX = I only; set its constraint to "
+    return (f"{METHODS[r.method]} runs on XᵀX = I only; set its constraint to "
             f"{text.quote('identity')}")
 
 
@@ -314,14 +337,6 @@ def shared(config: AppConfig) -> AppConfig:
     default = AppConfig()
     return replace(config, **{name: getattr(default, name)
                               for name in (*ROW_FIELDS, *PRESENTATION)})
-
-
-def _solver_config(r: dict, config: AppConfig, fairness: str | None) -> Config:
-    cfg = replace(config, beta=float(r["beta"]), omega=float(r["omega"]),
-                  step=fairness or r["step"], eta=float(r["eta"]))
-    own = {BETA_OPTION: cfg.beta} if BETA_OPTION in REGISTRY[r["method"]].options else {}
-    return Config(beta=cfg.beta, omega=cfg.omega, step=step_rule(cfg), tangent=r["tangent"],
-                  method=r["method"], options=own)
 
 
 def rows_B(config: AppConfig, B: np.ndarray | None) -> np.ndarray:
@@ -338,7 +353,7 @@ class Comparison:
     XᵀBX = I (with B, or the preset B when the sidebar has none) or as the sidebar says.
     """
 
-    def __init__(self, config: AppConfig, rows: list[dict], fairness: str | None,
+    def __init__(self, config: AppConfig, rows: list[Row], fairness: str | None,
                  matrix: np.ndarray | None = None, B: np.ndarray | None = None) -> None:
         self.config, self.rows, self.fairness = config, rows, fairness
         plain = build_problem(config, matrix)
@@ -353,13 +368,13 @@ class Comparison:
         ``f_star`` (f* over the component of O(n) of the row's final iterate when p = n,
         since a long step can cross) and ``B`` (whether the row ran on XᵀBX = I)."""
         r, config = self.rows[i], self.config
-        problem = self._on[constraint_of(r)]
-        result = solve(problem, self._X0, _solver_config(r, config, self.fairness),
+        problem = self._on[r.constraint]
+        result = solve(problem, self._X0, r.solver_config(self.fairness),
                        tol=config.tol, max_iter=config.max_iter, keep_iterates=self._keep,
                        should_stop=should_stop)
-        label = text.label(r["label"])
+        label = text.label(r.label)
         if self.fairness is not None:  # the rule that ran, where it overrides the row's
-            label += f" [{_STEP_TEXT[self.fairness].format(eta=float(r['eta']))}]"
+            label += f" [{_STEP_TEXT[self.fairness].format(eta=r.eta)}]"
         return dict(label=label, cost=result.cost, infeasibility=result.infeasibility,
                     grad_norm=result.grad_norm, time=result.time, X=result.iterates,
                     status=result.status, message=result.message,
@@ -375,7 +390,7 @@ class Comparison:
         return None if mixed and not known else self._on["sidebar"].optimum_from(self._X0)
 
 
-def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
+def run_rows(config: AppConfig, rows: list[Row], fairness: str | None,
              matrix: np.ndarray | None = None, B: np.ndarray | None = None, *,
              should_stop: StopCheck | None = None,
              progress: Callable[[int, int, str], None] | None = None,
@@ -387,7 +402,7 @@ def run_rows(config: AppConfig, rows: list[dict], fairness: str | None,
     runs = []
     for i, r in enumerate(rows):
         if progress is not None:
-            progress(i, len(rows), str(r["label"]))
+            progress(i, len(rows), r.label)
         runs.append(comparison.run_row(i, should_stop))
     return runs, comparison.f_star(runs)
 

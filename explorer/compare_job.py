@@ -15,7 +15,6 @@ Pure (no streamlit): ``session_job`` takes the session's mapping.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, MutableMapping
 
 import numpy as np
@@ -23,7 +22,7 @@ import numpy as np
 from landing_core.run import Status
 from landing_core.solvers import deadline
 
-from .compare import Comparison, rows_query
+from .compare import Comparison, Row
 from .gate import GATE, Gate
 from .state import AppConfig
 from .worker import LeasedWorker, session_worker
@@ -38,11 +37,11 @@ def _digest(array: np.ndarray | None) -> str | None:
     return hashlib.sha256(f"{array.dtype}{array.shape}".encode() + array.tobytes()).hexdigest()
 
 
-def job_key(config: AppConfig, rows: list[dict], fairness: str | None,
+def job_key(config: AppConfig, rows: list[Row], fairness: str | None,
             matrix: np.ndarray | None, B: np.ndarray | None) -> tuple:
     """Everything the comparison's result depends on: the shared configuration
     (``compare.shared``), the rows, the step choice and the matrices (by content)."""
-    return (config, rows_query(rows), json.dumps(fairness), _digest(matrix), _digest(B))
+    return (config, tuple(rows), fairness, _digest(matrix), _digest(B))
 
 
 class CompareJob(LeasedWorker):
@@ -87,7 +86,7 @@ class CompareJob(LeasedWorker):
             while len(self.runs) < len(rows):
                 i = len(self.runs)
                 self.fraction = i / len(rows)
-                self.text = f"Running row {i + 1} of {len(rows)}: {rows[i]['label']}"
+                self.text = f"Running row {i + 1} of {len(rows)}: {rows[i].label}"
                 run = self.comparison.run_row(i, self._should_stop)
                 if run["status"] == Status.STOPPED and not self._late:
                     return  # not wanted any more: this row runs again when the page asks

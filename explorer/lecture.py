@@ -10,7 +10,6 @@ the page around the player or the player's own iframe, and a key reruns the page
 
 from __future__ import annotations
 
-import copy
 from dataclasses import replace
 from pathlib import Path
 
@@ -82,8 +81,8 @@ def open_preset(index: int) -> None:
     preset = PRESETS[index]
     set_config(replace(preset.config, lecture=True))
     if preset.page == "compare":
-        # a copy: PRESETS is one object shared by every session of the server
-        st.session_state.compare_rows = copy.deepcopy(preset.rows)
+        # the table's own cells: PRESETS is one object shared by every session of the server
+        st.session_state.compare_rows = [r.cells() for r in preset.rows]
         st.session_state.compare_version = st.session_state.get("compare_version", 0) + 1
         st.session_state.compare_fairness = preset.fairness
     if preset.view is not None:
@@ -157,7 +156,7 @@ def compare_matches(preset: Preset) -> bool:
     """The Compare page holds the preset's rows and step choice (nothing edited since)."""
     rows = st.session_state.get("compare_rows")
     fairness = st.session_state.get("compare_fairness", preset.fairness)
-    return rows == preset.rows and fairness == preset.fairness
+    return rows == [r.cells() for r in preset.rows] and fairness == preset.fairness
 
 
 def shown(config: AppConfig, page: str) -> tuple[int, Preset] | None:

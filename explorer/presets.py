@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .compare import row
+from .compare import Row
 from .state import AppConfig
 from .stochastic import StochasticSpec
 
@@ -28,7 +28,7 @@ class Preset:
     look_at: str
     page: str  # "explorer", "compare", "theory" or "stochastic"
     config: AppConfig
-    rows: list[dict] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
     fairness: str = "as set in each row"
     view: str | None = None  # the explorer's geometry view
     demo: str | None = None  # the Theory page's demonstration (explorer.demos.DEMOS)
@@ -36,11 +36,11 @@ class Preset:
     question: Question | None = None  # asked in lecture mode, answered on Reveal
 
 
-def rows_over(name: str, values: tuple[float, ...], **settings) -> list[dict]:
+def rows_over(name: str, values: tuple[float, ...], **settings) -> list[Row]:
     """One row per value of the parameter ``name`` ("beta" or "omega"), labelled "β = 0.1" etc.;
-    ``settings``: what the rows share (see ``compare.row``)."""
+    ``settings``: what the rows share (``compare.Row``'s fields)."""
     symbol = {"beta": "β", "omega": "ω"}[name]
-    return [row(f"{symbol} = {v:g}", **{name: v}, **settings) for v in values]
+    return [Row(f"{symbol} = {v:g}", **{name: v}, **settings) for v in values]
 
 
 PRESETS: list[Preset] = [
@@ -52,9 +52,9 @@ PRESETS: list[Preset] = [
         "compare",
         AppConfig(problem="brockett", n=2, p=1, seed=3, distance=0.5, step="safe", eta=0.1,
                   max_iter=400),
-        [row("landing", step="safe", eta=0.1),
-         row("penalty f + ω/4‖h‖²", method="penalty", step="safe", eta=0.1),
-         row("Riemannian GD (QR)", method="rgd-qr", beta=1.0, step="safe", eta=0.1)],
+        [Row("landing", step="safe", eta=0.1),
+         Row("penalty f + ω/4‖h‖²", method="penalty", step="safe", eta=0.1),
+         Row("Riemannian GD (QR)", method="rgd-qr", beta=1.0, step="safe", eta=0.1)],
         question=Question(
             "Where does each method end: on the circle, or off it?",
             "Landing lands on the circle (‖XᵀX − I‖ below 10⁻⁸ after 89 iterations). The "
@@ -87,8 +87,8 @@ PRESETS: list[Preset] = [
         "compare",
         AppConfig(problem="brockett", n=20, p=4, seed=0, distance=0.3, step="safe", eta=0.08,
                   max_iter=1500),
-        [row("constant η = 0.08", step="constant", eta=0.08),
-         row("safe step, η ≤ 0.08", step="safe", eta=0.08)],
+        [Row("constant η = 0.08", step="constant", eta=0.08),
+         Row("safe step, η ≤ 0.08", step="safe", eta=0.08)],
         question=Question(
             "Will the constant step η = 0.08 converge?",
             "No: it diverges, ‖XᵀX − I‖ passing 10⁶ at k = 9. The safe step, shortened where "
@@ -126,7 +126,7 @@ PRESETS: list[Preset] = [
         AppConfig(problem="brockett", n=3, p=1, seed=0, distance=0.5, step="safe", eta=0.2,
                   max_iter=1500),
         [*rows_over("omega", (0.3, 3.0, 30.0), eta=0.2),
-         row("penalty, ω = 3", method="penalty", omega=3.0, eta=0.2)],
+         Row("penalty, ω = 3", method="penalty", omega=3.0, eta=0.2)],
         question=Question(
             "Which ω lands first: 0.3, 3 or 30? And where does the penalty (ω = 3) settle?",
             "ω = 3, in 72 iterations; ω = 0.3 takes 151, and ω = 30, its step capped at 1/60, "
@@ -210,8 +210,8 @@ PRESETS: list[Preset] = [
         "problem, not only the path. The B run reports ‖XᵀBX − I‖.",
         "compare",
         AppConfig(problem="brockett", n=6, p=2, seed=1, distance=0.4, step="bb", max_iter=2000),
-        [row("on XᵀX = I", step="bb", constraint="identity"),
-         row("on XᵀBX = I", step="bb", constraint="B")],
+        [Row("on XᵀX = I", step="bb", constraint="identity"),
+         Row("on XᵀBX = I", step="bb", constraint="B")],
         question=Question(
             "Same cost, same X₀: do the two runs end at the same cost?",
             "No: each lands on its own set (final ‖h‖ at rounding level), at its own point: f "
@@ -230,8 +230,8 @@ PRESETS: list[Preset] = [
         "compare",
         AppConfig(problem="generalized_eigen", n=3, p=2, seed=2, distance=0.4, step="bb",
                   max_iter=2000),
-        [row("on XᵀX = I", step="bb", constraint="identity"),
-         row("on XᵀBX = I", step="bb", constraint="B")],
+        [Row("on XᵀX = I", step="bb", constraint="identity"),
+         Row("on XᵀBX = I", step="bb", constraint="B")],
     ),
     Preset(
         "Stochastic landing: SGD's noise floor against SAGA",

@@ -16,7 +16,7 @@ from explorer import (
     work,
 )
 from explorer.gate import GATE, HEAVY_SECONDS
-from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
+from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS, limits
 
 config = controls.sidebar(owns=("rows", "steps", "against"))
 st.title("Compare configurations")
@@ -27,7 +27,8 @@ if "compare_rows" not in st.session_state:  # the session's first visit: a share
                               if "rows" in st.query_params else ([], []))
     for warning in url_warnings:
         st.warning(text.markdown(warning), icon="⚠️")
-    st.session_state.compare_rows = url_rows or compare.default_rows(config)
+    st.session_state.compare_rows = [r.cells() for r in
+                                     url_rows or compare.default_rows(config)]
     st.session_state.compare_version = 0
     by_code = {code: label for label, code in STEPS_CODE.items()}
     for name, key, choices in (("steps", "compare_fairness", by_code),
@@ -44,8 +45,8 @@ hide_after = lecture.question(config, "compare")
 
 
 def _number(label: str, name: str, help: str | None = None) -> st.column_config.NumberColumn:
-    """A number column of the table, limited to the range check_row accepts."""
-    low, high = compare.ROW_BOUNDS[name]
+    """A number column of the table, limited to the range a row accepts (the sidebar's)."""
+    low, high = limits(name)
     return st.column_config.NumberColumn(label, min_value=low, max_value=high, format="%.3g",
                                          help=help)
 
@@ -106,10 +107,14 @@ if len(rows) > compare.MAX_ROWS:
     rows = rows[:compare.MAX_ROWS]
 problem, matrix = controls.session_problem(config)
 valid = []
-for r in rows:
-    problem_with_row = compare.check_row(r) or compare.constraint_misfit(r, problem.B is not None)
+for cells in rows:
+    try:
+        r = compare.parse_row(cells)
+        problem_with_row = compare.constraint_misfit(r, problem.B is not None)
+    except ValueError as why:
+        problem_with_row = str(why)
     if problem_with_row:
-        st.warning(text.markdown(f"Row {text.quote(r.get('label'))} skipped: "
+        st.warning(text.markdown(f"Row {text.quote(cells.get('label'))} skipped: "
                                  f"{problem_with_row}."))
     else:
         valid.append(r)
@@ -159,9 +164,9 @@ def _run(cfg, rows_, fairness, matrix, B, _cost):
 
 cost = budget.compare_cost(
     config.problem, problem.n, problem.p, config.max_iter,
-    [(r["method"], compare.FAIRNESS[fair_label] or r["step"]) for r in valid],
+    [(r.method, compare.FAIRNESS[fair_label] or r.step) for r in valid],
     m=budget.matrix_rows(config.problem, getattr(matrix, "shape", None)),
-    constrained=problem.B is not None or any(compare.constraint_of(r) == "B" for r in valid))
+    constrained=problem.B is not None or any(r.constraint == "B" for r in valid))
 work.admit(cost)
 runs, f_star = work.served(_run, compare.shared(config), valid, compare.FAIRNESS[fair_label],
                            matrix, problem.B, cost)

@@ -73,8 +73,8 @@ def test_compare_runs_St_and_the_B_constraint_side_by_side():
     from explorer.state import AppConfig
 
     config = AppConfig(problem="brockett", n=5, p=2, seed=1, distance=0.3, max_iter=3000)
-    rows = [compare.row("St", step="bb", constraint="identity"),
-            compare.row("B", step="bb", constraint="B")]
+    rows = [compare.Row("St", step="bb", constraint="identity"),
+            compare.Row("B", step="bb", constraint="B")]
     runs, f_star = compare.run_rows(config, rows, None)
     assert f_star is None  # the B run's optimum is not St's
     (st_run, b_run) = runs
@@ -93,7 +93,7 @@ def test_old_compare_links_without_a_constraint_still_load():
 
     old = '[["β = 1","landing","beta",1.0,1.0,"safe",0.1]]'
     rows, warnings = compare.rows_from_query(old)
-    assert warnings == [] and rows[0]["constraint"] == "sidebar"
+    assert warnings == [] and rows[0].constraint == "sidebar"
     bad, warnings = compare.rows_from_query('[["x","landing","beta",1,1,"safe",0.1,"oval"]]')
     assert bad == [] and "unknown constraint 'oval'" in warnings[0]
 
@@ -196,8 +196,8 @@ def test_the_eigenproblem_on_St_is_brocketts_with_N_I_and_compares_with_each_B()
     plain = build_problem(config)
     assert plain.B is None  # XᵀX = I: the plain landing, f* from eigh(A)
     assert plain.f_star == pytest.approx(_pencil_optimum(plain.A, None, 2), abs=1e-12)
-    rows = [compare.row("St", step="bb", constraint="identity"),
-            compare.row("B", step="bb", constraint="B")]
+    rows = [compare.Row("St", step="bb", constraint="identity"),
+            compare.Row("B", step="bb", constraint="B")]
     runs, f_star = compare.run_rows(config, rows, None)
     assert f_star == pytest.approx(plain.f_star, abs=1e-12)  # every row knows its own f*
     st_run, b_run = runs
@@ -264,7 +264,7 @@ def test_the_infeasibility_is_named_for_the_constraint_in_messages_and_the_summa
         assert f"lets {name} only shrink" in outside
         assert f"only guards feasibility ({name} stays below ε" in inside
 
-    rows = [compare.row("St", constraint="identity"), compare.row("B", constraint="B")]
+    rows = [compare.Row("St", constraint="identity"), compare.Row("B", constraint="B")]
     header = {k for k in compare.summary(compare.run_rows(
         AppConfig(n=3, p=2, max_iter=30), rows, None)[0], None)[0] if k.startswith("final ‖")}
     assert header == {"final ‖XᵀX − I‖ or ‖XᵀBX − I‖"}

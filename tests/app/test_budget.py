@@ -163,7 +163,7 @@ def test_the_compare_page_refuses_six_cayley_rows():
     at = app_test(LARGEST)
     at.run()
     at.session_state["compare_rows"] = [
-        compare.row(f"c{i}", method="rgd-cayley", step="armijo") for i in range(6)]
+        compare.Row(f"c{i}", method="rgd-cayley", step="armijo").cells() for i in range(6)]
     at.session_state["compare_version"] = 0
     at.switch_page("pages/compare.py").run()
     assert not at.exception
@@ -197,7 +197,7 @@ def test_a_comparison_over_its_time_limit_keeps_its_rows_and_says_so(underestima
     at = app_test(LARGEST | {"max_iter": "3000"})
     at.run()
     at.session_state["compare_rows"] = [
-        compare.row(f"c{i}", method="rgd-cayley", step="armijo") for i in range(3)]
+        compare.Row(f"c{i}", method="rgd-cayley", step="armijo").cells() for i in range(3)]
     at.session_state["compare_version"] = 0
     at.switch_page("pages/compare.py").run()
     assert not at.exception and not at.error
@@ -261,8 +261,8 @@ def _stopped(at) -> list[str]:
 
 
 def test_a_comparison_cut_short_is_computed_again_with_the_same_settings(tight_then_idle):
-    rows = [compare.row("a", beta=0.2, step="constant", eta=0.05),
-            compare.row("b", beta=5.0, step="constant", eta=0.05)]
+    rows = [compare.Row("a", beta=0.2, step="constant", eta=0.05),
+            compare.Row("b", beta=5.0, step="constant", eta=0.05)]
     query = {"n": "3", "p": "2", "seed": "4242", "tol": "1e-14", "max_iter": "5000",
              "rows": compare.rows_query(rows)}
     at = app_test(query).switch_page("pages/compare.py")

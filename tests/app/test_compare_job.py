@@ -14,7 +14,7 @@ from explorer import compare, compare_job, worker
 from explorer.state import AppConfig
 
 CONFIG = AppConfig(n=5, p=2, tol=1e-14, max_iter=300)
-ROWS = [compare.row(f"β = {b:g}", beta=b, step="constant", eta=0.05) for b in (0.2, 1.0, 5.0)]
+ROWS = [compare.Row(f"β = {b:g}", beta=b, step="constant", eta=0.05) for b in (0.2, 1.0, 5.0)]
 
 
 class Sleepy:
@@ -22,7 +22,7 @@ class Sleepy:
     ``should_stop`` every 10 ms; ``calls`` lists the rows started."""
 
     def __init__(self, rows: int, seconds: float) -> None:
-        self.rows = [compare.row(f"r{i}") for i in range(rows)]
+        self.rows = [compare.Row(f"r{i}") for i in range(rows)]
         self.seconds, self.calls = seconds, []
 
     def run_row(self, i: int, should_stop) -> dict:
@@ -70,7 +70,9 @@ def test_a_rerun_with_the_same_settings_waits_for_the_same_work():
 
 def test_the_job_computes_what_run_rows_does():
     key = compare_job.job_key(CONFIG, ROWS, None, None, None)
-    assert key == compare_job.job_key(CONFIG, [dict(r) for r in ROWS], None, None, None)
+    equal = [compare.parse_row(r.cells()) for r in ROWS]  # equal rows, other objects
+    assert key == compare_job.job_key(CONFIG, equal, None, None, None)
+    assert key != compare_job.job_key(CONFIG, ROWS[::-1], None, None, None)
     assert key != compare_job.job_key(CONFIG, ROWS, "bb", None, None)
     assert key != compare_job.job_key(CONFIG, ROWS, None, None, np.eye(5))
     job = _job({}, compare.Comparison(CONFIG, ROWS, None), key)
@@ -105,7 +107,7 @@ def test_the_work_pauses_when_the_page_stops_asking_and_resumes_at_its_row():
 
 def test_the_time_limit_keeps_what_was_computed_and_stops_the_rest_at_x0():
     config = AppConfig(n=60, p=10, tol=1e-14, max_iter=3000)
-    rows = [compare.row(f"β = {b:g}", beta=b) for b in (0.2, 1.0, 5.0)]  # safe steps
+    rows = [compare.Row(f"β = {b:g}", beta=b) for b in (0.2, 1.0, 5.0)]  # safe steps
     job = _job({}, compare.Comparison(config, rows, None), seconds=0.05)
     _finish(job)
     runs, _ = job.result
@@ -118,7 +120,7 @@ def test_the_time_limit_keeps_what_was_computed_and_stops_the_rest_at_x0():
 
 
 def test_an_error_in_a_row_ends_the_job_for_the_page_to_raise():
-    bad = [compare.row("rgd on B", method="rgd-qr", constraint="B")]
+    bad = [compare.Row("rgd on B", method="rgd-qr", constraint="B")]
     job = _job({}, compare.Comparison(CONFIG, bad, None))
     _finish(job, 30.0)
     assert isinstance(job.error, ValueError) and job.result is None

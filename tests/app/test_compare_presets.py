@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import operator
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -30,10 +30,10 @@ def _decode(values) -> np.ndarray:
 
 def test_rows_match_independent_solver_runs():
     config = AppConfig(problem="brockett", n=6, p=2, seed=1, distance=0.3, max_iter=300)
-    rows = [compare.row("a", beta=0.2, step="safe", eta=0.05),
-            compare.row("b", tangent="relative", step="bb"),
-            compare.row("c", method="rgd-polar", beta=0.3, step="bb"),
-            compare.row("d", method="momentum", beta=2.0, step="safe", eta=0.05)]
+    rows = [compare.Row("a", beta=0.2, step="safe", eta=0.05),
+            compare.Row("b", tangent="relative", step="bb"),
+            compare.Row("c", method="rgd-polar", beta=0.3, step="bb"),
+            compare.Row("d", method="momentum", beta=2.0, step="safe", eta=0.05)]
     runs, f_star = compare.run_rows(config, rows, None)
     problem = make_problem("brockett", 6, 2, 1)
     X0 = initial_point(6, 2, 0.3, 1)
@@ -51,7 +51,7 @@ def test_rows_match_independent_solver_runs():
 
 def test_fairness_overrides_every_rows_step_rule():
     config = AppConfig(problem="brockett", n=6, p=2, max_iter=200)
-    rows = [compare.row("const", step="constant", eta=5.0)]
+    rows = [compare.Row("const", step="constant", eta=5.0)]
     (diverged,), _ = compare.run_rows(config, rows, None)
     (safe,), _ = compare.run_rows(config, rows, "safe")
     assert diverged["status"] == "diverged"
@@ -64,15 +64,20 @@ def test_fairness_overrides_every_rows_step_rule():
 
 
 @pytest.mark.parametrize(("bad", "fragment"), [
-    (dict(beta=-1.0), "beta must be a number in [0.001, 1000], got -1.0"),
-    (dict(eta=float("nan")), "eta must be a number in [1e-05, 100], got nan"),
-    (dict(omega=True), "omega must be a number"),  # a JSON true from a URL is no number
-    (dict(beta=1e300), "beta must be a number in"),
-    (dict(method="newton"), "unknown method"),
-    (dict(step=None), "unknown step rule"),
+    (dict(beta=-1.0), "beta=-1.0 is outside [0.01, 100]"),  # the sidebar's words and bounds
+    (dict(eta=50.0), "eta=50.0 is outside [0.0001, 10]"),
+    (dict(eta=float("nan")), "eta=nan is not a finite number"),
+    (dict(omega=True), "omega=True is not a number"),  # a JSON true from a URL is no number
+    (dict(beta=1e300), "beta=1e+300 is outside"),
+    (dict(method="newton"), "unknown method 'newton'"),
+    (dict(step=None), "unknown step rule None"),
 ])
 def test_bad_rows_are_explained(bad, fragment):
-    assert fragment in compare.check_row({**compare.row("x"), **bad})
+    with pytest.raises(ValueError) as why:
+        compare.parse_row(compare.Row("x").cells() | bad)
+    assert fragment in str(why.value)
+    with pytest.raises(ValueError, match="is outside|unknown|not a"):  # built by hand as well
+        compare.Row("x", **bad)
 
 
 def test_summary_reports_time_and_iterations_only_for_converged_runs():
@@ -126,13 +131,13 @@ def test_every_preset_loads_and_shows(index):
         assert at.success[0].value == f"{ANSWER} {preset.question.answer}"
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     if preset.page == "compare":
-        rows = at.session_state.compare_rows  # the session's own copy, not the shared PRESETS
-        assert rows == preset.rows and not any(map(operator.is_, rows, preset.rows))
+        rows = at.session_state.compare_rows  # the session's own cells, not the shared PRESETS
+        assert [compare.parse_row(r) for r in rows] == preset.rows
         assert charts, "the comparison shows its figures"
         names = [t["name"] for t in charts[0]["data"] if t.get("showlegend", True)]
-        assert names == [r["label"] for r in preset.rows]
+        assert names == [r.label for r in preset.rows]
         table = at.dataframe[-1].value
-        assert list(table["configuration"]) == [r["label"] for r in preset.rows]
+        assert list(table["configuration"]) == [r.label for r in preset.rows]
     elif preset.page == "theory":  # the demonstration it names, without the page's words
         assert at.title[0].value.startswith("Theory")
         assert at.radio(key="theory_part").value == "demonstrations"
@@ -211,7 +216,7 @@ def test_preset_claims_hold():
 
 
 def test_a_label_follows_its_rows_settings():
-    old = compare.default_rows(AppConfig())
+    old = [r.cells() for r in compare.default_rows(AppConfig())]
     assert [r["label"] for r in old] == ["β = 0.1", "β = 0.5", "β = 1", "β = 5"]
     new = [dict(r) for r in old]
     new[1]["method"] = "rgd-qr"  # one cell edited: its label no longer says what runs
@@ -229,16 +234,15 @@ def test_a_label_follows_its_rows_settings():
     assert compare.relabel(out, blank)[3]["label"] == "β = 5, ω = 1, safe (η ≤ 0.1)"
     added = out + [dict.fromkeys(compare.COLUMNS)]  # a new, still empty row stays as it is
     assert compare.relabel(out, added)[-1]["label"] is None
-    penalty = compare.row("x", method="penalty", step="armijo", omega=3.0)
+    penalty = compare.Row("x", method="penalty", step="armijo", omega=3.0)
     assert compare.auto_label(penalty) == "penalty, ω = 3, Armijo"
-    frob = compare.row("x", tangent="euclidean", step="constant", eta=0.05)
+    frob = compare.Row("x", tangent="euclidean", step="constant", eta=0.05)
     assert compare.auto_label(frob) == "Frobenius, ω = 1, η = 0.05"
-    momentum = compare.row("x", method="momentum", beta=0.3, step="bb")
+    momentum = compare.Row("x", method="momentum", beta=0.3, step="bb")
     assert compare.auto_label(momentum) == "Landing with heavy-ball momentum (β = 0.3), ω = 1, BB"
 
 
 def test_rows_share_only_what_they_do_not_set():
-    from dataclasses import replace
     base = AppConfig(n=5, p=2, seed=3, distance=0.2, tol=1e-9, max_iter=300)
     moved = replace(base, beta=7.0, omega=3.0, eta=0.02, step="armijo", tangent="relative",
                     speed="slow")
@@ -252,26 +256,26 @@ def test_rows_share_only_what_they_do_not_set():
 
 
 def test_the_fairness_note_only_where_a_constant_step_compares_different_fields():
-    same = [compare.row("a", step="constant"), compare.row("b", step="constant", omega=3.0)]
+    same = [compare.Row("a", step="constant"), compare.Row("b", step="constant", omega=3.0)]
     assert not compare.constant_step_is_unfair(same)  # only ω differs: one field's scale
-    betas = [compare.row("a", step="constant", beta=0.1), compare.row("b", beta=10.0)]
+    betas = [compare.Row("a", step="constant", beta=0.1), compare.Row("b", beta=10.0)]
     assert compare.constant_step_is_unfair(betas)
-    safe = [compare.row("a", beta=0.1), compare.row("b", beta=10.0)]
+    safe = [compare.Row("a", beta=0.1), compare.Row("b", beta=10.0)]
     assert not compare.constant_step_is_unfair(safe)
-    frob = [compare.row("a", tangent="euclidean", beta=0.1, step="constant"),
-            compare.row("b", tangent="euclidean", beta=9.0, step="constant")]
+    frob = [compare.Row("a", tangent="euclidean", beta=0.1, step="constant"),
+            compare.Row("b", tangent="euclidean", beta=9.0, step="constant")]
     assert not compare.constant_step_is_unfair(frob)  # β does not enter the Frobenius term
-    rgd = [compare.row("a", method="rgd-qr", beta=0.1, step="constant"),
-           compare.row("b", method="rgd-qr", beta=9.0, step="constant")]
+    rgd = [compare.Row("a", method="rgd-qr", beta=0.1, step="constant"),
+           compare.Row("b", method="rgd-qr", beta=9.0, step="constant")]
     assert compare.constant_step_is_unfair(rgd)  # β scales RGD's rotation block too
-    assert not compare.constant_step_is_unfair([{**r, "beta": 0.1} for r in rgd])
-    mixed = [compare.row("a", step="constant"), compare.row("b", method="penalty")]
+    assert not compare.constant_step_is_unfair([replace(r, beta=0.1) for r in rgd])
+    mixed = [compare.Row("a", step="constant"), compare.Row("b", method="penalty")]
     assert compare.constant_step_is_unfair(mixed)
 
 
 def test_rows_round_trip_through_the_url_and_bad_rows_are_dropped_with_a_reason():
-    rows = [compare.row("β = 0.1 | a ~ label", beta=0.1, step="bb"),
-            compare.row("RGD", method="rgd-polar", step="safe", eta=0.05)]
+    rows = [compare.Row("β = 0.1 | a ~ label", beta=0.1, step="bb"),
+            compare.Row("RGD", method="rgd-polar", step="safe", eta=0.05)]
     text = compare.rows_query(rows)
     assert compare.rows_from_query(text) == (rows, [])
     bad = json.loads(text) + [["x", "newton", "beta", 1, 1, "safe", 0.1]]
@@ -289,20 +293,20 @@ def test_rows_round_trip_through_the_url_and_bad_rows_are_dropped_with_a_reason(
     assert compare.rows_from_query('["abcdefg"]') == unreadable
     assert compare.rows_from_query("[" + ",".join(['["x"]'] * 5000) + "]") == unreadable
     bools, warnings = compare.rows_from_query('[["b","landing","beta",true,1,"safe",0.1]]')
-    assert bools == [] and "beta must be a number" in warnings[0]
+    assert bools == [] and "beta=True is not a number" in warnings[0]
     flood = json.dumps([["x", "newton", "beta", 1, 1, "safe", 0.1]] * 50)
     assert compare.rows_from_query(flood)[1][-1] == "… and 47 more rows dropped."
     (unlabelled,), _ = compare.rows_from_query('[[null,"landing","beta",2,1,"bb",1]]')
-    assert unlabelled["label"] == "β = 2, ω = 1, BB" and unlabelled["beta"] == 2.0
+    assert unlabelled.label == "β = 2, ω = 1, BB" and unlabelled.beta == 2.0
 
 
 def test_a_compare_link_reopens_its_table_steps_and_axis():
     """A copied Compare URL reopens its table, its Steps choice and its x axis: all three are
     in the URL."""
-    rows = [compare.row("β = 0.1", beta=0.1), compare.row("β = 10", beta=10.0)]
+    rows = [compare.Row("β = 0.1", beta=0.1), compare.Row("β = 10", beta=10.0)]
     at = open_app({"n": "3", "p": "2", "rows": compare.rows_query(rows), "steps": "bb",
                    "against": "time"}, page="pages/compare.py")
-    assert at.session_state.compare_rows == rows
+    assert at.session_state.compare_rows == [r.cells() for r in rows]
     assert compare.FAIRNESS[at.selectbox(key="compare_fairness").value] == "bb"
     assert at.radio(key="compare_against").value == "time"
     summary = at.dataframe[1].value  # [0] is the editable table
@@ -318,13 +322,13 @@ def test_a_compare_link_reopens_its_table_steps_and_axis():
 def test_the_p1_note_only_where_rows_differ_in_beta_alone():
     """The note that β does nothing for p = 1 shows only where two rows differ in β alone
     (not for the circle preset, whose rows differ by method)."""
-    betas = [compare.row("a", beta=0.1), compare.row("b", beta=5.0)]
-    methods = [compare.row("a"), compare.row("b", method="penalty"),
-               compare.row("c", method="rgd-qr")]
+    betas = [compare.Row("a", beta=0.1), compare.Row("b", beta=5.0)]
+    methods = [compare.Row("a"), compare.Row("b", method="penalty"),
+               compare.Row("c", method="rgd-qr")]
     assert compare.differ_only_in_beta(betas)
     assert not compare.differ_only_in_beta(methods)
-    assert not compare.differ_only_in_beta([compare.row("a", beta=0.1),
-                                            compare.row("b", beta=5.0, omega=2.0)])
+    assert not compare.differ_only_in_beta([compare.Row("a", beta=0.1),
+                                            compare.Row("b", beta=5.0, omega=2.0)])
     note = "every β gives the same tangent term"
     at = open_app({"n": "2", "p": "1", "rows": compare.rows_query(betas)},
                   page="pages/compare.py")
@@ -336,8 +340,8 @@ def test_the_p1_note_only_where_rows_differ_in_beta_alone():
 
 def test_a_diverged_run_is_marked_where_it_ends():
     config = AppConfig(problem="brockett", n=20, p=4, max_iter=300)
-    runs, f_star = compare.run_rows(config, [compare.row("const", step="constant", eta=0.08),
-                                             compare.row("safe", step="safe", eta=0.08)], None)
+    runs, f_star = compare.run_rows(config, [compare.Row("const", step="constant", eta=0.08),
+                                             compare.Row("safe", step="safe", eta=0.08)], None)
     assert [r["status"] for r in runs] == ["diverged", "max_iter"]
     fig = figures.comparison_figure(runs, f_star=f_star)
     crosses = [t for t in fig.data if t.mode == "markers"]
@@ -354,8 +358,8 @@ def test_each_row_gap_is_taken_in_its_final_component():
     would give −2.12 for the first row)."""
     config = AppConfig(problem="linear", n=2, p=2, seed=14, distance=0.4, beta=1.0, omega=1.0,
                        max_iter=2000)
-    rows = [compare.row("long", beta=1.0, step="constant", eta=0.6),
-            compare.row("safe", beta=1.0, step="safe")]
+    rows = [compare.Row("long", beta=1.0, step="constant", eta=0.6),
+            compare.Row("safe", beta=1.0, step="safe")]
     runs, f_star = compare.run_rows(config, rows, None)
     assert runs[0]["f_star"] != runs[1]["f_star"] and f_star == runs[1]["f_star"]
     for entry in compare.summary(runs, f_star):
@@ -369,8 +373,8 @@ def test_rgd_rows_take_their_beta_as_the_metric_and_the_table_says_what_a_row_ig
     """An RGD row runs Riemannian GD in the β-metric of its β (not the embedded metric
     whatever β); the table says which of β, ω and the tangent term a row does not use."""
     config = AppConfig(problem="brockett", n=5, p=3, seed=2, max_iter=60)
-    rows = [compare.row("small", method="rgd-qr", beta=0.2, step="constant", eta=0.05),
-            compare.row("large", method="rgd-qr", beta=5.0, step="constant", eta=0.05)]
+    rows = [compare.Row("small", method="rgd-qr", beta=0.2, step="constant", eta=0.05),
+            compare.Row("large", method="rgd-qr", beta=5.0, step="constant", eta=0.05)]
     runs, _ = compare.run_rows(config, rows, None)
     problem = make_problem("brockett", 5, 3, 2)
     X0 = initial_point(5, 3, config.distance, 2)
@@ -388,10 +392,10 @@ def test_rgd_rows_take_their_beta_as_the_metric_and_the_table_says_what_a_row_ig
         "normal term) and takes the Riemannian gradient in the β-metric of the row's β (β = 1: "
         "the embedded metric).")
     assert "does not use the tangent term or β" in compare.unused_note(
-        compare.row("p", method="penalty"))
-    assert compare.unused_note(compare.row("f", tangent="euclidean")).endswith(
+        compare.Row("p", method="penalty"))
+    assert compare.unused_note(compare.Row("f", tangent="euclidean")).endswith(
         "does not use β: β enters only the β-metric tangent term.")
-    assert compare.unused_note(compare.row("l")) == ""
+    assert compare.unused_note(compare.Row("l")) == ""
     assert compare.differ_only_in_beta(rows)  # for p = 1 they coincide too
     at = open_app({"n": "5", "p": "3", "rows": compare.rows_query(rows)}, page="pages/compare.py")
     notes = [c.value for c in at.caption if "does not use" in c.value]
@@ -399,8 +403,8 @@ def test_rgd_rows_take_their_beta_as_the_metric_and_the_table_says_what_a_row_ig
 
 
 def test_a_row_whose_method_has_no_b_variant_is_skipped_on_xtbx_with_its_reason():
-    rows = [compare.row("landing"), compare.row("rgd", method="rgd-qr"),
-            compare.row("rgd on St", method="rgd-qr", constraint="identity")]
+    rows = [compare.Row("landing"), compare.Row("rgd", method="rgd-qr"),
+            compare.Row("rgd on St", method="rgd-qr", constraint="identity")]
     at = open_app({"constraint": "preset", "n": "3", "p": "2",
                    "rows": compare.rows_query(rows)}, page="pages/compare.py")
     assert not at.exception
@@ -408,6 +412,6 @@ def test_a_row_whose_method_has_no_b_variant_is_skipped_on_xtbx_with_its_reason(
     assert len(skipped) == 1 and "'rgd'" in skipped[0] and "XᵀX = I only" in skipped[0]
     assert list(at.dataframe[-1].value["configuration"]) == ["landing", "rgd on St"]
     assert compare.constraint_misfit(rows[1], sidebar_B=False) is None
-    assert compare.constraint_misfit({**rows[0], "constraint": "B"}, sidebar_B=False) is None
+    assert compare.constraint_misfit(replace(rows[0], constraint="B"), sidebar_B=False) is None
     assert "runs on XᵀX = I only" in compare.constraint_misfit(
-        compare.row("p", method="penalty", constraint="B"), sidebar_B=False)
+        compare.Row("p", method="penalty", constraint="B"), sidebar_B=False)

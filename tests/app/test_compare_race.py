@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from explorer import compare, compare_job, live, race
+from explorer import compare, compare_job, live, race, text
 from explorer.constraint import preset_B
 from explorer.playback import DECIMALS
 from explorer.runner import build_problem
@@ -18,12 +18,12 @@ from explorer.state import AppConfig
 from explorer.style import PALETTE
 from tests.app.helpers import open_app, race_data
 
-ROWS = [compare.row("safe", step="safe", eta=0.2),
-        compare.row("constant", step="constant", eta=0.05),
-        compare.row("BB", step="bb", beta=2.0),
-        compare.row("ω = 5", omega=5.0, step="armijo"),
-        compare.row("RGD", method="rgd-qr", beta=1.0, step="constant", eta=0.1),
-        compare.row("on B", step="bb", constraint="B")]
+ROWS = [compare.Row("safe", step="safe", eta=0.2),
+        compare.Row("constant", step="constant", eta=0.05),
+        compare.Row("BB", step="bb", beta=2.0),
+        compare.Row("ω = 5", omega=5.0, step="armijo"),
+        compare.Row("RGD", method="rgd-qr", beta=1.0, step="constant", eta=0.1),
+        compare.Row("on B", step="bb", constraint="B")]
 
 
 def _job_result(config: AppConfig, rows: list[dict]) -> tuple[list[dict], float | None]:
@@ -94,15 +94,15 @@ def test_the_shared_view_draws_the_manifolds_the_rows_keep_to(n, p):
         runs, f_star = compare.run_rows(config, rows, None)
         return race.payload(runs, f_star, config, problem, B, "iteration")["header"]["views"][0]
 
-    on_B = view([compare.row("a", step="bb", constraint="B"),
-                 compare.row("b", step="safe", constraint="B")])
+    on_B = view([compare.Row("a", step="bb", constraint="B"),
+                 compare.Row("b", step="safe", constraint="B")])
     W = np.asarray(on_B["W"])
     np.testing.assert_allclose(W.T @ B @ W, np.eye(n), atol=1e-10)  # W u lies on xᵀBx = 1
     assert "unit" not in on_B
-    mixed = view([compare.row("a", step="bb", constraint="identity"),
-                  compare.row("b", step="bb", constraint="B")])
+    mixed = view([compare.Row("a", step="bb", constraint="identity"),
+                  compare.Row("b", step="bb", constraint="B")])
     assert mixed["unit"] and "W" in mixed  # the ellipse and the unit circle
-    plain = view([compare.row("a", step="bb"), compare.row("b", step="safe")])
+    plain = view([compare.Row("a", step="bb"), compare.Row("b", step="safe")])
     assert "W" not in plain and "unit" not in plain
     if n == 2:  # no row's own field: the plane draws none
         assert plain["arrows"] == []
@@ -110,7 +110,7 @@ def test_the_shared_view_draws_the_manifolds_the_rows_keep_to(n, p):
 
 def test_a_diverged_row_does_not_shrink_the_view():
     config = compare.shared(AppConfig(n=3, p=1, max_iter=200))
-    rows = [compare.row("calm", step="bb"), compare.row("wild", step="constant", eta=50.0)]
+    rows = [compare.Row("calm", step="bb"), compare.Row("wild", step="constant", eta=5.0)]
     runs, f_star = compare.run_rows(config, rows, None)
     assert [r["status"] for r in runs] == ["converged", "diverged"]
     head = race.payload(runs, f_star, config, build_problem(config), preset_B(3),
@@ -139,9 +139,9 @@ def test_the_compare_page_sends_the_race_of_its_rows():
     assert head["race"]["against"] == "iteration" and head["lecture"]
     assert [v["kind"] for v in head["views"]] == ["frame", "sigma", "cone"]
     config = at.session_state.config
-    rows = at.session_state.compare_rows
+    rows = [compare.parse_row(cells) for cells in at.session_state.compare_rows]
     runs, f_star = compare.run_rows(compare.shared(config), rows, None)  # independently
-    assert [r["label"] for r in data["rows"]] == [r["label"] for r in rows]
+    assert [r["label"] for r in data["rows"]] == [r.label for r in rows]
     assert head["f_star"] == f_star
     for row, run in zip(data["rows"], runs, strict=True):
         assert row["cost"] == _exact(run["cost"]) and row["h"] == _exact(run["infeasibility"])
@@ -159,8 +159,8 @@ def test_bad_rows_are_still_explained_beside_the_race():
     rows = json.dumps([["ok", "landing", "beta", 0.5, 1, "safe", 0.1, "sidebar"],
                        ["bad", "landing", "beta", -3, 1, "safe", 0.1, "sidebar"]])
     at = open_app({"rows": rows}, page="pages/compare.py")
-    warned = " ".join(w.value for w in at.warning)
-    assert "bad" in warned and "beta must be a number" in warned
+    warned = " ".join(text.unescape(w.value) for w in at.warning)
+    assert "URL row 'bad' dropped: beta=-3 is outside [0.01, 100]." in warned  # as the sidebar
     assert [r["label"] for r in race_data(at)["rows"]] == ["ok"]
 
 

@@ -109,7 +109,7 @@ def test_the_omega_preset_shows_its_numbers():
     assert pen["infeasibility"][-1] == pytest.approx(2 * abs(lam_min) / 3, rel=1e-6)
     assert f"{2 * abs(lam_min) / 3:.2f}" in preset.look_at
     assert "151" in preset.look_at and "801" in preset.look_at and "(72)" in preset.look_at
-    assert {preset.config.step} | {r["step"] for r in preset.rows} == {"safe"}
+    assert {preset.config.step} | {r.step for r in preset.rows} == {"safe"}
 
 
 def test_the_gram_preset_stays_on_the_dotted_flow_for_every_cost():

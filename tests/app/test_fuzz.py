@@ -195,7 +195,7 @@ def _compare(query: dict[str, str]) -> AppTest:
 
 
 def _json_row(label, **bad) -> list:
-    r = compare.row(label, beta=0.3, step="bb") | bad
+    r = compare.Row(label, beta=0.3, step="bb").cells() | bad
     return [r[c] for c in compare.COLUMNS]
 
 
@@ -226,7 +226,7 @@ def test_compare_rows_that_cannot_be_read():
         at = _compare({"rows": raw})
         check_page(at)
         assert list(at.dataframe[-1].value["configuration"]) == [
-            r["label"] for r in compare.default_rows(AppConfig())]  # the default table runs
+            r.label for r in compare.default_rows(AppConfig())]  # the default table runs
 
 
 def test_hostile_rows_stored_by_the_table_editor_render_and_are_skipped():
@@ -248,13 +248,13 @@ def test_hostile_rows_stored_by_the_table_editor_render_and_are_skipped():
 
 
 def test_labels_reach_the_legend_as_text():
-    rows = [compare.row(f"<a href='https://evil.example'>{MARK}</a> & <b>", beta=0.2),
-            compare.row(f"<span style='color:red'>{MARK}</span>", beta=2.0)]
+    rows = [compare.Row(f"<a href='https://evil.example'>{MARK}</a> & <b>", beta=0.2),
+            compare.Row(f"<span style='color:red'>{MARK}</span>", beta=2.0)]
     at = _compare({"n": "3", "p": "2", "rows": compare.rows_query(rows)})
     check_page(at)
     names = [t["name"] for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
              if t.get("showlegend", True)]
-    assert names == [text.html(r["label"]) for r in rows]
+    assert names == [text.html(r.label) for r in rows]
 
 
 # ----------------------------------------------------------------------------------- uploads
@@ -366,9 +366,9 @@ def test_any_json_gives_valid_rows_or_a_message(value):
     assert len(rows) <= compare.MAX_ROWS and len(warnings) <= 5
     assert all(len(w) < 300 for w in warnings)
     for r in rows:
-        assert compare.check_row(r) is None
-        assert isinstance(r["label"], str) and not r["label"].startswith(text.FORMULA_START)
-        assert all(math.isfinite(r[c]) for c in ("beta", "omega", "eta"))
+        assert compare.parse_row(r.cells()) == r  # valid, and as parsing keeps it
+        assert isinstance(r.label, str) and not r.label.startswith(text.FORMULA_START)
+        assert all(math.isfinite(v) for v in (r.beta, r.omega, r.eta))
 
 
 ODD_CELL = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
@@ -383,10 +383,13 @@ CELLS = {"label": ODD_CELL | st.sampled_from(HOSTILE[:7]),
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.fixed_dictionaries(CELLS), max_size=7))
 def test_any_table_edit_relabels_without_raising(new):
-    old = compare.default_rows(AppConfig())
+    old = [r.cells() for r in compare.default_rows(AppConfig())]
     for r in compare.relabel(old, new):
         label = r["label"]
         assert label is None or isinstance(label, float) or (
             isinstance(label, str) and not label.startswith(text.FORMULA_START))
-        if compare.check_row(r) is None:
-            assert isinstance(label, str) and label.strip()
+        try:
+            compare.parse_row(r)
+        except ValueError:
+            continue
+        assert isinstance(label, str) and label.strip()

@@ -39,7 +39,7 @@ def _preset(title: str) -> presets.Preset:
 def fair_runs() -> dict[str, list[dict]]:
     """brockett(3, 2), the default X0, rows beta = 0.1, 0.5, 1, 5 under each adaptive choice."""
     config = state.AppConfig(max_iter=3000)
-    rows = [compare.row(f"β = {b:g}", beta=b) for b in (0.1, 0.5, 1.0, 5.0)]
+    rows = [compare.Row(f"β = {b:g}", beta=b) for b in (0.1, 0.5, 1.0, 5.0)]
     return {rule: compare.run_rows(config, rows, rule)[0] for rule in ("safe", "bb")}
 
 
@@ -186,7 +186,7 @@ def test_bb_lowers_omega_on_most_steps_here(guide):
     assert "constant or the safe step" in guide and "constant or the" in controls.OMEGA_HELP
     for preset in presets.PRESETS:  # presets about omega use a rule where it acts
         about_omega = "ω" in preset.title or "ω" in preset.look_at
-        rules = {preset.config.step} | {r["step"] for r in preset.rows}
+        rules = {preset.config.step} | {r.step for r in preset.rows}
         if about_omega:
             assert rules <= {"safe", "constant"}, preset.title
 

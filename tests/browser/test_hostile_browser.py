@@ -71,8 +71,8 @@ def test_a_hostile_link_shows_its_text_as_text(server, page, shots):
 
 def test_hostile_compare_labels_stay_text_in_the_table_legend_and_alerts(server, page, shots):
     fetched = _watch_requests(page)
-    rows = [compare.row(LINK, beta=0.2), compare.row(HTML, beta=5.0),
-            compare.row("=HYPERLINK(\"https://evil.invalid\",\"pwn\")", beta=1.0)]
+    rows = [compare.Row(LINK, beta=0.2), compare.Row(HTML, beta=5.0),
+            compare.Row("=HYPERLINK(\"https://evil.invalid\",\"pwn\")", beta=1.0)]
     raw = compare.rows_query(rows)[:-1] + ',["pwn-bad",["landing"],"beta",1,1,"safe",0.1]]'
     json.loads(raw)
     page.goto(f"{server}/compare?{urllib.parse.urlencode({'rows': raw, 'n': '3', 'p': '2'})}")

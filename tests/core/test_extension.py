@@ -62,10 +62,10 @@ def problem():
 
 
 def test_a_registered_method_is_listed_and_checked_by_the_app(registered):
-    from explorer.compare import check_row, row
+    from explorer.compare import Row, parse_row
 
     assert METHODS[registered] == "Heavy-ball landing (test)"
-    assert check_row(row("mine", method=registered)) is None
+    assert parse_row(Row("mine", method=registered).cells()).method == registered
 
 
 @pytest.mark.parametrize("step", [0.05, Safe(0.2), None])

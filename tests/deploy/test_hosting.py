@@ -72,7 +72,7 @@ def test_every_cache_is_bounded_in_entries_and_time():
 def test_a_clear_cache_message_loses_nothing():
     """Every cache emptied (as any client can do for everyone): the page computes again and
     shows the same numbers."""
-    rows = [compare.row("a", beta=0.2), compare.row("b", beta=5.0)]
+    rows = [compare.Row("a", beta=0.2), compare.Row("b", beta=5.0)]
     at = open_app({"n": "4", "p": "2", "rows": compare.rows_query(rows)}, page="pages/compare.py")
     before = at.dataframe[-1].value
     st.cache_data.clear()
