@@ -5,6 +5,7 @@ expander that lecture mode hides."""
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from landing_core.problems import initial_point, make_problem
@@ -73,13 +74,17 @@ def _explain(config: AppConfig, text: str) -> None:
             st.markdown(text)
 
 
+def _chart(figure: go.Figure, config: AppConfig) -> None:
+    """A demonstration's figure, its text sized for a projector in lecture mode."""
+    st.plotly_chart(figures.text_size(figure, config.lecture), width="stretch", theme=None)
+
+
 def flow_demo(config: AppConfig, X: np.ndarray) -> None:
     st.latex(r"X^\top \operatorname{grad} f(X) \in \mathrm{Skew}(p) \ \Rightarrow\ "
              r"\dot M = -2\omega M (M - I),\quad "
              r"\sigma_i(t)^2 = \frac{1}{1 + (\sigma_{i,0}^{-2} - 1)\, e^{-2\omega t}}")
     paths = _flow(X, config.seed, config.beta, config.omega)
-    st.plotly_chart(figures.text_size(demo_figures.flow_paths_figure(paths), config.lecture),
-                    width="stretch", theme=None)
+    _chart(demo_figures.flow_paths_figure(paths), config)
     worst = max(paths.gap.values())
     st.caption(f"Three costs from this X (β = {config.beta:g}, ω = {config.omega:g}, constant "
                f"step η = {paths.eta:g}, t = kη): their singular values lie on one curve, the "
@@ -99,8 +104,7 @@ def flow_demo(config: AppConfig, X: np.ndarray) -> None:
 def layer_demo(config: AppConfig) -> None:
     distance = _distance(config)
     runs = _layer(config.problem, config.seed, distance)
-    st.plotly_chart(figures.text_size(demo_figures.layer_runs_figure(runs), config.lecture),
-                    width="stretch", theme=None)
+    _chart(demo_figures.layer_runs_figure(runs), config)
     slopes = []
     for counts in (runs.layer, runs.rgd):
         a, b = counts[-2], counts[-1]
@@ -130,8 +134,7 @@ def layer_demo(config: AppConfig) -> None:
 def omega_demo(config: AppConfig) -> None:
     distance = _distance(config)
     sweep = _omega(config.seed, distance)
-    st.plotly_chart(figures.text_size(demo_figures.omega_sweep_figure(sweep), config.lecture),
-                    width="stretch", theme=None)
+    _chart(demo_figures.omega_sweep_figure(sweep), config)
     best = int(np.nanargmin([np.inf if c is None else c for c in sweep.landing_iterations]))
     error = float(np.max(np.abs(sweep.penalty_h / sweep.predicted - 1)))
     st.caption(
@@ -180,8 +183,7 @@ def _spread(counts: list[int | None]) -> str:
 def rates_demo(config: AppConfig) -> None:
     distance = _distance(config)
     rates = _rates(config.problem, config.seed, distance)
-    st.plotly_chart(figures.text_size(demo_figures.fair_rates_figure(rates), config.lecture),
-                    width="stretch", theme=None)
+    _chart(demo_figures.fair_rates_figure(rates), config)
     lines = []
     for rule, cases in rates.iterations.items():
         name = demo_figures.RULE_NAMES.get(rule, rule)
