@@ -56,16 +56,7 @@
         this.costScale = makeScale(h.colorscale);
       }
       const run = this.run, fam = run.family;
-      run.rate = h.rate;
-      run.lecture = !!h.lecture;
-      run.B = !!h.B;
-      this.rootEl.style.setProperty("--lp-font", run.lecture ? "19px" : "15px");
-      this.keys.style.display = run.lecture ? "none" : "";
-      if (run.lecture) this.hintOnce();
-      run.views = h.views;
-      const keep = !fresh && run.view && h.views.some((v) => v.kind === run.view.kind);
-      run.view = h.views.find((v) => v.kind === (keep ? run.view.kind : h.view)) || h.views[0];
-      this.makeTabs();
+      this.takeHeader(h, fresh);
       if (args.start > fam.have) { this.host.request(fam.have); return; }
       for (const m of args.members) if (!fam.members[m.i]) fam.members[m.i] = this.member(m, run.fStar);
       fam.have = Math.max(fam.have, args.start + args.members.length);

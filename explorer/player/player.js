@@ -136,17 +136,7 @@
         this.costScale = makeScale(h.colorscale);
       }
       const run = this.run;
-      run.rate = h.rate;
-      run.lecture = !!h.lecture;
-      run.B = !!h.B;  // the run keeps to XᵀBX = I (the labels of h say so)
-      this.rootEl.style.setProperty("--lp-font", run.lecture ? "19px" : "15px");
-      this.keys.style.display = run.lecture ? "none" : "";
-      if (run.lecture) this.hintOnce();
-      // the view: the player's own choice once made (a tab), else the page's (a link's view=)
-      run.views = h.views;
-      const keep = !fresh && run.view && h.views.some((v) => v.kind === run.view.kind);
-      run.view = h.views.find((v) => v.kind === (keep ? run.view.kind : h.view)) || h.views[0];
-      this.makeTabs();
+      this.takeHeader(h, fresh);
       const have = run.cost.length;
       if (args.start > have) { this.host.request(have); return; }
       const skip = have - args.start;
@@ -178,6 +168,35 @@
       this.holding = this.stale;
       this.show();
       this.holding = false;
+    }
+
+    // what a header (a run's or a family's) says of how the run is shown: its rate, lecture
+    // mode, constraint (B: the run keeps to XᵀBX = I, the labels of h say so) and views
+    takeHeader(h, fresh) {
+      const run = this.run;
+      run.rate = h.rate;
+      run.lecture = !!h.lecture;
+      run.B = !!h.B;
+      run.views = h.views;
+      run.view = this.chooseView(h, fresh);
+      this.present();
+    }
+
+    // the view to show: the player's own choice once made (a tab) while the run is the same,
+    // else the page's (a link's view=); null where the header has none (a race beyond n = 3)
+    chooseView(h, fresh) {
+      const own = fresh || !this.run ? null : this.run.view;
+      const keep = own && h.views.some((v) => v.kind === own.kind);
+      return h.views.find((v) => v.kind === (keep ? own.kind : h.view)) || h.views[0] || null;
+    }
+
+    // lecture mode's larger text, without the keys' line (a hint once instead), and the tabs
+    present() {
+      const run = this.run;
+      this.rootEl.style.setProperty("--lp-font", run.lecture ? "19px" : "15px");
+      this.keys.style.display = run.lecture ? "none" : "";
+      if (run.lecture) this.hintOnce();
+      this.makeTabs();
     }
 
     aim() {

@@ -36,8 +36,7 @@
       const C = Math.max(1, ...rows.map((r) => r.last));
       const T = Math.max(1e-9, ...rows.map((r) => r.time[r.last] || 0));
       const time = R.against === "time";
-      const keep = !fresh && this.run.view && h.views.some((v) => v.kind === this.run.view.kind);
-      const view = h.views.find((v) => v.kind === (keep ? this.run.view.kind : h.view)) || h.views[0] || null;
+      const view = this.chooseView(h, fresh);
       let sigmaHi = 1.2;
       for (const r of rows) for (const row of r.sigma) for (const v of row) if (isFinite(v) && v * 1.05 > sigmaHi) sigmaHi = v * 1.05;
       this.run = {
@@ -54,10 +53,7 @@
         this.costScale = makeScale(h.colorscale);
       }
       this.kf = Math.min(this.kf, C);
-      this.rootEl.style.setProperty("--lp-font", this.run.lecture ? "19px" : "15px");
-      this.keys.style.display = this.run.lecture ? "none" : "";
-      if (this.run.lecture) this.hintOnce();
-      this.makeTabs();
+      this.present();
       this.aim();
       this.raceRanges();
       this.background = null;
