@@ -138,10 +138,7 @@
       ctx.restore();
     },
     legend: (P, run) => [
-      { label: run && run.view.B ? "xᵀBx = 1" : "St(2, 1): ‖x‖ = 1", colour: "#000" },
-      { label: run && run.view.B ? "layer xᵀBx = xₖᵀBxₖ" : "layer ‖x‖ = ‖xₖ‖", colour: P.palette[5], dash: LAYER_DASH, width: 2 },
-      { label: "trajectory", colour: P.palette[1] },
-      ...endsLegend(P),
+      ...pathLegend(P, run, "St(2, 1): ‖x‖ = 1", { trajectory: "trajectory" }),
       { label: "field −V", colour: "#444", width: 1.5 },
       ...(run && run.view.eps ? [{ label: `safe region ‖h‖ ≤ ε = ${run.view.eps} (light band)`, colour: "#d4d4d4", width: 10 }] : []),
     ],
@@ -202,13 +199,27 @@
     circle(ctx, cx, cy, radius); ctx.stroke();
     ctx.restore();
   }
+  // the outline of a 3-D view's surface as the camera sees it: the unit sphere, or the
+  // ellipsoid xᵀBx = 1 (and the unit sphere dashed beside it, view.unit)
+  function surfaceOutline(ctx, pr, v, colour, width) {
+    ctx.strokeStyle = colour; ctx.lineWidth = width;
+    if (v.W) ellipsoidOutline(ctx, pr, v, 1); else circle(ctx, pr.cx, pr.cy, pr.s);
+    ctx.stroke();
+    if (v.unit) unitOutline(ctx, pr.cx, pr.cy, pr.s);
+  }
 
   // X_0 (a dot) and X_k (a diamond), at screen points q0 and qk, and their legend entries
   function markEnds(ctx, q0, qk, P) {
     dot(ctx, q0[0], q0[1], P.marker, P.palette[2], "#000");
     diamond(ctx, qk[0], qk[1], P.marker + 2, P.palette[3]);
   }
-  const endsLegend = (P) => [
+  // the legend of a path of x (p = 1) in the plane or in space: the constraint (St, or xᵀBx = 1
+  // on XᵀBX = I) and ``more.surface`` after it, the layer through x_k and ``more.layer``, the
+  // trajectory, X_0 and X_k
+  const pathLegend = (P, run, St, more) => [
+    { label: run && run.view.B ? `xᵀBx = 1${more.surface || ""}` : `${St}${more.surface || ""}`, colour: "#000" },
+    { label: `${run && run.view.B ? "layer xᵀBx = xₖᵀBxₖ" : "layer ‖x‖ = ‖xₖ‖"}${more.layer || ""}`, colour: P.palette[5], dash: LAYER_DASH, width: 2 },
+    { label: more.trajectory, colour: P.palette[1] },
     { label: "X₀", colour: P.palette[2], marker: true },
     { label: "Xₖ", colour: P.palette[3], marker: true },
   ];
@@ -361,10 +372,7 @@
           ctx.strokeStyle = ctx.fillStyle; ctx.lineWidth = 0.6; ctx.stroke();
         }
       }
-      ctx.strokeStyle = "#000"; ctx.lineWidth = P.thick - 1;
-      if (v.W) ellipsoidOutline(ctx, pr, v, 1); else circle(ctx, pr.cx, pr.cy, pr.s);
-      ctx.stroke();
-      if (v.unit) unitOutline(ctx, pr.cx, pr.cy, pr.s);
+      surfaceOutline(ctx, pr, v, "#000", P.thick - 1);
       colourBar(ctx, box.x + box.w - 56, box.y + box.h * 0.2, 12, box.h * 0.6, P.scale, v.zlo, v.zhi, "f", P.font);
       ctx.restore();
       return pr;
@@ -386,12 +394,7 @@
       markEnds(ctx, pr.at(lift(X[0])), pr.at(lift(cur)), P);
       ctx.restore();
     },
-    legend: (P, run) => [
-      { label: run && run.view.B ? "xᵀBx = 1 coloured by f" : "St(3, 1) coloured by f", colour: "#000" },
-      { label: run && run.view.B ? "layer xᵀBx = xₖᵀBxₖ (outline)" : "layer ‖x‖ = ‖xₖ‖ (outline)", colour: P.palette[5], dash: LAYER_DASH, width: 2 },
-      { label: "trajectory (far side faint)", colour: P.palette[1] },
-      ...endsLegend(P),
-    ],
+    legend: (P, run) => pathLegend(P, run, "St(3, 1)", { surface: " coloured by f", layer: " (outline)", trajectory: "trajectory (far side faint)" }),
   };
 
   function aimAtPath(pts) {
@@ -421,10 +424,7 @@
       // the unit sphere, or on XᵀBX = I the ellipsoid xᵀBx = 1: its image W u, |u| = 1
       const onto = (x) => (v.W ? v.W.map((row) => dot3(row, x)) : x);
       for (const ring of wireRings(1)) line3(ctx, pr, ring.map(onto), "#9a9a9a", 1.3, "#e2e2e2");
-      ctx.strokeStyle = "#555"; ctx.lineWidth = 1.5;
-      if (v.W) ellipsoidOutline(ctx, pr, v, 1); else { ctx.beginPath(); ctx.arc(pr.cx, pr.cy, pr.s, 0, 2 * Math.PI); }
-      ctx.stroke();
-      if (v.unit) unitOutline(ctx, pr.cx, pr.cy, pr.s);
+      surfaceOutline(ctx, pr, v, "#555", 1.5);
       ctx.restore();
       return pr;
     },
