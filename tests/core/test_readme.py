@@ -62,3 +62,17 @@ def test_the_readme_generalized_stiefel_example_prints_what_it_says():
     assert printed[0] == claimed[0] == "converged"
     assert float(printed[1]) < 1e-8 and claimed[1].startswith("< 1e-8")
     assert float(printed[2]) < 1e-8 and claimed[2].endswith("< 1e-8")
+
+
+def test_every_file_the_readme_says_where_each_part_lives_exists():
+    """The README's map of the tree names folders and files as they are: a folder ("…/") by its
+    path from the root, a file by its path or, after its folder, by its name in that folder."""
+    section = README.read_text().split("## Where each part lives", 1)[1].split("\n## ", 1)[0]
+    root = README.parent
+    folders, missing = [], []
+    for name in re.findall(r"`([\w./-]+\.(?:py|js)|[\w./-]+/)`", section):
+        if name.endswith("/"):
+            folders.append(root / name)
+        if not ((root / name).exists() or any((f / name).exists() for f in folders)):
+            missing.append(name)
+    assert len(folders) >= 8 and not missing, missing
