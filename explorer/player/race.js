@@ -199,7 +199,12 @@
         text = "The race is over: " + (first ? `${first.label} converged first (k = ${first.last}${time ? `, ${num(key(first), 3)} s` : ""}).` : "no row converged.") + " The summary below compares them.";
         cls = race.rows.some((r) => r.status === "diverged") ? "diverged" : race.rows.every((r) => r.status === "converged") ? "converged" : "max_iter";
       } else if (this.paused) text = `Paused at ${clock}: Run resumes, Step advances one ${time ? "tick" : "iteration"}.`;
-      else if (k === 0) text = `Ready: press Run to race the ${race.rows.length} rows ${time ? "against the wall time each took" : "iteration by iteration"}.`;
+      else if (k === 0) {
+        const one = race.rows.length === 1;
+        const what = one ? "play the one row" : `race the ${race.rows.length} rows`;
+        const how = time ? `against the wall time ${one ? "it" : "each"} took` : "iteration by iteration";
+        text = `Ready: press Run to ${what} ${how}.`;
+      }
       else text = `At ${clock}.`;
       // the status line and the caption set only when they change: each write costs a
       // layout of the player's document, and a race writes its numbers every frame already

@@ -149,6 +149,8 @@ def test_a_race_of_six_rows_plays_and_pauses_on_the_sphere_in_lecture_mode(serve
         frame.wait_for_function("landingPlayer.run.race && landingPlayer.run.race.rows.length"
                                 " === 6", timeout=60_000)
         assert frame.evaluate("landingPlayer.run.view.kind") == "sphere"
+        frame.wait_for_function("landingPlayer.status.textContent === 'Ready: press Run to race "
+                                "the 6 rows iteration by iteration.'", timeout=30_000)
         page.console_errors.clear()
         # Run, then Pause: the counter stops where Pause left it
         frame.get_by_role("button", name="Run", exact=True).click()
