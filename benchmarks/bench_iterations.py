@@ -2,7 +2,7 @@
 
 ``solvers.landing`` (the whole run: records, histories, stopping test, the stationarity measure
 at every iterate) at (3, 2), with a constant step (0.1) and with the default step rule (None:
-``steps.ScaleFree``), ITERATIONS iterations each (tol = 1e-300 so the run never stops
+``steps.ScaleFree``; "default" in the table), ITERATIONS iterations each (tol = 1e-300 so the run never stops
 early), REPEATS times interleaved, for each way a user may pose the problem (issue 23):
 
 - ``brockett``: ``make_problem("brockett", 3, 2)``, the library's own;
@@ -15,7 +15,10 @@ Goal: >= 30,000 iterations/s for each, so the app never waits on numerics.
 ``--clock thread``: time by ``time.thread_time`` (this thread's CPU seconds: the loop runs in
 one thread, so that is its work, whatever the load). ``--before PACKAGE``: also run a copy of
 the library as it was before a change (``cp -r <old>/landing_core /tmp/old/landing_core_base``,
-``PYTHONPATH=/tmp/old``), interleaved with the rest.
+``PYTHONPATH=/tmp/old``), interleaved with the rest. A copy older than ``problems.as_problem``
+(before session 4: its ``Problem`` needs a ``name`` and its solvers take nothing else) runs the
+two classes as the ``Problem`` a user of that library had to build from them (``cost_and_egrad``
+from ``value_and_grad``).
 Run: ``uv run python benchmarks/bench_iterations.py --clock thread``.
 """
 
@@ -68,11 +71,18 @@ def runs(package: str) -> dict:
     solvers = importlib.import_module(f"{package}.solvers")
     problems = importlib.import_module(f"{package}.problems")
     X0 = lib.initial_point(N, P, 0.3, seed=1)
+    if hasattr(problems, "as_problem"):
+        user, plain, both = problems.Problem(n=N, p=P, cost=cost, egrad=egrad), Plain(), \
+            WithValueAndGrad()
+    else:  # an old copy: a Problem needs a name, and only a Problem is accepted
+        user = plain = problems.Problem(name="user", n=N, p=P, cost=cost, egrad=egrad)
+        both = problems.Problem(name="user", n=N, p=P, cost=cost, egrad=egrad,
+                                cost_and_egrad=WithValueAndGrad().value_and_grad)
     kinds = {
         "brockett": lib.make_problem("brockett", N, P, seed=0),
-        "Problem(cost, egrad)": problems.Problem(n=N, p=P, cost=cost, egrad=egrad),
-        "class: cost, egrad": Plain(),
-        "class: value_and_grad": WithValueAndGrad(),
+        "Problem(cost, egrad)": user,
+        "class: cost, egrad": plain,
+        "class: value_and_grad": both,
     }
 
     def run(problem, step):
@@ -83,7 +93,7 @@ def runs(package: str) -> dict:
 
     return {(package, kind, rule): run(problem, step)
             for kind, problem in kinds.items()
-            for rule, step in (("constant 0.1", 0.1), ("default (ScaleFree)", None))}
+            for rule, step in (("constant 0.1", 0.1), ("default", None))}
 
 
 def main() -> None:
