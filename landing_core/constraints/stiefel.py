@@ -133,7 +133,8 @@ class Stiefel(Constraint):
 
     def add_normal(self, Y: Array, X: Array, H: Array, w: float | Array,
                    N: Array | None = None) -> Array:
-        Y += per_run(w) * (self.normal_term(X, H) if N is None else N)
+        Y += (w if type(w) is float else per_run(w)) * (self.normal_term(X, H) if N is None
+                                                         else N)
         return Y
 
     def direction(self, X: Array, G: Array, beta: float | Array, omega: float | Array,
