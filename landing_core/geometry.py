@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -131,21 +132,41 @@ _posv = scipy.linalg.get_lapack_funcs("posv", dtype=np.float64)
 _SMALL_P = 24
 
 
+def _one_blas_thread() -> bool:
+    """Whether scipy's OpenBLAS runs one thread: the variables OpenBLAS reads when it loads
+    (the first set of OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS, OMP_NUM_THREADS) say 1, or
+    the machine has one CPU."""
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value == "1"
+    return os.cpu_count() == 1
+
+
+# Every size goes to LAPACK's posv where scipy's OpenBLAS has no threads to contend with
+# numpy's: at p = 100 it takes 0.2 ms where np.linalg.solve's LU takes 0.3 ms.
+_POSV_ANY_P = _one_blas_thread()
+
+
 def _gram_solve(M: Array, B: Array, definite: bool = False) -> Array:
     """M^{-1} B for the Gram matrix M = X^T X (never forms M^{-1}).
 
-    One small matrix (p <= 24, the app's problems): LAPACK posv called directly, since
-    numpy.linalg's fixed per-call overhead would dominate the iteration at these sizes. Larger
-    matrices and stacks: numpy's Cholesky (the positive-definiteness check, p^3/3 flops), then
-    one np.linalg.solve with M (LU, batched in C). numpy has no triangular solver, and two
-    general solves with the factors would cost twice that one. This keeps every threaded BLAS
-    call in numpy's OpenBLAS: scipy ships its own, whose idle threads spin after a call and slow
-    numpy's next products down on a machine with few cores.
+    One small matrix (p <= 24, the app's problems), or one matrix of any size where scipy's
+    OpenBLAS runs one thread (``_POSV_ANY_P``): LAPACK posv called directly (Cholesky factor
+    and solve, about 2.3 p^3 flops with p right-hand sides), since numpy.linalg's fixed
+    per-call overhead would dominate the iteration at small sizes, and its LU costs more at
+    large ones. Otherwise (and for stacks): numpy's Cholesky (the positive-definiteness check,
+    p^3/3 flops), then one np.linalg.solve with M (LU, batched in C). numpy has no triangular
+    solver, and two general solves with the factors would cost twice that one. This keeps
+    every threaded BLAS call in numpy's OpenBLAS: scipy ships its own, whose idle threads spin
+    after a call and slow numpy's next products down on a machine with few cores (at two
+    threads, (2000, 100): numpy's four products took 13 ms after scipy's posv against 7 after
+    np.linalg.solve, minimums of 60 rounds).
 
     ``definite``: the caller knows M is positive definite (``||M - I||_F < 1``: every
     eigenvalue of M lies in (0, 2)), so the Cholesky check is skipped for the larger sizes.
     """
-    if M.ndim == 2 and B.ndim == 2 and M.shape[0] <= _SMALL_P:
+    if M.ndim == 2 and B.ndim == 2 and (M.shape[0] <= _SMALL_P or _POSV_ANY_P):
         _, S, info = _posv(M, B, 1)  # potrf and potrs in one call: the same values
         if info > 0:
             raise np.linalg.LinAlgError(_RANK_DEFICIENT)
@@ -510,7 +531,8 @@ def _direction_one(X: Array, G: Array, beta: float, omega: float, measure: bool
     iteration is mostly that overhead: ``ndarray.dot`` for the products (numpy's matmul, a
     ufunc, costs about twice as much per call on tiny matrices; for 2-D float64 arrays both
     call the same BLAS routine with the same arguments), Python floats throughout, and
-    LAPACK's posv (Cholesky factor and solve in one call) for p <= 24."""
+    LAPACK's posv (Cholesky factor and solve in one call) for p <= 24 (any p where scipy's
+    OpenBLAS runs one thread, ``_gram_solve``)."""
     Xt = X.T
     M = Xt.dot(X)
     p = M.shape[0]
@@ -522,7 +544,7 @@ def _direction_one(X: Array, G: Array, beta: float, omega: float, measure: bool
     if measure or not half:  # R for K, or for the measure
         B = A.dot(M)
         Q = B - B.T
-        if p <= _SMALL_P:
+        if p <= _SMALL_P or _POSV_ANY_P:
             _, R, info = _posv(M, Q, 1)
             if info > 0:
                 raise np.linalg.LinAlgError(_RANK_DEFICIENT)
