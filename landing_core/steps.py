@@ -357,8 +357,8 @@ class BarzilaiBorwein:
     def __call__(self, ctx: StepContext, state: dict) -> float | Step:
         eta = state.get("eta", self.eta_max)
         if "X" in state:
-            s = np.subtract(ctx.X, state["X"], out=_scratch(state, "s", ctx.X))
-            y = np.subtract(ctx.V, state["V"], out=_scratch(state, "y", ctx.V))
+            s = _difference(ctx.X, state["X"], state, "s")
+            y = _difference(ctx.V, state["V"], state, "y")
             sy = float(np.vdot(s, y))
             ss, yy = float(np.vdot(s, s)), float(np.vdot(y, y))
             if sy > 0:
@@ -467,7 +467,7 @@ class ScaleFree:
         X, constraint, d, eps = ctx.X, ctx.constraint, float(ctx.d), self.eps
         N = constraint.normal_term(X, H)
         if omega == 1.0:  # V - N is V + (-1 N) exactly: one pass fewer, the same values
-            T = np.subtract(ctx.V, N, out=_scratch(state, "T", X))
+            T = _difference(ctx.V, N, state, "T")
         else:
             T = np.multiply(N, -omega, out=_scratch(state, "T", X))
             T += ctx.V  # T = V - omega N
@@ -478,8 +478,7 @@ class ScaleFree:
         eta = math.sqrt(eps / tangent2) if tangent2 > 0 else state.get("eta", 1.0)
         T_prev = state.get("T_prev")
         if T_prev is not None:
-            s = np.subtract(X, state["X"], out=_scratch(state, "s", X))
-            y = np.subtract(T, T_prev, out=_scratch(state, "y", X))
+            s, y = _difference(X, state["X"], state, "s"), _difference(T, T_prev, state, "y")
             sy = float(np.vdot(s, y))
             ss, yy = float(np.vdot(s, s)), float(np.vdot(y, y))
             if sy > 0:
@@ -529,6 +528,13 @@ def _scratch(state: dict, key: str, like: Array) -> Array | None:
 
 
 _FRESH = 128  # numpy caches data blocks up to 1 KiB (128 float64) for reuse
+
+
+def _difference(a: Array, b: Array, state: dict, key: str) -> Array:
+    """a - b, written into the work array ``_scratch(state, key, a)`` where there is one."""
+    if a.size < _FRESH:
+        return a - b
+    return np.subtract(a, b, out=_scratch(state, key, a))
 
 STEP_RULES: dict[str, Callable[[float], StepRule]] = {
     "safe": lambda eta: Safe(eta=eta),
