@@ -2,8 +2,9 @@
 
 ``solvers.landing`` (the whole run: records, histories, stopping test, the stationarity measure
 at every iterate) at (3, 2), with a constant step (0.1) and with the default step rule (None:
-``steps.ScaleFree``; "default" in the table), ITERATIONS iterations each (tol = 1e-300 so the run never stops
-early), REPEATS times interleaved, for each way a user may pose the problem (issue 23):
+``steps.ScaleFree``, "default" in the table), ITERATIONS iterations each (tol = 1e-300 so the
+run never stops early), REPEATS times interleaved, for each way a user may pose the problem
+(issue 23):
 
 - ``brockett``: ``make_problem("brockett", 3, 2)``, the library's own;
 - ``Problem(cost, egrad)``: a ``problems.Problem`` built from a user's separate functions;
@@ -16,9 +17,11 @@ Goal: >= 30,000 iterations/s for each, so the app never waits on numerics.
 one thread, so that is its work, whatever the load). ``--before PACKAGE``: also run a copy of
 the library as it was before a change (``cp -r <old>/landing_core /tmp/old/landing_core_base``,
 ``PYTHONPATH=/tmp/old``), interleaved with the rest. A copy older than ``problems.as_problem``
-(before session 4: its ``Problem`` needs a ``name`` and its solvers take nothing else) runs the
+(3870a4d, section 3's code: its ``Problem`` needs a ``name``, its solvers take no other) runs the
 two classes as the ``Problem`` a user of that library had to build from them (``cost_and_egrad``
-from ``value_and_grad``).
+from ``value_and_grad``); its default rule is the one it had (Barzilai-Borwein before section
+14's ``ScaleFree``). ``--rounds`` and ``--iterations`` set REPEATS and ITERATIONS (more, shorter
+rounds give steadier ratios on a loaded machine).
 Run: ``uv run python benchmarks/bench_iterations.py --clock thread``.
 """
 
@@ -97,7 +100,10 @@ def runs(package: str) -> dict:
 
 
 def main() -> None:
-    args, clock = timing_arguments(__doc__.split("\n")[0], "run in the same rounds")
+    global ITERATIONS, REPEATS
+    args, clock = timing_arguments(__doc__.split("\n")[0], "run in the same rounds",
+                                   extra=(("--rounds", REPEATS), ("--iterations", ITERATIONS)))
+    REPEATS, ITERATIONS = args.rounds, args.iterations
     print(f"\n({N}, {P}), {ITERATIONS:,} iterations per run, {REPEATS} runs each")
     variants = runs("landing_core")
     if args.before:
