@@ -82,12 +82,16 @@ def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def timing_arguments(description: str, before: str) -> tuple[argparse.Namespace, Callable]:
+def timing_arguments(description: str, before: str,
+                     extra: tuple[tuple[str, int], ...] = ()
+                     ) -> tuple[argparse.Namespace, Callable]:
     """The options of a benchmark that times a library copy against another: ``--clock``
     (wall, or this thread's CPU seconds) and ``--before`` (a copy of landing_core under another
-    package name, ``before`` saying how it is timed). Prints the machine and the clock; returns
-    (arguments, clock)."""
+    package name, ``before`` saying how it is timed), and ``extra`` integer options (name,
+    default). Prints the machine and the clock; returns (arguments, clock)."""
     parser = argparse.ArgumentParser(description=description)
+    for name, default in extra:
+        parser.add_argument(name, type=int, default=default)
     parser.add_argument("--clock", choices=("wall", "thread"), default="wall")
     parser.add_argument("--before", help="a copy of landing_core under this package name "
                         f"(on PYTHONPATH), {before}")

@@ -2,8 +2,9 @@
 
 ``solvers.landing`` (the whole run: records, histories, stopping test, the stationarity measure
 at every iterate) at (3, 2), with a constant step (0.1) and with the default step rule (None:
-``steps.ScaleFree``), ITERATIONS iterations each (tol = 1e-300 so the run never stops
-early), REPEATS times interleaved, for each way a user may pose the problem (issue 23):
+``steps.ScaleFree``, "default" in the table), ITERATIONS iterations each (tol = 1e-300 so the
+run never stops early), REPEATS times interleaved, for each way a user may pose the problem
+(issue 23):
 
 - ``brockett``: ``make_problem("brockett", 3, 2)``, the library's own;
 - ``Problem(cost, egrad)``: a ``problems.Problem`` built from a user's separate functions;
@@ -15,7 +16,12 @@ Goal: >= 30,000 iterations/s for each, so the app never waits on numerics.
 ``--clock thread``: time by ``time.thread_time`` (this thread's CPU seconds: the loop runs in
 one thread, so that is its work, whatever the load). ``--before PACKAGE``: also run a copy of
 the library as it was before a change (``cp -r <old>/landing_core /tmp/old/landing_core_base``,
-``PYTHONPATH=/tmp/old``), interleaved with the rest.
+``PYTHONPATH=/tmp/old``), interleaved with the rest. A copy older than ``problems.as_problem``
+(3870a4d, section 3's code: its ``Problem`` needs a ``name``, its solvers take no other) runs the
+two classes as the ``Problem`` a user of that library had to build from them (``cost_and_egrad``
+from ``value_and_grad``); its default rule is the one it had (Barzilai-Borwein before section
+14's ``ScaleFree``). ``--rounds`` and ``--iterations`` set REPEATS and ITERATIONS (more, shorter
+rounds give steadier ratios on a loaded machine).
 Run: ``uv run python benchmarks/bench_iterations.py --clock thread``.
 """
 
@@ -68,11 +74,18 @@ def runs(package: str) -> dict:
     solvers = importlib.import_module(f"{package}.solvers")
     problems = importlib.import_module(f"{package}.problems")
     X0 = lib.initial_point(N, P, 0.3, seed=1)
+    if hasattr(problems, "as_problem"):
+        user, plain, both = problems.Problem(n=N, p=P, cost=cost, egrad=egrad), Plain(), \
+            WithValueAndGrad()
+    else:  # an old copy: a Problem needs a name, and only a Problem is accepted
+        user = plain = problems.Problem(name="user", n=N, p=P, cost=cost, egrad=egrad)
+        both = problems.Problem(name="user", n=N, p=P, cost=cost, egrad=egrad,
+                                cost_and_egrad=WithValueAndGrad().value_and_grad)
     kinds = {
         "brockett": lib.make_problem("brockett", N, P, seed=0),
-        "Problem(cost, egrad)": problems.Problem(n=N, p=P, cost=cost, egrad=egrad),
-        "class: cost, egrad": Plain(),
-        "class: value_and_grad": WithValueAndGrad(),
+        "Problem(cost, egrad)": user,
+        "class: cost, egrad": plain,
+        "class: value_and_grad": both,
     }
 
     def run(problem, step):
@@ -83,11 +96,14 @@ def runs(package: str) -> dict:
 
     return {(package, kind, rule): run(problem, step)
             for kind, problem in kinds.items()
-            for rule, step in (("constant 0.1", 0.1), ("default (ScaleFree)", None))}
+            for rule, step in (("constant 0.1", 0.1), ("default", None))}
 
 
 def main() -> None:
-    args, clock = timing_arguments(__doc__.split("\n")[0], "run in the same rounds")
+    global ITERATIONS, REPEATS
+    args, clock = timing_arguments(__doc__.split("\n")[0], "run in the same rounds",
+                                   extra=(("--rounds", REPEATS), ("--iterations", ITERATIONS)))
+    REPEATS, ITERATIONS = args.rounds, args.iterations
     print(f"\n({N}, {P}), {ITERATIONS:,} iterations per run, {REPEATS} runs each")
     variants = runs("landing_core")
     if args.before:

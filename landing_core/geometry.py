@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -124,32 +125,52 @@ def _cholesky(M: Array) -> Array:
         raise np.linalg.LinAlgError(_RANK_DEFICIENT) from err
 
 
-_potrf, _potrs = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), dtype=np.float64)
+_posv = scipy.linalg.get_lapack_funcs("posv", dtype=np.float64)
 # Up to this size one Gram matrix is solved by LAPACK called directly (``_gram_solve`` says
-# why); scipy's OpenBLAS runs potrs single-threaded below p = 32, so it does not contend with
+# why); scipy's OpenBLAS runs posv single-threaded below p = 32, so it does not contend with
 # numpy's BLAS threads.
 _SMALL_P = 24
+
+
+def _one_blas_thread() -> bool:
+    """Whether scipy's OpenBLAS runs one thread: the variables OpenBLAS reads when it loads
+    (the first set of OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS, OMP_NUM_THREADS) say 1, or
+    the machine has one CPU."""
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value == "1"
+    return os.cpu_count() == 1
+
+
+# Every size goes to LAPACK's posv where scipy's OpenBLAS has no threads to contend with
+# numpy's: at p = 100 it takes 0.2 ms where np.linalg.solve's LU takes 0.3 ms.
+_POSV_ANY_P = _one_blas_thread()
 
 
 def _gram_solve(M: Array, B: Array, definite: bool = False) -> Array:
     """M^{-1} B for the Gram matrix M = X^T X (never forms M^{-1}).
 
-    One small matrix (p <= 24, the app's problems): LAPACK potrf/potrs called directly, since
-    numpy.linalg's fixed per-call overhead would dominate the iteration at these sizes. Larger
-    matrices and stacks: numpy's Cholesky (the positive-definiteness check, p^3/3 flops), then
-    one np.linalg.solve with M (LU, batched in C). numpy has no triangular solver, and two
-    general solves with the factors would cost twice that one. This keeps every threaded BLAS
-    call in numpy's OpenBLAS: scipy ships its own, whose idle threads spin after a call and slow
-    numpy's next products down on a machine with few cores.
+    One small matrix (p <= 24, the app's problems), or one matrix of any size where scipy's
+    OpenBLAS runs one thread (``_POSV_ANY_P``): LAPACK posv called directly (Cholesky factor
+    and solve, about 2.3 p^3 flops with p right-hand sides), since numpy.linalg's fixed
+    per-call overhead would dominate the iteration at small sizes, and its LU costs more at
+    large ones. Otherwise (and for stacks): numpy's Cholesky (the positive-definiteness check,
+    p^3/3 flops), then one np.linalg.solve with M (LU, batched in C). numpy has no triangular
+    solver, and two general solves with the factors would cost twice that one. This keeps
+    every threaded BLAS call in numpy's OpenBLAS: scipy ships its own, whose idle threads spin
+    after a call and slow numpy's next products down on a machine with few cores (at two
+    threads, (2000, 100): numpy's four products took 13 ms after scipy's posv against 7 after
+    np.linalg.solve, minimums of 60 rounds).
 
     ``definite``: the caller knows M is positive definite (``||M - I||_F < 1``: every
     eigenvalue of M lies in (0, 2)), so the Cholesky check is skipped for the larger sizes.
     """
-    if M.ndim == 2 and B.ndim == 2 and M.shape[0] <= _SMALL_P:
-        L, info = _potrf(M, lower=1)
+    if M.ndim == 2 and B.ndim == 2 and (M.shape[0] <= _SMALL_P or _POSV_ANY_P):
+        _, S, info = _posv(M, B, 1)  # potrf and potrs in one call: the same values
         if info > 0:
             raise np.linalg.LinAlgError(_RANK_DEFICIENT)
-        return _potrs(L, B, lower=1)[0]
+        return S
     if not definite:
         _cholesky(M)
     return np.linalg.solve(M, B)
@@ -422,16 +443,18 @@ def landing_direction(
     (||T||_F, V, H, ||grad_1 f(X)||_F); ``measure=False``: (||T||_F, V, H, None), without it.
 
     For the beta-metric V = G M + X W, W = K + omega H, with grad_beta f(X) = T = G M + X K
-    (eq. (grad_beta); K = (c - 1) S - c A^T, c = 1/(2 beta), A = X^T G, B = A M, S = M^{-1} B):
-    the four n x p x p products X^T X, X^T G, G M, X W. Both norms come from ||V||^2 and p x p
-    work, with no fifth product:
+    (eq. (grad_beta); c = 1/(2 beta), A = X^T G, B = A M, S = M^{-1} B, K = (c - 1) S - c A^T):
+    the four n x p x p products X^T X, X^T G, G M, X W. K is formed as (c - 1) R - A^T with
+    R = S - A^T = M^{-1} Q, Q = B - B^T (M A^T = B^T), one p x p solve with the skew Q: R is
+    then as accurate as Q, which vanishes at a critical point, where S - A^T formed from S
+    would carry the rounding of S. Both norms come from ||V||^2 and p x p work, with no fifth
+    product:
 
     - ||T||^2 = ||V||^2 - omega^2 <H, M H>: X^T T is skew and H symmetric, so <T, X H> = 0.
-    - ||grad_1 f||^2 = ||T||^2 - (c^2 - 1/4) <Q, S - A^T>, Q = B - B^T: grad_1 f(X) = G M + X K_1
-      with K_1 = -(S + A^T)/2 (beta = 1), so T = grad_1 f + X E with E = K - K_1
-      = (c - 1/2)(S - A^T); X^T grad_1 f = B + M K_1 = Q/2 (M S = B, M A^T = B^T), hence
-      2 <grad_1 f, X E> + ||X E||^2 = (c - 1/2) <Q, S - A^T> + (c - 1/2)^2 <S - A^T, Q>, as
-      M (S - A^T) = Q.
+    - ||grad_1 f||^2 = ||T||^2 - (c^2 - 1/4) <Q, R>: grad_1 f(X) = G M + X K_1 with
+      K_1 = -(S + A^T)/2 (beta = 1), so T = grad_1 f + X E with E = K - K_1 = (c - 1/2) R;
+      X^T grad_1 f = B + M K_1 = Q/2 (M S = B, M A^T = B^T), hence
+      2 <grad_1 f, X E> + ||X E||^2 = (c - 1/2) <Q, R> + (c - 1/2)^2 <R, Q>, as M R = Q.
 
     Rounding: ||T||^2 = ||V||^2 - omega^2 <H, M H> keeps about 12 digits while ||T||^2 >=
     1e-4 omega^2 <H, M H>; below (the normal term dominates), T is formed and its norm taken.
@@ -448,8 +471,8 @@ def landing_direction(
 
     ``measure=False`` is for a G that is an estimate (a minibatch's), whose stationarity measures
     nothing the run reports: at beta = 1/2 (a float, where K = -A^T) it saves the p x p solve
-    behind S; V and ||T|| are the same numbers bit for bit ((1/(2 beta) - 1) S = 0 exactly
-    there). Without the solve nothing checks that X^T X is positive definite.
+    behind R; V and ||T|| are the same numbers bit for bit (K = -A^T in both). Without the
+    solve nothing checks that X^T X is positive definite.
     """
     if tangent != "beta":
         T, V, H = landing_field(X, G, beta, omega, tangent)
@@ -458,25 +481,26 @@ def landing_direction(
     if X.ndim == 2:
         if not (isinstance(beta, float | int) and isinstance(omega, float | int)):
             beta, omega = float(np.reshape(beta, ())), float(np.reshape(omega, ()))
-        return _direction_one(X, G, float(beta), float(omega), measure)
+        return LandingDirection(*_direction_one(X, G, float(beta), float(omega), measure))
     Xt = _t(X)
     M = Xt @ X
     H = M - _identity(X.shape[-1])
     c = 0.5 / per_run(beta)
     A = Xt @ G
     At = _t(A)
-    half = isinstance(c, float) and c == 1.0  # beta = 1/2: K = -A^T ((c - 1) S is 0 S = 0)
-    if measure or not half:  # S for K, or for the measure
+    half = isinstance(c, float) and c == 1.0  # beta = 1/2: K = -A^T ((c - 1) R is 0 R = 0)
+    if measure or not half:  # R for K, or for the measure
         B = A @ M
+        Q = B - _t(B)
         # ||H||_F < 1 proves M = I + H positive definite (the safe region keeps a run there);
-        # small sizes factor M anyway (LAPACK's potrf/potrs)
+        # small sizes factor M anyway (LAPACK's posv)
         definite = M.shape[-1] > _SMALL_P and bool(np.all(_frob_inner(H, H) < _DEFINITE))
-        S = _gram_solve(M, B, definite)
-    K = -At if half else (c - 1.0) * S - c * At
+        R = _gram_solve(M, Q, definite)
+    K = -At if half else (c - 1.0) * R - At
     GM = G @ M
     # omega = 1 (the default): omega H is H, one operation fewer on the hot path
     wH = H if isinstance(omega, float | int) and omega == 1.0 else per_run(omega) * H
-    V = X @ (K + wH)
+    V = X @ (wH - At if half else K + wH)
     V += GM  # in place on the fresh product; GM stays for T = GM + X K where needed
     MwH = M @ wH
     VV = _frob_inner(V, V)
@@ -489,25 +513,26 @@ def landing_direction(
         norm[cancels] = np.sqrt(_frob_inner(T, T))
     if not measure:
         return LandingDirection(norm, V, H, None)
-    shift = ((c * c - 0.25) * _frob_inner(B - _t(B), S - At)[..., None, None])[..., 0, 0]
+    shift = ((c * c - 0.25) * _frob_inner(Q, R)[..., None, None])[..., 0, 0]
     stat2 = tangent2 - shift
     stat = np.sqrt(np.maximum(stat2, 0.0))
     c2 = np.maximum(1.0, c) ** 2
     cancels = stat2 < (c2[..., 0, 0] if c2.ndim else c2) * _AMPLIFICATION2 * VV
-    if np.any(cancels):
-        T1 = GM[cancels] - 0.5 * (X[cancels] @ (S[cancels] + At[cancels]))
+    if np.any(cancels):  # grad_1 f = G M + X K_1, K_1 = -(S + A^T)/2 = -R/2 - A^T
+        T1 = GM[cancels] - X[cancels] @ (0.5 * R[cancels] + At[cancels])
         stat[cancels] = np.sqrt(_frob_inner(T1, T1))
     return LandingDirection(norm, V, H, stat)
 
 
 def _direction_one(X: Array, G: Array, beta: float, omega: float, measure: bool
-                   ) -> LandingDirection:
-    """``landing_direction`` for one run (2-D X, float beta and omega): the same arithmetic
-    in the same order, so the same values bit for bit, with less per-call overhead for the
-    live runs of small problems, whose iteration is mostly that overhead: ``ndarray.dot``
-    for the products (numpy's matmul, a ufunc, costs about twice as much per call on tiny
-    matrices; for 2-D float64 arrays both call the same BLAS routine with the same
-    arguments), Python floats throughout, and LAPACK's potrf/potrs called here for p <= 24."""
+                   ) -> tuple[float, Array, Array, float | None]:
+    """``landing_direction`` for one run (2-D X, float beta and omega), as a plain tuple: the
+    same formulas, with less per-call overhead for the live runs of small problems, whose
+    iteration is mostly that overhead: ``ndarray.dot`` for the products (numpy's matmul, a
+    ufunc, costs about twice as much per call on tiny matrices; for 2-D float64 arrays both
+    call the same BLAS routine with the same arguments), Python floats throughout, and
+    LAPACK's posv (Cholesky factor and solve in one call) for p <= 24 (any p where scipy's
+    OpenBLAS runs one thread, ``_gram_solve``)."""
     Xt = X.T
     M = Xt.dot(X)
     p = M.shape[0]
@@ -515,20 +540,24 @@ def _direction_one(X: Array, G: Array, beta: float, omega: float, measure: bool
     c = 0.5 / beta
     A = Xt.dot(G)
     At = A.T
-    half = c == 1.0  # beta = 1/2: K = -A^T ((c - 1) S is 0 S = 0)
-    if measure or not half:  # S for K, or for the measure
+    half = c == 1.0  # beta = 1/2: K = -A^T ((c - 1) R is 0 R = 0)
+    if measure or not half:  # R for K, or for the measure
         B = A.dot(M)
-        if p <= _SMALL_P:
-            L, info = _potrf(M, lower=1)
+        Q = B - B.T
+        if p <= _SMALL_P or _POSV_ANY_P:
+            _, R, info = _posv(M, Q, 1)
             if info > 0:
                 raise np.linalg.LinAlgError(_RANK_DEFICIENT)
-            S = _potrs(L, B, lower=1)[0]
         else:  # ||H||_F < 1 proves M = I + H positive definite
-            S = _gram_solve(M, B, bool(np.vdot(H, H) < _DEFINITE))
-    K = -At if half else (c - 1.0) * S - c * At
-    GM = G.dot(M)
+            R = _gram_solve(M, Q, bool(np.vdot(H, H) < _DEFINITE))
     wH = H if omega == 1.0 else omega * H
-    V = X.dot(K + wH)
+    if half:
+        K = -At
+        V = X.dot(wH - At)
+    else:
+        K = (c - 1.0) * R - At
+        V = X.dot(K + wH)
+    GM = G.dot(M)
     V += GM
     VV = float(np.vdot(V, V))
     normal2 = float(np.vdot(wH, M.dot(wH)))
@@ -539,9 +568,9 @@ def _direction_one(X: Array, G: Array, beta: float, omega: float, measure: bool
         T = GM + X.dot(K)
         norm = math.sqrt(float(np.vdot(T, T)))
     if not measure:
-        return LandingDirection(norm, V, H, None)
-    stat2 = tangent2 - (c * c - 0.25) * float(np.vdot(B - B.T, S - At))
+        return norm, V, H, None
+    stat2 = tangent2 - (c * c - 0.25) * float(np.vdot(Q, R))
     if stat2 >= max(1.0, c) ** 2 * _AMPLIFICATION2 * VV:
-        return LandingDirection(norm, V, H, math.sqrt(stat2))
-    T1 = GM - 0.5 * X.dot(S + At)
-    return LandingDirection(norm, V, H, math.sqrt(float(np.vdot(T1, T1))))
+        return norm, V, H, math.sqrt(stat2)
+    T1 = GM - X.dot(0.5 * R + At)  # grad_1 f = G M + X K_1, K_1 = -R/2 - A^T
+    return norm, V, H, math.sqrt(float(np.vdot(T1, T1)))

@@ -33,6 +33,7 @@ __all__ = [
     "deadline",
     "run_status",
     "stopped_message",
+    "valid",
 ]
 
 BLOWUP = 1e8  # ||h(X_k)||_F beyond this is divergence
@@ -67,6 +68,13 @@ class Code(IntEnum):
         return Status[self.name]
 
 
+def valid(cost: float | Array, grad_norm: float | Array, infeasibility: float | Array
+          ) -> bool | Array:
+    """Not diverged (``run_status``'s test): f(X_k) and ||grad|| finite, ||h(X_k)||_F <= BLOWUP.
+    For one run (floats: a bool) or a batch ((B,) arrays)."""
+    return (abs(cost) < math.inf) & (abs(grad_norm) < math.inf) & (abs(infeasibility) <= BLOWUP)
+
+
 def run_status(
     cost: float | Array,
     grad_norm: float | Array,
@@ -85,7 +93,7 @@ def run_status(
 
     Written with operators only (no numpy call), so one run pays no per-call overhead.
     """
-    ok = (abs(cost) < math.inf) & (abs(grad_norm) < math.inf) & (abs(infeasibility) <= BLOWUP)
+    ok = valid(cost, grad_norm, infeasibility)
     converged = ok & (grad_norm + infeasibility <= tol)
     at_limit = ok & (k >= max_iter)
     return (Code.DIVERGED * (1 - ok) + Code.CONVERGED * converged

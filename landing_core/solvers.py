@@ -35,8 +35,9 @@ from .run import (
     deadline,
     run_status,
     stopped_message,
+    valid,
 )
-from .steps import BarzilaiBorwein, Safe, Step, StepContext, StepRule, as_step_rule
+from .steps import BarzilaiBorwein, Constant, Safe, Step, StepContext, StepRule, as_step_rule
 
 Array = np.ndarray
 
@@ -170,6 +171,9 @@ class Result(Outcome):
     config: Config = field(default_factory=Config)
 
 
+RUNNING = Status.RUNNING
+
+
 class _Diverged(Exception):
     pass
 
@@ -206,30 +210,47 @@ def _check_run(tol: float, max_iter: int) -> None:
 # ----------------------------------------------------------------------------- iteration
 
 
-def _evaluate(
-    problem: Problem, method: Method, X: Array, state: State
-) -> tuple[float, Array, Field, float, float, State]:
-    """(f, G, field, ||h||_F, ||grad||, state) at X; _Diverged if the evaluation breaks or the
-    divergence test of ``run_status`` holds.
+def _evaluator(problem: Problem, method: Method
+               ) -> Callable[[Array, State], tuple[float, Array, Field, float, float, State]]:
+    """evaluate(X, state) -> (f, G, field, ||h||_F, ||grad||, state) at X; _Diverged if the
+    evaluation breaks or the divergence test of ``run_status`` holds.
 
     Finiteness is tested on the scalars only: a finite ||h(X)||_F implies a finite X, and then
-    the field is finite with its norm (an overflow would surface at the next iterate).
+    the field is finite with its norm (an overflow would surface at the next iterate). The
+    functions are bound once, and a method that takes the problem's value and gradient as they
+    are (``Method.gradient``) calls the problem's own function directly: on a small problem
+    the iteration is mostly such per-call overhead.
     """
-    try:
-        cost, G, state = method.gradient(problem, X, state)
-        cost = float(cost)
-        fld, state = method.field(X, G, state)
-        gnorm = float(fld.grad_norm)
-    except np.linalg.LinAlgError as err:
-        gram = method.constraint.gram
-        raise _broken(X, f"the Gram matrix {gram} became singular ({err})") from err
-    d = frobenius_norm(fld.H)
-    # the divergence test alone: no tolerance or limit can stop the run here
-    if run_status(cost, gnorm, d, 0, -math.inf, math.inf) == Code.DIVERGED:
-        if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
-            raise _broken(X, "the cost or the gradient became NaN or infinite")
-        raise _Diverged(f"‖{method.constraint.gram} − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
-    return cost, G, fld, d, gnorm, state
+    gradient, field, constraint = method.gradient, method.field, method.constraint
+    value_and_grad = None
+    if type(method).gradient is Method.gradient:
+        value_and_grad = problem.value_and_grad
+        if type(problem).value_and_grad is Problem.value_and_grad and \
+                problem.cost_and_egrad is not None:
+            value_and_grad = problem.cost_and_egrad
+
+    def evaluate(X: Array, state: State) -> tuple[float, Array, Field, float, float, State]:
+        try:
+            if value_and_grad is not None:
+                cost, G = value_and_grad(X)
+            else:
+                cost, G, state = gradient(problem, X, state)
+            cost = float(cost)
+            fld, state = field(X, G, state)
+            gnorm = float(fld.grad_norm)
+        except np.linalg.LinAlgError as err:
+            raise _broken(X, f"the Gram matrix {constraint.gram} became singular ({err})"
+                          ) from err
+        H = fld.H
+        d = math.sqrt(np.vdot(H, H)) if H.ndim == 2 else float(frobenius_norm(H))
+        # the divergence test alone: no tolerance or limit can stop the run here
+        if not valid(cost, gnorm, d):
+            if not (math.isfinite(cost) and math.isfinite(gnorm) and math.isfinite(d)):
+                raise _broken(X, "the cost or the gradient became NaN or infinite")
+            raise _Diverged(f"‖{constraint.gram} − I‖ = {d:.3g} exceeded {BLOWUP:.0e}")
+        return cost, G, fld, d, gnorm, state
+
+    return evaluate
 
 
 def _broken(X: Array, what: str) -> _Diverged:
@@ -255,6 +276,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     method = make_method(config, problem) if method is None else method
     X = method.start(_check_start(problem, X0))
     rule = as_step_rule(config.step)
+    fixed = rule.eta if type(rule) is Constant else None  # a constant step needs no context
     omega = method.normal_weight  # what the step rules see (0: no normal term)
     rule_state: dict = {}
     # a method's move that takes the step rule's N(X) (``steps.Step.normal``) is handed it; a
@@ -265,37 +287,43 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     # bound once: the loop below is most of a small run's time
     clock, move_by, cost_of = time.perf_counter, method.move, problem.cost
     landing, constraint = method.landing, method.constraint
+    evaluate = _evaluator(problem, method)
     t0 = clock()
     try:
-        cost, G, fld, d, gnorm, state = _evaluate(problem, method, X, method.init(X))
+        cost, G, fld, d, gnorm, state = evaluate(X, method.init(X))
     except _Diverged as err:
         raise ValueError(f"X0 is not a valid start: {err}") from err
     k, eta, eta_w = 0, math.nan, math.nan
     while True:
-        yield Record(k, X, cost, d, gnorm, eta, clock() - t0, normal_step=eta_w, G=G, V=fld.V)
-
-        def move(step: float, omega_k: float | None = None, X: Array = X,
-                 fld: Field = fld) -> Array:
-            return move_by(X, fld, step, omega_k)
-
+        yield Record(k, X, cost, d, gnorm, eta, clock() - t0, RUNNING, "", eta_w, G, fld.V)
         eta_w = math.nan
         try:
-            step = rule(StepContext(X, fld.V, G, d, omega, cost_of, move, k, fld.H, landing,
-                                    fld.tangent_norm, constraint), rule_state)
-            eta = float(step.eta if isinstance(step, Step) else step)
-            if not (math.isfinite(eta) and eta > 0):
-                raise _Diverged(f"the step rule returned η = {eta}")
-            if isinstance(step, Step) and step.omega != omega:  # the step's own normal weight
-                if not (landing and 0 < step.omega < math.inf):
-                    raise ValueError("a Step's normal weight must be a finite number > 0 "
-                                     f"on a landing run, got {step.omega!r}")
-                X_next = (move_by(X, fld, eta, step.omega, step.normal) if takes_normal
-                          else move_by(X, fld, eta, step.omega))
-                eta_w = eta * step.omega
-            else:
+            if fixed is not None:
+                eta = fixed
                 X_next = move_by(X, fld, eta)
                 eta_w = eta * omega
-            cost, G, fld, d, gnorm, state = _evaluate(problem, method, X_next, state)
+            else:
+                def move(step: float, omega_k: float | None = None, X: Array = X,
+                         fld: Field = fld) -> Array:
+                    return move_by(X, fld, step, omega_k)
+
+                step = rule(StepContext(X, fld.V, G, d, omega, cost_of, move, k, fld.H,
+                                        landing, fld.tangent_norm, constraint), rule_state)
+                own = isinstance(step, Step)
+                eta = float(step.eta if own else step)
+                if not (math.isfinite(eta) and eta > 0):
+                    raise _Diverged(f"the step rule returned η = {eta}")
+                if own and step.omega != omega:  # the step's own normal weight
+                    if not (landing and 0 < step.omega < math.inf):
+                        raise ValueError("a Step's normal weight must be a finite number > 0 "
+                                         f"on a landing run, got {step.omega!r}")
+                    X_next = (move_by(X, fld, eta, step.omega, step.normal) if takes_normal
+                              else move_by(X, fld, eta, step.omega))
+                    eta_w = eta * step.omega
+                else:
+                    X_next = move_by(X, fld, eta)
+                    eta_w = eta * omega
+            cost, G, fld, d, gnorm, state = evaluate(X_next, state)
         except (_Diverged, np.linalg.LinAlgError) as err:
             yield Record(k, X, cost, d, gnorm, eta, clock() - t0, Status.DIVERGED,
                          f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
@@ -332,15 +360,17 @@ def solve(
     frames: list[Array] = []
     stride = 1
     status, message, last = Status.MAX_ITER, "", None
+    add = history.add
     for rec in iterate(problem, X0, config):
         # iterate has run the divergence test: a running record below max_iter and above
         # tol needs no stop_reason (its messages are built only where a run ends)
-        running = (rec.status == Status.RUNNING and rec.k < max_iter
+        running = (rec.status is RUNNING and rec.k < max_iter
                    and not rec.grad_norm + rec.infeasibility <= tol)
         reason = None if running else stop_reason(rec, tol, max_iter)
         if rec.status != Status.DIVERGED:
             last = rec
-            history.append(rec)
+            add(rec.cost, rec.infeasibility, rec.grad_norm, rec.step, rec.normal_step,
+                rec.time)
             if keep_iterates and rec.k % stride == 0:
                 index.append(rec.k)
                 frames.append(rec.X)

@@ -357,8 +357,8 @@ class BarzilaiBorwein:
     def __call__(self, ctx: StepContext, state: dict) -> float | Step:
         eta = state.get("eta", self.eta_max)
         if "X" in state:
-            s = np.subtract(ctx.X, state["X"], out=_scratch(state, "s", ctx.X))
-            y = np.subtract(ctx.V, state["V"], out=_scratch(state, "y", ctx.V))
+            s = _difference(ctx.X, state["X"], state, "s")
+            y = _difference(ctx.V, state["V"], state, "y")
             sy = float(np.vdot(s, y))
             ss, yy = float(np.vdot(s, s)), float(np.vdot(y, y))
             if sy > 0:
@@ -461,29 +461,28 @@ class ScaleFree:
         check_eps(self.eps)
 
     def __call__(self, ctx: StepContext, state: dict) -> float | Step:
-        omega = float(ctx.omega)
-        if not ctx.landing or omega == 0 or ctx.H is None:
+        omega, H = float(ctx.omega), ctx.H
+        if not ctx.landing or omega == 0 or H is None:
             return BarzilaiBorwein(eps=self.eps)(ctx, state)
-        X, H, constraint, d = ctx.X, ctx.H, ctx.constraint, float(ctx.d)
+        X, constraint, d, eps = ctx.X, ctx.constraint, float(ctx.d), self.eps
         N = constraint.normal_term(X, H)
-        T = _scratch(state, "T", X)
         if omega == 1.0:  # V - N is V + (-1 N) exactly: one pass fewer, the same values
-            np.subtract(ctx.V, N, out=T)
+            T = _difference(ctx.V, N, state, "T")
         else:
-            np.multiply(N, -omega, out=T)
+            T = np.multiply(N, -omega, out=_scratch(state, "T", X))
             T += ctx.V  # T = V - omega N
         # ||T|| as the solver formed it (from G alone: it scales with f exactly)
         tangent2 = (float(ctx.tangent_norm) ** 2 if ctx.tangent_norm is not None
                     else float(np.vdot(T, T)))
         # no tangent term: only eta omega_k matters; the last step keeps eta scale-free
-        eta = math.sqrt(self.eps / tangent2) if tangent2 > 0 else state.get("eta", 1.0)
-        if "X" in state:
-            s = np.subtract(X, state["X"], out=_scratch(state, "s", X))
-            y = np.subtract(T, state["T_prev"], out=_scratch(state, "y", X))
+        eta = math.sqrt(eps / tangent2) if tangent2 > 0 else state.get("eta", 1.0)
+        T_prev = state.get("T_prev")
+        if T_prev is not None:
+            s, y = _difference(X, state["X"], state, "s"), _difference(T, T_prev, state, "y")
             sy = float(np.vdot(s, y))
             ss, yy = float(np.vdot(s, s)), float(np.vdot(y, y))
             if sy > 0:
-                shorts = state.setdefault("shorts", [])
+                shorts = state["shorts"]
                 shorts.append(sy / yy)
                 del shorts[:-self.memory]
                 # ABBmin: the long step where s is near an eigenvector of the curvature
@@ -491,43 +490,51 @@ class ScaleFree:
                 eta = min(shorts) if sy * sy < self.tau * ss * yy else ss / sy
             elif ss > 0 and yy > 0:  # negative curvature along s (near a saddle)
                 eta = math.sqrt(ss / yy)
-        state["X"] = X
-        state["T"], state["T_prev"] = state.get("T_prev"), T  # swap the two buffers
-        if state["T"] is None:
-            del state["T"]
+        else:
+            state["shorts"] = []
+        state["X"], state["T"], state["T_prev"] = X, T_prev, T  # swap the two buffers
         c = float(constraint.scale(X, H))
         normal_step = 0.5 * min(omega, 1.0)
         normal2 = float(np.vdot(N, N))
-
-        def bound(w: float) -> float:
-            return float(constraint.safe_bound(X, H, d, tangent2 + w * w * normal2, w,
-                                               self.eps))
-
+        safe_bound = constraint.safe_bound
         w = normal_step / (eta * c)
-        b = bound(w)
+        b = float(safe_bound(X, H, d, tangent2 + w * w * normal2, w, eps))
         if not math.isnan(b) and eta > b:
             eta = b  # valid with w: eta w c = normal_step b / eta < normal_step
             w1 = normal_step / (eta * c)  # the normal step kept whole, if the bound allows
-            b1 = bound(w1)
+            b1 = float(safe_bound(X, H, d, tangent2 + w1 * w1 * normal2, w1, eps))
             if not math.isnan(b1):
                 eta, w = min(eta, b1), w1
         if math.isnan(b):  # ||h|| >= 1: the restoring step along the field taken
             Vw = constraint.add_normal(np.array(ctx.V), X, H, w - omega, N)
-            eta = float(safe_step(X, Vw, d, w, eta, self.eps, constraint, H))
+            eta = float(safe_step(X, Vw, d, w, eta, eps, constraint, H))
         state["eta"] = eta
         return Step(eta, w, N)
 
 
-def _scratch(state: dict, key: str, like: Array) -> Array:
+def _scratch(state: dict, key: str, like: Array) -> Array | None:
     """A work array shaped like ``like``, kept in a rule's per-run ``state`` under ``key`` and
     overwritten at every call: BB's differences s and y are used within the call only, and
     writing them into the same arrays spares an n x p allocation each (large fresh arrays
-    come from the system as new pages, whose faults can cost more than the subtraction)."""
+    come from the system as new pages, whose faults can cost more than the subtraction).
+    None (a ufunc's ``out`` then allocates) below ``_FRESH`` entries: numpy serves such
+    arrays from its cache of small blocks, faster than this bookkeeping."""
+    if like.size < _FRESH:
+        return None
     buf = state.get(key)
     if buf is None or buf.shape != like.shape or buf.dtype != like.dtype:
         buf = state[key] = np.empty_like(like)
     return buf
 
+
+_FRESH = 128  # numpy caches data blocks up to 1 KiB (128 float64) for reuse
+
+
+def _difference(a: Array, b: Array, state: dict, key: str) -> Array:
+    """a - b, written into the work array ``_scratch(state, key, a)`` where there is one."""
+    if a.size < _FRESH:
+        return a - b
+    return np.subtract(a, b, out=_scratch(state, key, a))
 
 STEP_RULES: dict[str, Callable[[float], StepRule]] = {
     "safe": lambda eta: Safe(eta=eta),

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..geometry import (
+    _direction_one,
     dh,
     h,
     landing_direction,
@@ -132,13 +133,18 @@ class Stiefel(Constraint):
 
     def add_normal(self, Y: Array, X: Array, H: Array, w: float | Array,
                    N: Array | None = None) -> Array:
-        Y += per_run(w) * (self.normal_term(X, H) if N is None else N)
+        Y += (w if type(w) is float else per_run(w)) * (self.normal_term(X, H) if N is None
+                                                         else N)
         return Y
 
     def direction(self, X: Array, G: Array, beta: float | Array, omega: float | Array,
                   tangent: str, measure: bool = True
                   ) -> tuple[float | Array, Array, Array, float | Array | None]:
-        """``geometry.landing_direction``: four n x p x p products for the beta-metric."""
+        """``geometry.landing_direction``: four n x p x p products for the beta-metric. One
+        run with float parameters (a landing method's) goes to its one-run arithmetic
+        directly: a small live run's iteration is mostly such per-call overhead."""
+        if X.ndim == 2 and tangent == "beta" and type(beta) is float and type(omega) is float:
+            return _direction_one(X, G, beta, omega, measure)
         return landing_direction(X, G, beta, omega, tangent, measure=measure)
 
     def stationarity(self, X: Array, G: Array) -> float | Array:

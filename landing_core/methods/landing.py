@@ -67,7 +67,8 @@ class Landing(Method):
         """X - eta V; with a lowered weight omega_k (``steps.Step``) the normal term moves by
         eta omega_k N(X) instead of eta omega N(X) (``normal``: N(X) where the step rule formed
         it, ``steps.Step.normal``)."""
-        Y = -per_run(eta) * field.V + X
+        # a float (one run) needs no reshaping: per_run's call is most of a tiny move's time
+        Y = -(eta if type(eta) is float else per_run(eta)) * field.V + X
         if omega is not None:
             Y = self.constraint.add_normal(Y, X, field.H, eta * (self.omega - omega), normal)
         return Y
