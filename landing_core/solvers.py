@@ -37,7 +37,17 @@ from .run import (
     stopped_message,
     valid,
 )
-from .steps import BarzilaiBorwein, Constant, Safe, Step, StepContext, StepRule, as_step_rule
+from .steps import (
+    Armijo,
+    BarzilaiBorwein,
+    Constant,
+    Safe,
+    ScaleFree,
+    Step,
+    StepContext,
+    StepRule,
+    as_step_rule,
+)
 
 Array = np.ndarray
 
@@ -174,6 +184,19 @@ class Result(Outcome):
 RUNNING = Status.RUNNING
 
 
+def _divergence_hint(rule: StepRule) -> str:
+    """What to try after a divergence under ``rule``. The default rule and Armijo bound their
+    steps (the safe step lemma, a sufficient decrease), so a run of theirs diverges through the
+    cost itself (a NaN, an overflow, a gradient that is not the cost's); a capped rule through
+    its cap or ω; a fixed step through the step."""
+    if isinstance(rule, ScaleFree | Armijo):
+        return ("This step rule bounds its steps: check that the cost is finite there and that "
+                "egrad is its gradient (problems.check_gradient).")
+    if isinstance(rule, Safe | BarzilaiBorwein):
+        return "Try a smaller η cap or ω."
+    return "Try a smaller step or the safe step rule."
+
+
 class _Diverged(Exception):
     pass
 
@@ -282,8 +305,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     # a method's move that takes the step rule's N(X) (``steps.Step.normal``) is handed it; a
     # user's method with the older signature move(X, field, eta, omega) still runs
     takes_normal = "normal" in inspect.signature(method.move).parameters
-    hint = ("Try a smaller η cap or ω." if isinstance(rule, Safe | BarzilaiBorwein)
-            else "Try a smaller step or the safe step rule.")
+    hint = _divergence_hint(rule)
     # bound once: the loop below is most of a small run's time
     clock, move_by, cost_of = time.perf_counter, method.move, problem.cost
     landing, constraint = method.landing, method.constraint

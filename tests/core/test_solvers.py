@@ -10,7 +10,7 @@ import scipy.linalg
 from landing_core import initial_point, iterate, landing, make_problem, penalty, riemannian_gd
 from landing_core.problems import Problem, nearest_stiefel
 from landing_core.solvers import RETRACTIONS, Config, solve
-from landing_core.steps import Armijo, Constant
+from landing_core.steps import Armijo, Constant, Safe
 
 BETAS = [0.25, 0.5, 1.0, 4.0]
 TANGENTS = ["beta", "euclidean", "relative"]
@@ -273,6 +273,11 @@ def test_a_nan_is_never_returned_as_success(small):
     res = landing(_problem_from(problem, cost=cost), X0, max_iter=100)
     assert res.status == "diverged" and not res.success
     assert res.iterations == 4 and "NaN" in res.message
+    # the default rule bounds its steps: the hint points at the cost, not at a smaller step
+    assert "problems.check_gradient" in res.message and "smaller" not in res.message
+    calls["n"] = 0
+    capped = landing(_problem_from(problem, cost=cost), X0, step=Safe(eta=0.1), max_iter=100)
+    assert capped.status == "diverged" and "smaller η cap or ω" in capped.message
     assert np.all(np.isfinite(res.X)) and np.all(np.isfinite(res.cost))
     # NaN cost from the start: a ValueError, not a run
     with pytest.raises(ValueError, match="X0 is not a valid start"):
