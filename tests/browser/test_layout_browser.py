@@ -61,11 +61,11 @@ def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shot
     """The Compare page's first screen: the Steps control and the race (its Run button, the
     geometry view and the convergence panels)."""
     with open_page(browser, *SCREENS[0]) as page:
-        page.goto(f"{server}/?n=3&p=2&lecture={int(lecture)}")
-        player(page)
         if lecture:  # the sidebar is folded: a link opens the page
             page.goto(f"{server}/compare?n=3&p=2&lecture=1")
         else:
+            page.goto(f"{server}/?n=3&p=2&lecture=0")
+            player(page)
             page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare",
                                                                       exact=True).click()
         page.get_by_role("heading", name="Compare configurations").wait_for(timeout=60_000)
