@@ -93,42 +93,57 @@ def fresh_server(tmp_path):
         yield url
 
 
+def _patient(context):
+    """``context`` with waits that outlast a loaded runner: Playwright's 30 s default for a
+    navigation or a wait without its own timeout is too short there (a shared 2-core machine
+    took longer to load a page); a wait ends when the page is ready, so a quiet run pays
+    nothing for it."""
+    context.set_default_timeout(DEFAULT_WAIT_MS)
+    context.set_default_navigation_timeout(DEFAULT_WAIT_MS)
+    return context
+
+
 @pytest.fixture(scope="session")
-def browser():
+def browser(tmp_path_factory):
+    """Chromium for contexts of their own (``browser.new_context``: cookies, offline mode),
+    and ``browser.profile``: one context on a profile directory that the pages of
+    ``open_page`` share.
+
+    A context of its own starts with an empty cache: each page load compiled Streamlit's
+    JavaScript bundle again (~4 s of CPU on this machine). A context on a profile directory
+    keeps V8's code cache beside its HTTP cache, so a load after the first skips most of it;
+    an incognito context, even shared, keeps no code cache.
+    """
     ensure_debian_package(CHROMIUM, "chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         new_context = b.new_context
-
-        def patient_context(**options):
-            # Playwright's 30 s default for a navigation or a wait without its own timeout is
-            # too short on a loaded runner (a shared 2-core machine took longer to load a
-            # page); a wait ends when the page is ready, so a quiet run pays nothing for it
-            context = new_context(**options)
-            context.set_default_timeout(DEFAULT_WAIT_MS)
-            context.set_default_navigation_timeout(DEFAULT_WAIT_MS)
-            return context
-
-        b.new_context = patient_context
+        b.new_context = lambda **options: _patient(new_context(**options))
+        b.profile = _patient(pw.chromium.launch_persistent_context(
+            tmp_path_factory.mktemp("chromium-profile"), executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS))
         yield b
+        b.profile.close()
         b.close()
 
 
 @contextlib.contextmanager
 def open_page(browser, width: int, height: int):
-    """A page in a context of its own, at ``width`` × ``height``, collecting console errors in
-    ``page.console_errors``; the context closes on exit."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    pg = context.new_page()
+    """A new page (a tab of ``browser.profile``: its own Streamlit session, and the cached
+    JavaScript of the pages before it) at ``width`` × ``height``, collecting console errors
+    in ``page.console_errors``; it closes on exit. Tests that need a context of their own
+    (cookies, offline) open one with ``browser.new_context``."""
+    pg = browser.profile.new_page()
+    pg.set_viewport_size({"width": width, "height": height})
     pg.console_errors = []
     pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
     try:
         yield pg
     finally:
-        context.close()
+        pg.close()
 
 
 @pytest.fixture

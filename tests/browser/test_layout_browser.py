@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import open_page
 from .helpers import player
 
 pytestmark = pytest.mark.browser
@@ -25,10 +26,7 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
                                                              size, view):
     """One page per case, opened on the first screen and then resized to the second: the
     player re-fits to a resized window as it does to a new one."""
-    context = browser.new_context(viewport=dict(zip(("width", "height"), SCREENS[0],
-                                                    strict=True)))
-    try:
-        page = context.new_page()
+    with open_page(browser, *SCREENS[0]) as page:
         page.goto(f"{server}/?{size}&lecture={int(lecture)}")
         frame = player(page)
         assert frame.evaluate("landingPlayer.run.view.kind") == view
@@ -56,23 +54,18 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
                 assert page.get_by_text("The update, and how to use this page").count() == 0
             else:
                 assert expanded
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("lecture", [False, True], ids=["normal", "lecture"])
 def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shots, lecture):
     """The Compare page's first screen: the Steps control and the race (its Run button, the
     geometry view and the convergence panels)."""
-    context = browser.new_context(viewport=dict(zip(("width", "height"), SCREENS[0],
-                                                    strict=True)))
-    try:
-        page = context.new_page()
-        page.goto(f"{server}/?n=3&p=2&lecture={int(lecture)}")
-        player(page)
+    with open_page(browser, *SCREENS[0]) as page:
         if lecture:  # the sidebar is folded: a link opens the page
             page.goto(f"{server}/compare?n=3&p=2&lecture=1")
         else:
+            page.goto(f"{server}/?n=3&p=2&lecture=0")
+            player(page)
             page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare",
                                                                       exact=True).click()
         page.get_by_role("heading", name="Compare configurations").wait_for(timeout=60_000)
@@ -89,5 +82,3 @@ def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shot
             page.screenshot(path=shots / f"first_screen_compare_{width}x{height}_{mode}.png")
             outside = {k: box for k, box in boxes.items() if not _inside(box, width, height)}
             assert outside == {}, (width, height, outside)
-    finally:
-        context.close()

@@ -1,5 +1,5 @@
-"""The Sweep page in headless Chromium: reached from the navigation, heatmaps drawn, the grid
-resized, a cell clicked and opened in the explorer."""
+"""The Sweep page in headless Chromium: reached from the navigation, heatmaps drawn, diverged
+cells marked, the grid resized, a cell clicked and opened in the explorer."""
 
 from __future__ import annotations
 
@@ -40,12 +40,31 @@ def _cell_centre(page, index: int, eta: float, param: float) -> tuple[float, flo
         }})()"""))
 
 
-def test_sweep_heatmaps_resize_and_open_a_cell(server, page, shots):
+def _plane_js(symbol: str) -> str:
+    """JS: every heatmap's parameter axis is ``symbol``'s (the plane shown)."""
+    return (f"[...document.querySelectorAll({CHART!r})].length === 3 && "
+            f"[...document.querySelectorAll({CHART!r})].every(el => "
+            f"el._fullLayout?.yaxis?.title?.text?.startsWith({symbol!r}))")
+
+
+def test_sweep_heatmaps_diverged_cells_resize_and_open_a_cell(server, page, shots):
+    """One page through the default grid, the ω plane with diverged cells, the smallest grid
+    and a cell opened in the explorer (each sweep's page load and default grid, once)."""
     _open_sweep(page, server)
     for i in range(3):
         page.wait_for_function(f"{_cells_js(i)} === 900")  # the default 30 x 30 grid
     page.get_by_text(re.compile(r"900 runs \(30 × 30\) computed as one batch")).wait_for()
     page.screenshot(path=shots / "sweep_default_30x30.png")
+
+    # the ω plane with the constant step: some runs diverge, and their cells are marked
+    page.get_by_text("ω × η").click()
+    page.get_by_text("constant η").click()
+    page.get_by_text(re.compile(r"900 runs .* [1-9]\d* diverged")).wait_for(timeout=30_000)
+    page.wait_for_selector(IDLE)
+    page.wait_for_function(
+        f"document.querySelectorAll({CHART!r})[0]._fullData.some(t => "
+        "t.name.startsWith('diverged') && t.x.length > 0)")
+    page.screenshot(path=shots / "sweep_omega_constant.png")
 
     grid = page.get_by_role("slider", name="Grid resolution (points per axis)")
     grid.focus()
@@ -55,9 +74,12 @@ def test_sweep_heatmaps_resize_and_open_a_cell(server, page, shots):
     for i in range(3):
         page.wait_for_function(f"{_cells_js(i)} === 25")
 
-    page.get_by_text("constant η").click()
+    page.get_by_text("β × η").click()  # the grid and the constant step stay
+    page.wait_for_function(_plane_js("β"), timeout=30_000)
     page.get_by_text(re.compile(r"with the constant η in the explorer")).wait_for(timeout=30_000)
     page.wait_for_selector(IDLE)
+    for i in range(3):
+        page.wait_for_function(f"{_cells_js(i)} === 25")
     x, y = _cell_centre(page, 0, 0.0562, 1.0)  # the 5 x 5 grid's eta = 0.0562 and beta = 1
     page.mouse.move(x, y)
     page.mouse.click(x, y)
@@ -72,17 +94,4 @@ def test_sweep_heatmaps_resize_and_open_a_cell(server, page, shots):
     player(page)
     page.get_by_text("β = 1 · ω = 1 · constant η, η = 0.0562").wait_for()
     assert "beta=1.0" in page.url and "eta=0.0562" in page.url and "step=constant" in page.url
-    assert page.console_errors == []
-
-
-def test_omega_plane_with_diverged_cells(server, page, shots):
-    _open_sweep(page, server)
-    page.get_by_text("ω × η").click()
-    page.get_by_text("constant η").click()
-    page.get_by_text(re.compile(r"900 runs .* [1-9]\d* diverged")).wait_for(timeout=30_000)
-    page.wait_for_selector(IDLE)
-    page.wait_for_function(
-        f"document.querySelectorAll({CHART!r})[0]._fullData.some(t => "
-        "t.name.startsWith('diverged') && t.x.length > 0)")
-    page.screenshot(path=shots / "sweep_omega_constant.png")
     assert page.console_errors == []
