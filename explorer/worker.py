@@ -79,6 +79,11 @@ class LeasedWorker:
                     self.queued = False
                     return
             self.queued = False
+            # the slot may come free just after the lease ran out (a page closed while it
+            # waited): compute nothing for it, not even a first step
+            if not self.wanted():
+                self._gate.release()
+                return
         self._started = time.thread_time()
         try:
             self.compute()

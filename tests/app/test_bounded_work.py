@@ -150,3 +150,41 @@ def test_a_session_keeps_the_worker_of_its_key_and_cancels_a_replaced_one():
     assert first.cancelled and not second.cancelled and started == [("a",), ("b",)]
     other = worker.session_worker(session, "other", ("a",), start(("a",)))
     assert other is not first and not second.cancelled  # each name holds its own worker
+
+
+class _LateGate(Gate):
+    """A gate whose slot comes free only once the worker's lease has run out."""
+
+    def __init__(self, worker_of) -> None:
+        super().__init__(1)
+        self.worker_of = worker_of
+
+    def acquire(self, timeout: float) -> bool:
+        job = self.worker_of()
+        job._lease = time.monotonic() - 1.0  # the page's last request was long ago
+        return super().acquire(timeout)
+
+
+class _Counting(worker.LeasedWorker):
+    def __init__(self, gate) -> None:
+        super().__init__(("k",), "counting", heavy=True, seconds=10.0, gate=gate)
+        self.steps = 0
+
+    def done(self) -> bool:
+        return False
+
+    def compute(self) -> None:
+        self.steps += 1
+
+
+def test_a_slot_that_comes_free_after_the_lease_ran_out_computes_nothing():
+    """A heavy worker queued while its page closed: the slot it gets is handed back at once,
+    with no step computed (a closed tab's queued work must not run its first step)."""
+    box: list = []
+    gate = _LateGate(lambda: box[0])
+    job = _Counting(gate)
+    box.append(job)
+    job.renew()
+    job.wait(5.0)
+    assert job.steps == 0 and not job.queued
+    assert gate.busy == 0 and gate.waiting == 0
