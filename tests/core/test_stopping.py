@@ -3,6 +3,7 @@ solvers.deadline. A stopped run keeps exactly what an unstopped run computed up 
 
 from __future__ import annotations
 
+import inspect
 import time
 
 import numpy as np
@@ -72,17 +73,33 @@ def test_deadline_answers_once_its_time_has_passed():
             deadline(bad)
 
 
+def _ticks(seconds_per_read: float):
+    """A clock that advances ``seconds_per_read`` at each read: a deadline of ``T`` seconds then
+    answers on its ``T / seconds_per_read``-th check (its first read is at its creation), the
+    same on any machine, where the wall clock would measure the machine. Powers of two: the
+    reads are exact, so the check that reaches ``T`` is the one the test counts."""
+    reads = [0]
+
+    def clock() -> float:
+        reads[0] += 1
+        return (reads[0] - 1) * seconds_per_read
+
+    return clock
+
+
 def test_a_deadline_ends_a_long_run_on_time():
     big = make_problem("brockett", 40, 10, 0)
-    start = time.perf_counter()
+    checks = 32  # the deadline of 0.25 s, read every 2**-7 s of the clock
     res = solve(big, initial_point(40, 10, 0.4, 0), CONFIG, tol=1e-300, max_iter=10**7,
-                should_stop=deadline(0.2))
-    took = time.perf_counter() - start
-    assert res.status == Status.STOPPED and "time limit of 0.2 s" in res.message
+                should_stop=deadline(0.25, clock=_ticks(2.0**-7)))
+    # checked once per iterate from X_0 on: the checks-th check follows X_{checks-1}
+    assert res.status == Status.STOPPED and res.iterations == checks - 1
+    assert "the time limit of 0.25 s was reached" in res.message
+    assert len(res.cost) == res.iterations + 1 and np.all(np.isfinite(res.cost))
+    # the clocks a caller gets: the wall clock by default, a thread's CPU time on request
+    assert inspect.signature(deadline).parameters["clock"].default is time.monotonic
     cpu = deadline(5.0, clock=time.thread_time, what="computing-time limit")
     assert cpu() is None
-    assert 0.2 <= took < 1.0 and res.iterations > 10
-    assert len(res.cost) == res.iterations + 1 and np.all(np.isfinite(res.cost))
 
 
 def test_a_stopped_sweep_keeps_finished_runs_and_the_last_iterate_of_the_rest():
@@ -110,9 +127,9 @@ def test_a_stopped_sweep_keeps_finished_runs_and_the_last_iterate_of_the_rest():
 
 def test_a_deadline_ends_a_large_sweep_on_time():
     big = make_problem("brockett", 60, 15, 0)
-    start = time.perf_counter()
+    checks = 16  # the deadline of 0.25 s, read every 2**-6 s of the clock
     res = sweep(big, beta=np.geomspace(0.1, 10, 10), eta=(1e-4,), step="safe", tol=1e-300,
-                max_iter=10**6, should_stop=deadline(0.3))
-    assert time.perf_counter() - start < 1.5
-    assert set(res.status) == {Status.STOPPED} and np.all(res.iterations > 0)
+                max_iter=10**6, should_stop=deadline(0.25, clock=_ticks(2.0**-6)))
+    # every run of the batch ends at the same check: the checks-th, after iteration checks - 1
+    assert set(res.status) == {Status.STOPPED} and np.all(res.iterations == checks - 1)
     assert np.all(np.isfinite(res.final_cost))
