@@ -1,7 +1,7 @@
 """deploy/Dockerfile replayed on this machine (no container engine or registry here):
 tests/deploy/dockerfile_replay.py copies what its COPY lines list into a temporary WORKDIR, runs its
 ``uv sync`` steps there (with the uv on PATH or at ~/.uv/bin/uv; skipped when there is none;
-offline, from uv's cache: ~5-40 s) and starts its CMD with its ENV.
+offline, from uv's cache, without compiling bytecode: ~5 s) and starts its CMD with its ENV.
 Skipped: the base image (FROM), ``pip install uv``, ``useradd`` and USER. Then the server
 answers /_stcore/health, HEALTHCHECK's command succeeds (and fails once the server is gone),
 the main page serves and a browser session's run completes."""
