@@ -236,12 +236,12 @@ def movie(gif_page):
 # ---------------------------------------------------------------- the 200-frame movie
 
 
-def test_movie_structure_and_speed(movie):
+def test_movie_structure(movie):
+    """The GIF's frames, delays, rectangles and palette; how fast it is encoded is
+    benchmarks/bench_gif.py's (a bound in seconds here measured the machine)."""
     data = movie["gif"]
     print(f"\n200 frames 640x400: drawn in {movie['draw']:.2f} s, "
           f"encoded in {movie['encode']:.2f} s, {len(data) / 1e3:.0f} kB")
-    assert movie["encode"] < 15
-    assert movie["draw"] + movie["encode"] < 15
     with Image.open(io.BytesIO(data)) as im:
         assert im.n_frames == N
         assert im.size == (W, H)
