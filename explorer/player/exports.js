@@ -99,7 +99,7 @@
         images.push(ctx.getImageData(0, 0, W, H));
       }
       this.kf = saved;
-      this.dirty = true;
+      this.invalidate();
       const bytes = window.LandingGif.encode(images, { delayCs: 5, loop: 0 });
       const seconds = (performance.now() - t0) / 1000;
       this.stats.gif = { frames, seconds, bytes: bytes.length };

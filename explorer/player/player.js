@@ -111,8 +111,23 @@
       this.bindKeys();
       this.bindDrag();
       window.addEventListener("resize", () => this.layout());
+      // frames only while something moves (playing, a camera drag, a redraw asked for): an idle
+      // player costs no CPU, where a loop on every frame kept a lecture laptop's core busy
+      this.frame = null;
       this.loop = this.loop.bind(this);
-      requestAnimationFrame(this.loop);
+      this.wake();
+      setInterval(() => this.checkPlacement(), 500);
+    }
+
+    // a frame is asked for once, however many changes ask before it comes
+    wake() {
+      if (this.frame === null) this.frame = requestAnimationFrame(this.loop);
+    }
+
+    // redraw on the next frame
+    invalidate() {
+      this.dirty = true;
+      this.wake();
     }
 
     // ---- data
@@ -269,6 +284,7 @@
       this.last = null;
       if (!this.run.rate) this.kf = this.available;
       this.show();
+      this.wake();
     }
     pause(silent) {
       if (!this.playing) return;
@@ -342,7 +358,7 @@
         this.cams[key] = camera(c.theta - (e.clientX - from[0]) * 0.01, Math.max(-1.5, Math.min(1.5, c.phi + (e.clientY - from[1]) * 0.01)));
         from = [e.clientX, e.clientY];
         this.background = null;
-        this.dirty = true;
+        this.invalidate();
       });
       const end = () => { from = null; };
       this.geoCanvas.addEventListener("pointerup", end);
@@ -461,6 +477,7 @@
     }
 
     loop(now) {
+      this.frame = null;
       if (this.playing && this.run) {
         const dt = this.last === null ? 0 : Math.min(0.1, (now - this.last) / 1000);
         this.last = now;
@@ -477,16 +494,17 @@
         if (Math.floor(this.kf) !== before || !this.playing) this.updateText();
       }
       if (this.dirty) this.drawNow();
-      if (!this.checked || now - this.checked > 500) {  // the page above moved the player
-        this.checked = now;
-        try {
-          const frame = window.frameElement;
-          const top = frame ? frame.getBoundingClientRect().top + (window.parent.scrollY || 0) : 0;
-          const tall = window.parent.innerHeight;
-          if (this.placed && (Math.abs(top - this.placed[0]) > 4 || tall !== this.placed[1])) this.layout();
-        } catch (err) { /* standalone */ }
-      }
-      requestAnimationFrame(this.loop);
+      if (this.playing) this.wake();
+    }
+
+    // the page above moved the player, or the window's height changed: lay it out again
+    checkPlacement() {
+      try {
+        const frame = window.frameElement;
+        const top = frame ? frame.getBoundingClientRect().top + (window.parent.scrollY || 0) : 0;
+        const tall = window.parent.innerHeight;
+        if (this.placed && (Math.abs(top - this.placed[0]) > 4 || tall !== this.placed[1])) this.layout();
+      } catch (err) { /* standalone */ }
     }
 
     drawNow() {

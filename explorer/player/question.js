@@ -68,7 +68,7 @@
         this.playing = false;
         this.ended = true;
         this.updateText();
-        this.dirty = true;
+        this.invalidate();
       }
     },
 

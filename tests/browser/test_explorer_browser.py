@@ -134,9 +134,9 @@ def test_each_view_plays(server, page, shots, query, view, name):
 
 def test_both_charts_redraw_while_a_run_plays(server, page):
     """The issue's run (constant eta = 0.01, 1,500 iterations) in lecture mode: while it plays,
-    the geometry view and the convergence panels both redraw. Their frame rate against the
-    browser's (each chart on at least half of its idle animation frames, for every view and
-    mode) is a benchmark: benchmarks/bench_player.py, on a quiet machine."""
+    the geometry view and the convergence panels both redraw; paused, neither does. Their frame
+    rate against the browser's (each chart on at least half of its idle animation frames, for
+    every view and mode) is a benchmark: benchmarks/bench_player.py, on a quiet machine."""
     page.goto(f"{server}/?n=3&p=2&step=constant&eta=0.01&max_iter=1500&tol=1e-14&lecture=1")
     frame = player(page)
     _click(frame, "Run")
@@ -144,6 +144,17 @@ def test_both_charts_redraw_while_a_run_plays(server, page):
     rate = frame.evaluate(DRAW_RATE_JS)
     assert rate["playing"]
     assert rate["geometry"] > 0 and rate["convergence"] > 0, rate
+    # paused, the player asks the browser for no frame and draws nothing (an idle page costs
+    # no CPU on a lecturer's laptop)
+    _click(frame, "Pause")
+    rate = frame.evaluate(DRAW_RATE_JS)
+    assert not rate["playing"]
+    assert rate["geometry"] == 0 and rate["convergence"] == 0, rate
+    asked = frame.evaluate("""() => new Promise(done => {
+        const raf = window.requestAnimationFrame; let n = 0;
+        window.requestAnimationFrame = (f) => { n++; return raf(f); };
+        setTimeout(() => { window.requestAnimationFrame = raf; done(n); }, 500); })""")
+    assert asked == 0
 
 
 def test_a_large_run_streams_and_pauses_while_it_is_computed(server, page, shots):
