@@ -204,10 +204,10 @@ def ratio(land: Outcome, rival: Outcome) -> tuple[float, float]:
 def interval(low: float, high: float) -> str:
     """'r' for a known ratio, '<r' or '>r' for a bound, 'low-high' for a range."""
     if low == high:
-        return f"{low:.2f}"
+        return f"{low:.3g}"
     if low == 0.0:
-        return "n/a" if high == math.inf else f"<{high:.2f}"
-    return f">{low:.2f}" if high == math.inf else f"{low:.2f}-{high:.2f}"
+        return "n/a" if high == math.inf else f"<{high:.3g}"
+    return f">{low:.3g}" if high == math.inf else f"{low:.3g}-{high:.3g}"
 
 
 def print_ratios(outs: dict[int, dict[str, Outcome]], rivals: list[str]
