@@ -15,6 +15,21 @@ from .helpers import player
 
 pytestmark = pytest.mark.browser
 DONE = "landingPlayer.run.done"
+QUIET = 0.25  # of one core: Streamlit's own upkeep; heavy work left running takes a whole core
+
+
+def quiets(pid: int, closed: float) -> float:
+    """The server's CPU share in back-to-back 3 s windows from 2 s after ``closed``
+    (time.monotonic) until one is under QUIET or the last (8-11 s) ends; that window's share. The
+    worker's lease (1.5 s) has run out by the first window; a busy neighbour on the machine
+    (another browser test) can delay what the server does as the sessions end (their
+    teardown, the last step of a heavy job) into it. Work that did not
+    stop would hold about a whole core in every window (the comparisons' budget is 90 s)."""
+    for start in (2, 5, 8):
+        share = cpu_share(pid, float(start), start + 3.0, closed)
+        if share < QUIET:
+            break
+    return share
 
 
 def test_heavy_sessions_queue_and_end_with_their_tabs(browser, tmp_path):
@@ -49,12 +64,12 @@ def test_heavy_sessions_queue_and_end_with_their_tabs(browser, tmp_path):
         closed = time.monotonic()
         first.close()
         second.close()
-        assert cpu_share(proc.pid, 2.0, 5.0, closed) < 0.25
+        assert quiets(proc.pid, closed) < QUIET
         tab, _ = open_hostile(browser, url, "explorer", 4)  # the worker thread's run
         time.sleep(1.0)
         closed = time.monotonic()
         tab.close()
-        assert cpu_share(proc.pid, 2.0, 5.0, closed) < 0.25
+        assert quiets(proc.pid, closed) < QUIET
     finally:
         proc.terminate()
         proc.wait(timeout=10)
