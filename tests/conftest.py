@@ -40,9 +40,9 @@ settings.load_profile("shared-machine")
 HERE = Path(__file__).parent
 
 
-# Browser test files by their longest test, longest first (measured 2026-11-27 with
-# --durations=0, pytest -n 2 at load 10: 150 s down to 17 s; the files not named here take less
-# and follow in collection order). A new slow file belongs here: see the hook below.
+# Browser test files by their longest test, longest first (pytest --durations=0; the files not
+# named here take less and follow in collection order). A new slow file belongs here: see the
+# hook below.
 LONGEST_FIRST = ("navigation", "hosting", "sweep", "proxy", "dockerfile", "hostile", "stochastic",
                  "family", "layout", "teaching", "lecture", "compare", "generalized", "metric",
                  "explorer")
@@ -69,7 +69,7 @@ def pytest_collection_modifyitems(items):
     within them: worksteal hands a worker the first half of the list and the other the second,
     and an idle worker takes the tail of the other's queue, so the last tests to run are those
     in the middle of the browser tests; in collection order these were the navigation and
-    proxy tests (150 s and 130 s at load 10), and one worker sat idle for 33 s at the end.
+    proxy tests, the longest, and one worker sat idle at the end while the other ran them.
     """
     for item in items:
         if item.path.parent.relative_to(HERE).parts[:1] == ("core",):

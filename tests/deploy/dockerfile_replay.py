@@ -181,8 +181,8 @@ def build(image: Image, app: Path, uv: str, context: Path = ROOT) -> list[str]:
     returns uv's output. uv runs offline from its cache (the project's own ``uv sync`` filled it)
     and links instead of copying (``UV_LINK_MODE=hardlink``, only faster): what gets installed
     is the same. Nor does it compile every installed module to bytecode (the image's
-    ``UV_COMPILE_BYTECODE`` and pyproject's ``compile-bytecode``): 5800 files took 35-55 s of CPU
-    per suite, for a container's start time; uv ignores compilation errors, so it checked
+    ``UV_COMPILE_BYTECODE`` and pyproject's ``compile-bytecode``): thousands of installed files,
+    compiled only for a container's start time; uv ignores compilation errors, so it checked
     nothing, and the server compiles what it imports when it starts."""
     outputs = []
     env = base_env(image) | {"UV_OFFLINE": "1", "UV_LINK_MODE": "hardlink",
