@@ -519,6 +519,9 @@
       const run = this.run, view = VIEWS[run.view.kind], P = this.P();
       if (!view) return;
       const cam = this.cams[run.view.kind + run.id];
+      // a new run's first chunk can be one the player must ask again for (receive returns
+      // before aim()): its 3-D view waits for the camera that its data aims
+      if (view.three && !cam) return;
       // the legend and the room it leaves, measured (measureText) when the view is drawn
       // afresh, not every frame
       const frame0 = () => {
