@@ -78,7 +78,7 @@ PROGRESS = '[data-testid="stProgress"]'
 def test_a_widget_that_does_not_change_the_comparison_does_not_restart_it(server, page, shots):
     """While four long rows compute, the sidebar's η changes (the rows set their own): the
     page reruns, and the progress goes on from the row it had reached instead of row 1."""
-    page.goto(f"{server}/?n=120&p=30&max_iter=5000&tol=1e-14")  # rows of 0.5 s or more
+    page.goto(f"{server}/?n=200&p=40&max_iter=5000&tol=1e-14")  # rows of 1 s or more
     player(page)
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare", exact=True).click()
     seen = page.locator(PROGRESS).get_by_text("Running row 2 of 4")
