@@ -53,6 +53,7 @@
     async exportHtml() {
       const fam = this.run && this.run.family;
       if (fam && fam.have < fam.members.length) { this.note("The family is still arriving: export it once every run is here."); return; }
+      if (!this.run.done) return;  // its button is disabled until then (updateText)
       const src = await this.sources();
       const data = JSON.stringify(this.payload()).replace(/</g, "\\u003c");
       // the view's title, where there is a view (a race beyond n = 3 has none)

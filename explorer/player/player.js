@@ -59,6 +59,8 @@
   .lp-keys kbd { border: 1px solid #bbb; border-radius: 4px; padding: 0 4px; background: #f7f7f7; font: inherit; }
   `;
 
+  const HTML_TITLE = "A self-contained HTML file that plays offline";
+
   class Player {
     constructor(root, host) {
       this.host = host; // {request(have), height(px), standalone}
@@ -75,7 +77,7 @@
       this.btn = { run: b("Run", "Run (Space)", true), pause: b("Pause", "Pause (Space)"), step: b("Step", "Step one iteration (→)"), reset: b("Reset", "Back to X₀ (Home)") };
       this.slider = el("input", { type: "range", min: "0", max: "0", value: "0", step: "1", "aria-label": "Replay: iteration k", id: "lp-k" });
       this.kLabel = el("label", { for: "lp-k", text: "k = 0" });
-      this.btnHtml = el("button", { type: "button", title: "A self-contained HTML file that plays offline", text: "HTML" });
+      this.btnHtml = el("button", { type: "button", title: HTML_TITLE, text: "HTML" });
       this.btnGif = el("button", { type: "button", title: "An animated GIF (200 frames) for slides", text: "GIF" });
       this.nums = el("div", { class: "lp-nums", "aria-live": "off" });
       this.status = el("div", { class: "lp-status", role: "status" });
@@ -467,6 +469,11 @@
       this.status.className = "lp-status " + cls;
       this.btn.pause.disabled = !this.playing;
       this.btn.step.disabled = run.done && k >= this.available;
+      // a file saved mid-run would hold the iterations so far and, with no server to ask for
+      // the rest, say "computing the next iterations" for ever: as the History (CSV), the
+      // HTML file waits for the whole run
+      this.btnHtml.disabled = !run.done;
+      this.btnHtml.title = run.done ? HTML_TITLE : "Available once the run is computed.";
       const v = run.view;
       // with tabs the title would be cut beside them: it leads the caption instead
       const tabs = run.views.length > 1;

@@ -181,9 +181,28 @@ def test_a_large_run_streams_and_pauses_while_it_is_computed(server, page, shots
     assert page.console_errors == []
 
 
+def test_the_html_export_waits_for_the_whole_run(server, page):
+    """A file saved mid-run held the iterations so far and, with no server to ask for the
+    rest, said "Running… (computing the next iterations)" for ever: as the History (CSV),
+    the HTML export waits for the whole run."""
+    page.goto(f"{server}/?n=200&p=50&max_iter=5000&tol=1e-14&problem=brockett")
+    frame = player(page)
+    held = frame.evaluate("""() => ({done: landingPlayer.run.done,
+        disabled: landingPlayer.btnHtml.disabled, title: landingPlayer.btnHtml.title})""")
+    assert held == {"done": False, "disabled": True,
+                    "title": "Available once the run is computed."}
+    saved = []
+    page.on("download", lambda download: saved.append(download))
+    frame.evaluate("landingPlayer.exportHtml()")  # what a click would do, were it enabled
+    page.wait_for_timeout(1000)
+    assert saved == []
+    assert page.console_errors == []
+
+
 def test_the_html_export_plays_offline(server, page, browser, shots, tmp_path):
     page.goto(f"{server}/?n=2&p=1&problem=quartic&distance=0.5")
     frame = player(page)
+    frame.wait_for_function("landingPlayer.run.done")  # the export waits for the whole run
     have = state(frame)["have"]
     with page.expect_download() as info:
         _click(frame, "HTML")
