@@ -225,6 +225,22 @@ def test_guide_page_renders():
     assert any(f.startswith("\\operatorname{grad}_\\beta f(X) = GM") for f in formulas)
 
 
+def test_a_new_size_shows_its_first_view_without_blaming_the_url():
+    """The URL's view= mirrors the view shown: a size without it (St(5, 2) has no frame) shows
+    its first view, with no warning about a "URL parameter" the user never typed; a link's
+    view= that the size lacks is still reported."""
+    at = open_app()  # St(3, 2): the frame
+    assert at.query_params["view"] == "frame"
+    at.number_input(key="w_n").set_value(5).run()
+    assert not at.exception
+    assert [w.value for w in at.warning if "view=" in text.unescape(w.value)] == []
+    assert _player(at, finish=False)["header"]["view"] == "sigma"
+    assert at.query_params["view"] == "sigma"
+    at = open_app({"n": "5", "view": "frame"})
+    assert any("view='frame' is not a view of this size" in text.unescape(w.value)
+               for w in at.warning)
+
+
 def test_lowering_n_below_p_clamps_p_in_the_sidebar_with_a_warning():
     at = open_app({"n": "4", "p": "3"})
     at.number_input(key="w_n").set_value(2).run()
