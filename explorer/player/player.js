@@ -601,7 +601,9 @@
           const panel = this.conv[i];
           const last = vertical ? i === charts.length - 1 : true;
           const xtitle = this.run.race ? this.run.race.xtitle : "iteration k";
-          drawAxes(c, chart, { font: P.font, title: panel.title, xlabels: last, xtitle: last ? xtitle : null });
+          // iterations are whole numbers (a run that diverges at once spans k = 0 to 2)
+          const xint = !(this.run.race && this.run.race.against === "time");
+          drawAxes(c, chart, { font: P.font, title: panel.title, xlabels: last, xtitle: last ? xtitle : null, xint });
           const items = panel.series.map((s) => ({ label: s.label, colour: s.colour, dash: s.dash }));
           if (items.length > 1 && !this.run.race) {  // a race's rows are named above the panels
             c.save();

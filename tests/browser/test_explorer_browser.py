@@ -279,3 +279,29 @@ def test_the_gap_is_taken_in_the_component_of_each_iterate(server, page, shots):
     assert "f − f*" in run["cell"] and "−2.1" not in run["cell"] and "-2.1" not in run["cell"]
     page.screenshot(path=shots / "explorer_component_crossing.png")
     assert page.console_errors == []
+
+
+# the labels drawn centred below a point: the x axes' tick labels (axes.drawAxes)
+X_LABELS_JS = """() => { const texts = [], fill = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (t, ...rest) {
+    if (this.textAlign === "center" && this.textBaseline === "top") texts.push(String(t));
+    return fill.call(this, t, ...rest); };
+  try { landingPlayer.background = null; landingPlayer.convBack = null; landingPlayer.drawNow(); }
+  finally { CanvasRenderingContext2D.prototype.fillText = fill; }
+  return texts; }"""
+
+
+def test_a_run_of_two_iterations_has_whole_iterations_on_its_axes(server, page):
+    """A run that diverges at once (η = 0.9: X_2 is the last valid iterate) spans k = 0 to 2:
+    its iteration axes were labelled 0, 0.5, 1.0, 1.5, 2.0, iterations that do not exist."""
+    page.goto(f"{server}/?n=3&p=2&step=constant&eta=0.9")
+    frame = player(page)
+    frame.wait_for_function("landingPlayer.run.done")
+    assert frame.evaluate("landingPlayer.run.status") == "diverged"
+    assert frame.evaluate("landingPlayer.run.xmax") == 2
+    for view in ("frame", "sigma"):  # the convergence panels; and the singular values' own
+        frame.evaluate(f"landingPlayer.choose('{view}')")
+        labels = set(frame.evaluate(X_LABELS_JS))
+        assert {"0", "1", "2"} <= labels, labels
+        assert not {"0.5", "1.0", "1.5", "2.0"} & labels, labels
+    assert page.console_errors == []
