@@ -307,6 +307,18 @@ def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
     assert "outside the safe region" not in circling
 
 
+def test_a_run_circling_at_the_safe_regions_edge_is_explained():
+    """brockett(40, 8) at the defaults: the safe step trims η to ~3e-2 (a third of its cap
+    0.1) to hold ||h|| ~ 0.47 just inside ε = 0.5, where those steps are still too large for
+    f; the run circles with ||grad|| ~ 7 and f below f*. No hint was shown (the stall was
+    explained only at the cap, or outside the region); the cap must go below the steps taken
+    (η = 0.02 converges)."""
+    text = _hint(open_app({"n": "40", "p": "8"}))
+    assert "only guards feasibility" in text and "region's edge" in text, text
+    assert "Lower the cap η below 3.0e-02" in text, text
+    assert "outside the safe region" not in text
+
+
 @pytest.mark.parametrize("step", ["safe", "bb"])
 def test_a_run_held_outside_the_safe_region_is_not_called_circling(step):
     """brockett(50, 10) with the safe step never enters ||h|| <= 0.5 in 100 steps (~5e-4
