@@ -89,9 +89,10 @@ def header(X: np.ndarray, problem: Problem, what: str, checks: list[theory.Check
     # column with an ellipsis, and at 1280 pixels (sidebar open) the columns were too narrow
     # for the σ range ("0.71 … …") and the I of ‖XᵀX − I‖_F
     c = st.columns([4, 1.3], vertical_alignment="center")
+    spread = (f"σ(X) = **{sigma[0]:.2f}**" if sigma.size == 1 else
+              f"σ(X) from **{sigma.min():.2f}** to **{sigma.max():.2f}**")
     c[0].markdown(f"X is **{problem.n} × {problem.p}** · $\\|X^\\top X - I\\|_F$ = "
-                  f"**{np.linalg.norm(h(X)):.3f}** · σ(X) from **{sigma.min():.2f}** to "
-                  f"**{sigma.max():.2f}** · β = **{config.beta:g}**")
+                  f"**{np.linalg.norm(h(X)):.3f}** · {spread} · β = **{config.beta:g}**")
     if c[1].button("New random X", icon=":material/casino:", key="theory_new_x",
                    width="stretch"):
         st.session_state.theory_draw += 1
