@@ -357,8 +357,11 @@
       });
       this.geoCanvas.addEventListener("pointermove", (e) => {
         if (!from) return;
-        const key = this.run.view.kind + this.run.id;
-        const c = this.cams[key];
+        // the view may have changed under the drag (a tab, a clicker's next preset: a new
+        // run): the drag ends with the 3-D view it turned
+        const view = this.run && this.run.view, key = view && view.kind + this.run.id;
+        const c = key && VIEWS[view.kind].three ? this.cams[key] : undefined;
+        if (!c) { from = null; return; }
         this.cams[key] = camera(c.theta - (e.clientX - from[0]) * 0.01, Math.max(-1.5, Math.min(1.5, c.phi + (e.clientY - from[1]) * 0.01)));
         from = [e.clientX, e.clientY];
         this.background = null;

@@ -305,3 +305,26 @@ def test_a_run_of_two_iterations_has_whole_iterations_on_its_axes(server, page):
         assert {"0", "1", "2"} <= labels, labels
         assert not {"0.5", "1.0", "1.5", "2.0"} & labels, labels
     assert page.console_errors == []
+
+
+def test_a_drag_outlives_its_3d_view_without_errors(server, page):
+    """The view under a drag can change (a tab chosen, a clicker's next preset bringing a new
+    run): each further move read the camera of a view that has none (a TypeError per move);
+    the drag now ends with the 3-D view it turned."""
+    page.goto(f"{server}/?n=3&p=1")
+    frame = player(page)
+    box = frame.locator("canvas").nth(0).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    for swap in ("landingPlayer.choose('safe')",  # a tab
+                 """(() => { const p = landingPlayer;  // a new run, its view flat
+                     p.run = {...p.run, id: 'next',
+                              view: p.run.views.find(v => v.kind === 'safe')}; })()"""):
+        frame.evaluate("landingPlayer.choose('sphere')")
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + 20, y + 10, steps=3)
+        frame.evaluate(swap)
+        page.mouse.move(x + 60, y + 30, steps=4)
+        page.mouse.up()
+        page.wait_for_timeout(300)
+    assert page.console_errors == []
