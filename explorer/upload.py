@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import warnings
 
 import numpy as np
 from numpy.lib import format as npy_format
@@ -73,7 +74,13 @@ def _csv_array(filename: str, data: bytes) -> np.ndarray:
     """The matrix of comma-separated text (a byte-order mark, as spreadsheets write, is
     allowed)."""
     try:
-        return np.loadtxt(io.StringIO(data.decode("utf-8-sig")), delimiter=",", ndmin=2)
+        with warnings.catch_warnings():
+            # loadtxt only warns on text without a number (comments, a byte-order mark, blank
+            # lines) and returns an empty array: say so instead of a shape
+            warnings.simplefilter("error", UserWarning)
+            return np.loadtxt(io.StringIO(data.decode("utf-8-sig")), delimiter=",", ndmin=2)
+    except UserWarning:
+        raise ValueError(f"{filename} holds no numbers") from None
     except UnicodeDecodeError:
         raise ValueError(f"{filename} could not be read as a matrix: it is not UTF-8 text; save "
                          "the matrix as comma-separated values") from None

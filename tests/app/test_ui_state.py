@@ -3,6 +3,7 @@
 import io
 import pickle
 import re
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -188,6 +189,14 @@ def test_any_npy_body_after_a_valid_header_gives_a_matrix_or_a_value_error(body)
         assert len(body) < 48 or "NaN" in str(err)
     else:
         assert A.shape == (3, 2)
+
+
+@pytest.mark.parametrize("data", [b"# only a comment\n", b"\xef\xbb\xbf\n", b"\n\n#\n"])
+def test_text_without_a_number_says_so_without_a_warning(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="a.csv holds no numbers"):
+            parse_matrix("a.csv", data)
 
 
 def test_a_long_hostile_file_name_is_cut_in_the_message():

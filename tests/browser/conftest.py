@@ -129,6 +129,13 @@ def browser(tmp_path_factory):
         b.close()
 
 
+def _where(message) -> str:
+    """A console error with the script and line that logged it (a failure's report then points
+    at the code, not only the message)."""
+    at = message.location
+    return f"{message.text} ({at.get('url', '?')}:{at.get('lineNumber', '?')})"
+
+
 @contextlib.contextmanager
 def open_page(browser, width: int, height: int):
     """A new page (a tab of ``browser.profile``: its own Streamlit session, and the cached
@@ -138,8 +145,8 @@ def open_page(browser, width: int, height: int):
     pg = browser.profile.new_page()
     pg.set_viewport_size({"width": width, "height": height})
     pg.console_errors = []
-    pg.on("console", lambda m: pg.console_errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    pg.on("console", lambda m: pg.console_errors.append(_where(m)) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.console_errors.append(f"{e}\n{e.stack}"))
     try:
         yield pg
     finally:

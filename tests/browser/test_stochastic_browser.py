@@ -49,7 +49,7 @@ def test_the_curves_grow_live(server, page, shots):
     page.screenshot(path=shots / "stochastic_live.png")
     assert seen < 21
     page.get_by_text("Done: 20 epochs.").wait_for(timeout=120_000)
-    assert page.evaluate(POINTS) == 21
+    page.wait_for_function(f"{POINTS} === 21", timeout=30_000)  # plotly draws after the text
     url = urllib.parse.unquote(page.url)
     assert "batch=1," in url and "epochs=20," in url
     assert not [e for e in page.console_errors if "favicon" not in e]
@@ -60,7 +60,8 @@ def test_saga_beats_sgd_and_lecture_mode_keeps_the_curves(server, page, shots):
     page.get_by_role("heading", name="Stochastic landing").wait_for()
     page.get_by_text("Done: 100 epochs.").wait_for(timeout=180_000)  # a loaded server is slow
     page.wait_for_selector(IDLE)
-    assert page.evaluate(POINTS) == 101
+    # plotly draws the figure after Streamlit's text shows (seen at 0 points under load)
+    page.wait_for_function(f"{POINTS} === 101", timeout=30_000)
     # traces: SGD's three panels, then SAGA's, then full-batch landing's; panel 1 is the gap
     sgd, saga = page.evaluate(_last_y(0)), page.evaluate(_last_y(3))
     assert saga < 1e-3 * sgd, (sgd, saga)
@@ -73,7 +74,8 @@ def test_saga_beats_sgd_and_lecture_mode_keeps_the_curves(server, page, shots):
     assert page.evaluate(f"document.querySelector({CHART!r})._fullLayout.height") == 520
     # the same runs, not new ones: every epoch's point, SAGA's last value
     assert page.get_by_text("Done: 100 epochs.").count() == 1
-    assert page.evaluate(POINTS) == 101 and page.evaluate(_last_y(3)) == saga
+    page.wait_for_function(f"{POINTS} === 101", timeout=30_000)
+    assert page.evaluate(_last_y(3)) == saga
     page.get_by_text("Settings").click()  # folded in a lecture, with the values kept
     assert page.get_by_label("batch b", exact=True).input_value() == "10"
     main = page.get_by_test_id("stMainBlockContainer")  # the sidebar has an n of its own
