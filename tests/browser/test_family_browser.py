@@ -129,7 +129,7 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         assert frame.evaluate("landingPlayer.run.family.shown") == shown
         page.wait_for_timeout(1500)
         page.wait_for_selector(IDLE, timeout=60_000)
-        assert not page.console_errors, page.console_errors
+        assert not page.console_errors, "\n\n".join(page.console_errors)  # whole, with stacks
 
 
 def test_dragging_omega_on_the_sphere_in_lecture_mode(server, browser, shots):
@@ -153,11 +153,11 @@ def test_dragging_omega_on_the_sphere_in_lecture_mode(server, browser, shots):
                                timeout=60_000)
         page.wait_for_selector(IDLE, timeout=60_000)
         assert frame.evaluate("landingPlayer.run.family.shown") == shown
-        assert not page.console_errors, page.console_errors
+        assert not page.console_errors, "\n\n".join(page.console_errors)  # whole, with stacks
         frame = player(page)  # the page holds the same player frame, or a new one
         assert frame.evaluate("landingPlayer.run.view.kind") == "sphere"
         assert frame.evaluate(OUT_OF_ORDER) == [0]
-        assert not page.console_errors, page.console_errors
+        assert not page.console_errors, "\n\n".join(page.console_errors)  # whole, with stacks
 
 
 def test_the_html_export_of_a_family_scrubs_offline(server, browser, shots, tmp_path):
@@ -168,7 +168,7 @@ def test_the_html_export_of_a_family_scrubs_offline(server, browser, shots, tmp_
             frame.get_by_role("button", name="HTML", exact=True).click()
         path = tmp_path / "landing-family.html"
         info.value.save_as(path)
-        assert not page.console_errors, page.console_errors
+        assert not page.console_errors, "\n\n".join(page.console_errors)  # whole, with stacks
     with offline_export(browser, path, 1280, 800) as (standalone, errors):
         standalone.wait_for_function(COMPLETE, timeout=20_000)
         fam = standalone.evaluate("({n: landingPlayer.run.family.members.length, "
