@@ -59,7 +59,7 @@ _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 def _same_message(got: str, ref: str, scale: float) -> bool:
     """The same words, and numbers that agree within ``scale`` (as ``_close``) once printed:
     a message prints its values to 3 significant digits, so values within the tolerance can
-    print a last digit apart (‖h‖ = 1.25e-14 against 1.26e-14 for pca(3, 3), seen once)."""
+    print a last digit apart (‖h‖ = 1.25e-14 against 1.26e-14)."""
     if _NUMBER.sub("#", got) != _NUMBER.sub("#", ref):
         return False
     a = np.array([float(x) for x in _NUMBER.findall(got)])

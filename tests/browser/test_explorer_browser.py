@@ -184,8 +184,8 @@ def test_a_large_run_streams_and_pauses_while_it_is_computed(server, page, shots
 def test_the_html_export_plays_offline(server, page, browser, shots, tmp_path):
     page.goto(f"{server}/?n=2&p=1&problem=quartic&distance=0.5")
     frame = player(page)
-    # the whole run: a file saved mid-run holds what had arrived when it was saved (under
-    # load more arrived between reading "have" and the click: 147 against 37)
+    # the whole run: a file saved mid-run holds what had arrived when it was saved, which
+    # can be more than "have" read before the click
     frame.wait_for_function("landingPlayer.run.done")
     have = state(frame)["have"]
     with page.expect_download() as info:

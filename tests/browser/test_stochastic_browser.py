@@ -60,7 +60,7 @@ def test_saga_beats_sgd_and_lecture_mode_keeps_the_curves(server, page, shots):
     page.get_by_role("heading", name="Stochastic landing").wait_for()
     page.get_by_text("Done: 100 epochs.").wait_for(timeout=180_000)  # a loaded server is slow
     page.wait_for_selector(IDLE)
-    # plotly draws the figure after Streamlit's text shows (seen at 0 points under load)
+    # plotly draws the figure after Streamlit shows the text
     page.wait_for_function(f"{POINTS} === 101", timeout=30_000)
     # traces: SGD's three panels, then SAGA's, then full-batch landing's; panel 1 is the gap
     sgd, saga = page.evaluate(_last_y(0)), page.evaluate(_last_y(3))
