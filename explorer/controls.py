@@ -313,15 +313,21 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
         if new.constraint == "upload":
             _B_upload(new)
     st.session_state.config = new
-    query = to_query(new)
-    for key in [k for k in st.query_params
-                if k not in query and k not in owns and k not in LECTURE_PARAMS]:
-        del st.query_params[key]  # unknown (warned about once) or another page's: drop it
-    for key, value in query.items():
-        if st.query_params.get(key) != value:
-            st.query_params[key] = value
+    write_url(to_query(new), keep=set(owns) | set(LECTURE_PARAMS))
     deck.keys(new)
     return new
+
+
+def write_url(query: dict[str, str], keep: set[str]) -> None:
+    """The URL's parameters: ``query``'s values, and of the others those named in ``keep``
+    (the page's own, the lecture deck's); the rest (unknown, warned about once, or another
+    page's) dropped. In one write when anything changed: each write of st.query_params is
+    an entry in the browser's history, and a first visit wrote one per parameter (16 on
+    the explorer), so that Back stayed on the page for as many presses."""
+    current = st.query_params.to_dict()
+    wanted = {k: v for k, v in current.items() if k in query or k in keep} | query
+    if wanted != current:
+        st.query_params.from_dict(wanted)
 
 
 SCRUB_LABELS = {"off": "off", "beta": "β", "omega": "ω", "eta": "η (step, or its cap)"}

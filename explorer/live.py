@@ -109,9 +109,12 @@ def chosen_view(names: list[str], of_size: list[str] | None = None) -> str:
     if picked in names:
         st.session_state.explorer_view = picked
     elif st.session_state.get("explorer_view") not in names:
+        # a session that showed a view wrote it to the URL itself: when the size no longer has
+        # it (n or p changed), the URL's view= is that echo, not a link's to report
+        linked = st.session_state.get("explorer_view") is None
         url = st.query_params.get("view")
         st.session_state.explorer_view = url if url in names else names[0]
-        if url is not None and url not in names:
+        if linked and url is not None and url not in names:
             why = ("is the single run's: a family of runs draws "
                    if url in (of_size or ()) else "is not a view of this size ")
             st.warning(text.markdown(f"URL parameter view={text.quote(url)} {why}"

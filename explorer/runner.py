@@ -51,7 +51,9 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
 
     - X_k still outside the safe region: the safe step only lets ||h|| shrink there, and a
       large tangent term leaves room for short steps only; a larger omega pulls X_k in sooner;
-    - the safe step at its cap eta (steps of at least half the cap): eta is too large for f.
+    - the safe step at its cap eta (steps of at least half the cap): eta is too large for f;
+    - the safe step trimmed below its cap (X_k held at the safe region's edge, where the
+      trimmed steps are still too large for f): the cap must go below the steps taken.
     """
     if trace.status != Status.MAX_ITER or config.step not in ("safe", "bb") or not stalled(trace):
         return ""
@@ -70,6 +72,12 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
                 f"{SAFE_EPS:g} once there); it does not make f decrease: here η = "
                 f"{config.eta:g} is too large for f and the run circles instead of converging. "
                 "Lower the cap η, or choose Armijo or Barzilai–Borwein.")
+    if config.step == "safe":  # trimmed below its cap, at the safe region's edge
+        return (f" The safe step only guards feasibility: it trims η to keep {h} below ε = "
+                f"{SAFE_EPS:g} (here ηₖ ≈ {recent:.1e}, {h} = {d:.3g}); it does not make f "
+                "decrease, and these steps are still too large for f: the run circles at the "
+                f"region's edge instead of converging. Lower the cap η below {recent:.1e}, or "
+                "choose Armijo or Barzilai–Borwein.")
     return ""
 
 

@@ -85,12 +85,15 @@ def header(X: np.ndarray, problem: Problem, what: str, checks: list[theory.Check
         "identities (rounding errors only), 10⁻⁶ for those checked against finite differences "
         "of the cost (their residual is ~10⁻⁸, the accuracy of a central difference).")
     sigma = np.linalg.svd(X, compute_uv=False)
-    c = st.columns([1, 1, 1, 1, 1.3])
-    c[0].metric("X is n × p", f"{problem.n} × {problem.p}")
-    c[1].metric(r"$\|X^\top X - I\|_F$", f"{np.linalg.norm(h(X)):.3f}")
-    c[2].metric("σ(X), min … max", f"{sigma.min():.2f} … {sigma.max():.2f}")
-    c[3].metric("β", f"{config.beta:g}")
-    if c[4].button("New random X", icon=":material/casino:", key="theory_new_x",
+    # one line of text that wraps, not a row of st.metric: a metric cuts what does not fit its
+    # column with an ellipsis, and at 1280 pixels (sidebar open) the columns were too narrow
+    # for the σ range ("0.71 … …") and the I of ‖XᵀX − I‖_F
+    c = st.columns([4, 1.3], vertical_alignment="center")
+    spread = (f"σ(X) = **{sigma[0]:.2f}**" if sigma.size == 1 else
+              f"σ(X) from **{sigma.min():.2f}** to **{sigma.max():.2f}**")
+    c[0].markdown(f"X is **{problem.n} × {problem.p}** · $\\|X^\\top X - I\\|_F$ = "
+                  f"**{np.linalg.norm(h(X)):.3f}** · {spread} · β = **{config.beta:g}**")
+    if c[1].button("New random X", icon=":material/casino:", key="theory_new_x",
                    width="stretch"):
         st.session_state.theory_draw += 1
         st.rerun()

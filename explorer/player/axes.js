@@ -49,8 +49,9 @@
     const f = raw / mag;
     return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
   }
-  function linearTicks(lo, hi, count) {
-    const step = niceStep(hi - lo, count);
+  // least: the smallest step (1 on an axis of iterations, which has no k = 0.5)
+  function linearTicks(lo, hi, count, least = 0) {
+    const step = Math.max(niceStep(hi - lo, count), least);
     const ticks = [];
     for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + 1e-9 * step; v += step) {
       ticks.push({ v, label: fmtTick(Math.abs(v) < 1e-12 * step ? 0 : v, step) });
@@ -117,7 +118,7 @@
       ctx.fillText(t.label, rect.x - 4, y);
     }
     if (opts.xticks !== false) {
-      const xt = linearTicks(chart.xlo, chart.xhi, Math.max(2, Math.floor(rect.w / (font * 5))));
+      const xt = linearTicks(chart.xlo, chart.xhi, Math.max(2, Math.floor(rect.w / (font * 5))), opts.xint ? 1 : 0);
       ctx.textAlign = "center";
       ctx.textBaseline = "top";
       for (const t of xt) {

@@ -53,11 +53,14 @@
     async exportHtml() {
       const fam = this.run && this.run.family;
       if (fam && fam.have < fam.members.length) { this.note("The family is still arriving: export it once every run is here."); return; }
+      if (!this.run.done) return;  // its button is disabled until then (updateText)
       const src = await this.sources();
       const data = JSON.stringify(this.payload()).replace(/</g, "\\u003c");
-      const title = (this.run.view.title || "Landing Explorer").replace(/</g, "&lt;");
+      // the view's title, where there is a view (a race beyond n = 3 has none)
+      const view = this.run.view;
+      const title = "Landing Explorer" + (view && view.title ? `: ${view.title.replace(/</g, "&lt;")}` : "");
       const esc = (s) => s.replace(/<\/script/gi, "<\\/script");
-      const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Landing Explorer: ${title}</title></head>\n<body><div id="landing-player"></div>\n<script>window.LANDING_DATA = ${data};</script>\n${src.map((s) => `<script data-lp>${esc(s)}</script>\n`).join("")}</body></html>\n`;
+      const html = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>\n<body><div id="landing-player"></div>\n<script>window.LANDING_DATA = ${data};</script>\n${src.map((s) => `<script data-lp>${esc(s)}</script>\n`).join("")}</body></html>\n`;
       const name = fam ? "landing-family.html" : this.run.race ? "landing-race.html" : "landing-run.html";
       download(new Blob([html], { type: "text/html" }), name);
       this.note(`Saved ${name}: it plays offline in any browser` + (fam ? `, with its ${fam.symbol} scrubber.` : "."));

@@ -53,11 +53,15 @@
   .lp-caption { color: #555; margin: 2px 0 0; font-size: 0.88em; }
   .lp-keys { color: #555; font-size: 0.88em; margin: 0; }
   .lp { position: relative; }
-  .lp-toast { position: absolute; left: 50%; top: 96px; transform: translateX(-50%); background: rgba(20,20,20,0.88); color: #fff; padding: 10px 18px; border-radius: 10px; opacity: 0; pointer-events: none; transition: opacity 0.6s; white-space: nowrap; z-index: 2; }
+  /* one line where it fits, wrapped on a phone (one line ran off both sides of its screen) */
+  .lp-toast { position: absolute; left: 50%; top: 96px; transform: translateX(-50%); background: rgba(20,20,20,0.88); color: #fff; padding: 10px 18px; border-radius: 10px; opacity: 0; pointer-events: none; transition: opacity 0.6s; width: max-content; max-width: calc(100% - 16px); text-align: center; z-index: 2; }
+  .lp-toast kbd { white-space: nowrap; }
   .lp-toast.on { opacity: 1; }
   .lp-toast kbd { border: 1px solid #aaa; border-radius: 4px; padding: 0 5px; font: inherit; }
   .lp-keys kbd { border: 1px solid #bbb; border-radius: 4px; padding: 0 4px; background: #f7f7f7; font: inherit; }
   `;
+
+  const HTML_TITLE = "A self-contained HTML file that plays offline";
 
   class Player {
     constructor(root, host) {
@@ -75,7 +79,7 @@
       this.btn = { run: b("Run", "Run (Space)", true), pause: b("Pause", "Pause (Space)"), step: b("Step", "Step one iteration (→)"), reset: b("Reset", "Back to X₀ (Home)") };
       this.slider = el("input", { type: "range", min: "0", max: "0", value: "0", step: "1", "aria-label": "Replay: iteration k", id: "lp-k" });
       this.kLabel = el("label", { for: "lp-k", text: "k = 0" });
-      this.btnHtml = el("button", { type: "button", title: "A self-contained HTML file that plays offline", text: "HTML" });
+      this.btnHtml = el("button", { type: "button", title: HTML_TITLE, text: "HTML" });
       this.btnGif = el("button", { type: "button", title: "An animated GIF (200 frames) for slides", text: "GIF" });
       this.nums = el("div", { class: "lp-nums", "aria-live": "off" });
       this.status = el("div", { class: "lp-status", role: "status" });
@@ -353,8 +357,11 @@
       });
       this.geoCanvas.addEventListener("pointermove", (e) => {
         if (!from) return;
-        const key = this.run.view.kind + this.run.id;
-        const c = this.cams[key];
+        // the view may have changed under the drag (a tab, a clicker's next preset: a new
+        // run): the drag ends with the 3-D view it turned
+        const view = this.run && this.run.view, key = view && view.kind + this.run.id;
+        const c = key && VIEWS[view.kind].three ? this.cams[key] : undefined;
+        if (!c) { from = null; return; }
         this.cams[key] = camera(c.theta - (e.clientX - from[0]) * 0.01, Math.max(-1.5, Math.min(1.5, c.phi + (e.clientY - from[1]) * 0.01)));
         from = [e.clientX, e.clientY];
         this.background = null;
@@ -467,6 +474,11 @@
       this.status.className = "lp-status " + cls;
       this.btn.pause.disabled = !this.playing;
       this.btn.step.disabled = run.done && k >= this.available;
+      // a file saved mid-run would hold the iterations so far and, with no server to ask for
+      // the rest, say "computing the next iterations" for ever: as the History (CSV), the
+      // HTML file waits for the whole run
+      this.btnHtml.disabled = !run.done;
+      this.btnHtml.title = run.done ? HTML_TITLE : "Available once the run is computed.";
       const v = run.view;
       // with tabs the title would be cut beside them: it leads the caption instead
       const tabs = run.views.length > 1;
@@ -594,7 +606,9 @@
           const panel = this.conv[i];
           const last = vertical ? i === charts.length - 1 : true;
           const xtitle = this.run.race ? this.run.race.xtitle : "iteration k";
-          drawAxes(c, chart, { font: P.font, title: panel.title, xlabels: last, xtitle: last ? xtitle : null });
+          // iterations are whole numbers (a run that diverges at once spans k = 0 to 2)
+          const xint = !(this.run.race && this.run.race.against === "time");
+          drawAxes(c, chart, { font: P.font, title: panel.title, xlabels: last, xtitle: last ? xtitle : null, xint });
           const items = panel.series.map((s) => ({ label: s.label, colour: s.colour, dash: s.dash }));
           if (items.length > 1 && !this.run.race) {  // a race's rows are named above the panels
             c.save();

@@ -527,7 +527,7 @@
       rect.h = box.y + box.h - rect.y - 2 * P.font - 16;
       const chart = makeChart(rect, 0, run.xmax, 0, hi, false);
       ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
-      drawAxes(ctx, chart, { font: P.font, title: "singular values σᵢ(Xₖ)", xtitle: "iteration k" });
+      drawAxes(ctx, chart, { font: P.font, title: "singular values σᵢ(Xₖ)", xtitle: "iteration k", xint: true });
       ctx.save();
       ctx.setLineDash([6, 5]); ctx.strokeStyle = "#000"; ctx.lineWidth = 2;
       ctx.beginPath(); ctx.moveTo(rect.x, chart.Y(1)); ctx.lineTo(rect.x + rect.w, chart.Y(1)); ctx.stroke();

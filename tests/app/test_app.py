@@ -225,6 +225,22 @@ def test_guide_page_renders():
     assert any(f.startswith("\\operatorname{grad}_\\beta f(X) = GM") for f in formulas)
 
 
+def test_a_new_size_shows_its_first_view_without_blaming_the_url():
+    """The URL's view= mirrors the view shown: a size without it (St(5, 2) has no frame) shows
+    its first view, with no warning about a "URL parameter" the user never typed; a link's
+    view= that the size lacks is still reported."""
+    at = open_app()  # St(3, 2): the frame
+    assert at.query_params["view"] == "frame"
+    at.number_input(key="w_n").set_value(5).run()
+    assert not at.exception
+    assert [w.value for w in at.warning if "view=" in text.unescape(w.value)] == []
+    assert _player(at, finish=False)["header"]["view"] == "sigma"
+    assert at.query_params["view"] == "sigma"
+    at = open_app({"n": "5", "view": "frame"})
+    assert any("view='frame' is not a view of this size" in text.unescape(w.value)
+               for w in at.warning)
+
+
 def test_lowering_n_below_p_clamps_p_in_the_sidebar_with_a_warning():
     at = open_app({"n": "4", "p": "3"})
     at.number_input(key="w_n").set_value(2).run()
@@ -289,6 +305,18 @@ def test_the_safe_step_stall_is_explained_only_when_the_run_stalls():
     circling = _hint(open_app({"n": "20", "p": "4", "max_iter": "300"}))  # eta too large
     assert "only guards feasibility" in circling
     assert "outside the safe region" not in circling
+
+
+def test_a_run_circling_at_the_safe_regions_edge_is_explained():
+    """brockett(40, 8) at the defaults: the safe step trims η to ~3e-2 (a third of its cap
+    0.1) to hold ||h|| ~ 0.47 just inside ε = 0.5, where those steps are still too large for
+    f; the run circles with ||grad|| ~ 7 and f below f*. No hint was shown (the stall was
+    explained only at the cap, or outside the region); the cap must go below the steps taken
+    (η = 0.02 converges)."""
+    text = _hint(open_app({"n": "40", "p": "8"}))
+    assert "only guards feasibility" in text and "region's edge" in text, text
+    assert "Lower the cap η below 3.0e-02" in text, text
+    assert "outside the safe region" not in text
 
 
 @pytest.mark.parametrize("step", ["safe", "bb"])

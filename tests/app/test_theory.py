@@ -257,3 +257,16 @@ def test_new_random_x_and_the_polar_factor():
     assert not at.exception
     on_manifold = _chart_lines(at)
     assert not np.allclose(on_manifold["‖R‖ / β"]["y"], drawn)
+
+
+@pytest.mark.parametrize(("query", "spread"), [
+    ({}, "σ(X) from **0.71** to **1.28**"),  # σ = 0.7103, 1.2758 (3 × 2, seed 0)
+    ({"n": "3", "p": "1"}, "σ(X) = **1.40**"),  # one singular value: no range
+])
+def test_the_header_states_x_whole_in_one_line(query, spread):
+    """X's size, ‖XᵀX − I‖_F, the spread of σ(X) and β, in one line that wraps (a row of
+    st.metric cut them at 1280 pixels); σ(X)'s one value for p = 1, not a range of it."""
+    at = _theory_page(query)
+    line = next(m.value for m in at.markdown if m.value.startswith("X is **"))
+    assert spread in line, line
+    assert "β = **0.5**" in line

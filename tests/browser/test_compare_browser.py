@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from .conftest import open_page
-from .helpers import CHART, player, points_js, wait_idle
+from .helpers import CHART, offline_export, player, points_js, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -192,3 +192,31 @@ def test_a_race_of_six_rows_plays_and_pauses_on_the_sphere_in_lecture_mode(serve
             near = np.linalg.norm(panels - rgb, axis=-1) < 24
             assert near.sum() > 50, colour
         assert not page.console_errors, page.console_errors
+
+
+def test_a_race_without_a_geometry_view_saves_as_html_and_plays_offline(server, page, browser,
+                                                                       tmp_path):
+    """Beyond n = 3 a race has no geometry view (the convergence panels alone): its HTML
+    export, which took its file's title from the view, threw a TypeError and saved nothing."""
+    page.goto(f"{server}/?n=6&p=2")
+    player(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare", exact=True).click()
+    wait_idle(page, charts=False)
+    frame = page.wait_for_selector(
+        'iframe[title="explorer.live.landing_player"]').content_frame()
+    frame.wait_for_function("landingPlayer.run && landingPlayer.run.race", timeout=120_000)
+    assert frame.evaluate("landingPlayer.run.view") is None
+    rows = frame.evaluate("landingPlayer.run.race.rows.length")
+    with page.expect_download(timeout=30_000) as info:
+        frame.get_by_role("button", name="HTML", exact=True).click()
+    path = tmp_path / "landing-race.html"
+    info.value.save_as(path)
+    assert info.value.suggested_filename == "landing-race.html"
+    assert "<title>Landing Explorer</title>" in path.read_text()
+    with offline_export(browser, path) as (standalone, errors):
+        standalone.wait_for_function("window.landingPlayer && landingPlayer.run")
+        assert standalone.evaluate("landingPlayer.run.race.rows.length") == rows
+        standalone.get_by_role("button", name="Run", exact=True).click()
+        standalone.wait_for_function("landingPlayer.kf >= 5", timeout=30_000)
+        assert errors == []
+    assert not [e for e in page.console_errors if "404" not in e], page.console_errors

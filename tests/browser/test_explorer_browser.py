@@ -181,6 +181,24 @@ def test_a_large_run_streams_and_pauses_while_it_is_computed(server, page, shots
     assert page.console_errors == []
 
 
+def test_the_html_export_waits_for_the_whole_run(server, page):
+    """A file saved mid-run held the iterations so far and, with no server to ask for the
+    rest, said "Running… (computing the next iterations)" for ever: as the History (CSV),
+    the HTML export waits for the whole run."""
+    page.goto(f"{server}/?n=200&p=50&max_iter=5000&tol=1e-14&problem=brockett")
+    frame = player(page)
+    held = frame.evaluate("""() => ({done: landingPlayer.run.done,
+        disabled: landingPlayer.btnHtml.disabled, title: landingPlayer.btnHtml.title})""")
+    assert held == {"done": False, "disabled": True,
+                    "title": "Available once the run is computed."}
+    saved = []
+    page.on("download", lambda download: saved.append(download))
+    frame.evaluate("landingPlayer.exportHtml()")  # what a click would do, were it enabled
+    page.wait_for_timeout(1000)
+    assert saved == []
+    assert page.console_errors == []
+
+
 def test_the_html_export_plays_offline(server, page, browser, shots, tmp_path):
     page.goto(f"{server}/?n=2&p=1&problem=quartic&distance=0.5")
     frame = player(page)
@@ -262,4 +280,53 @@ def test_the_gap_is_taken_in_the_component_of_each_iterate(server, page, shots):
     assert abs(run["gap"]) <= 1e-8 and run["curve"] <= 1e-8
     assert "f − f*" in run["cell"] and "−2.1" not in run["cell"] and "-2.1" not in run["cell"]
     page.screenshot(path=shots / "explorer_component_crossing.png")
+    assert page.console_errors == []
+
+
+# the labels drawn centred below a point: the x axes' tick labels (axes.drawAxes)
+X_LABELS_JS = """() => { const texts = [], fill = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (t, ...rest) {
+    if (this.textAlign === "center" && this.textBaseline === "top") texts.push(String(t));
+    return fill.call(this, t, ...rest); };
+  try { landingPlayer.background = null; landingPlayer.convBack = null; landingPlayer.drawNow(); }
+  finally { CanvasRenderingContext2D.prototype.fillText = fill; }
+  return texts; }"""
+
+
+def test_a_run_of_two_iterations_has_whole_iterations_on_its_axes(server, page):
+    """A run that diverges at once (η = 0.9: X_2 is the last valid iterate) spans k = 0 to 2:
+    its iteration axes were labelled 0, 0.5, 1.0, 1.5, 2.0, iterations that do not exist."""
+    page.goto(f"{server}/?n=3&p=2&step=constant&eta=0.9")
+    frame = player(page)
+    frame.wait_for_function("landingPlayer.run.done")
+    assert frame.evaluate("landingPlayer.run.status") == "diverged"
+    assert frame.evaluate("landingPlayer.run.xmax") == 2
+    for view in ("frame", "sigma"):  # the convergence panels; and the singular values' own
+        frame.evaluate(f"landingPlayer.choose('{view}')")
+        labels = set(frame.evaluate(X_LABELS_JS))
+        assert {"0", "1", "2"} <= labels, labels
+        assert not {"0.5", "1.0", "1.5", "2.0"} & labels, labels
+    assert page.console_errors == []
+
+
+def test_a_drag_outlives_its_3d_view_without_errors(server, page):
+    """The view under a drag can change (a tab chosen, a clicker's next preset bringing a new
+    run): each further move read the camera of a view that has none (a TypeError per move);
+    the drag now ends with the 3-D view it turned."""
+    page.goto(f"{server}/?n=3&p=1")
+    frame = player(page)
+    box = frame.locator("canvas").nth(0).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    for swap in ("landingPlayer.choose('safe')",  # a tab
+                 """(() => { const p = landingPlayer;  // a new run, its view flat
+                     p.run = {...p.run, id: 'next',
+                              view: p.run.views.find(v => v.kind === 'safe')}; })()"""):
+        frame.evaluate("landingPlayer.choose('sphere')")
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + 20, y + 10, steps=3)
+        frame.evaluate(swap)
+        page.mouse.move(x + 60, y + 30, steps=4)
+        page.mouse.up()
+        page.wait_for_timeout(300)
     assert page.console_errors == []

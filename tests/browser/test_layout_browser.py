@@ -4,6 +4,8 @@ are never cut."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .conftest import open_page
@@ -82,3 +84,25 @@ def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shot
             page.screenshot(path=shots / f"first_screen_compare_{width}x{height}_{mode}.png")
             outside = {k: box for k, box in boxes.items() if not _inside(box, width, height)}
             assert outside == {}, (width, height, outside)
+
+
+CLIPPED_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
+    .filter(e => getComputedStyle(e).textOverflow === 'ellipsis'
+                 && e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.textContent.slice(0, 60))"""
+
+
+def test_the_theory_page_shows_its_x_whole_on_a_projector(server, browser, shots):
+    """The theory page's facts about X (its size, ‖XᵀX − I‖_F, the range of σ(X), β) stay
+    whole at 1280x720 with the sidebar open: a row of st.metric columns cut the σ range to
+    "0.71 … …" and the I of ‖XᵀX − I‖_F."""
+    with open_page(browser, *SCREENS[0]) as page:
+        page.goto(server)
+        player(page)
+        page.locator('[data-testid="stSidebarNav"]').get_by_text("Theory", exact=True).click()
+        page.get_by_text("checks pass").wait_for()
+        page.wait_for_timeout(1000)  # KaTeX typesets after the text is there
+        page.screenshot(path=shots / "theory_first_screen_1280x720.png")
+        assert page.evaluate(CLIPPED_JS) == []
+        facts = page.get_by_text("σ(X) from").inner_text()
+        assert re.search(r"σ\(X\) from \d\.\d\d to \d\.\d\d", facts), facts

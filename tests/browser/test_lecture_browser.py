@@ -94,3 +94,18 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
     page.wait_for_selector(IDLE, timeout=60_000)
     assert page.get_by_text("Answer (the runs shown)", exact=False).count() == 0
     assert page.console_errors == []
+
+
+def test_the_keys_hint_of_a_lecture_fits_a_phone(server, browser, shots):
+    """The keys' hint (shown once per tab in lecture mode) ran off both sides of a 390-pixel
+    screen on one line: it wraps within the player instead."""
+    with open_page(browser, 390, 844) as page:
+        page.goto(f"{server}/?lecture=1&n=3&p=1")
+        frame = player(page)
+        frame.wait_for_selector(".lp-toast.on")
+        box = frame.evaluate("""() => { const r = document.querySelector('.lp-toast')
+            .getBoundingClientRect();
+            return [r.left, r.right, document.documentElement.clientWidth]; }""")
+        page.screenshot(path=shots / "lecture_keys_hint_390x844.png")
+        assert box[0] >= 0 and box[1] <= box[2], box
+        assert page.console_errors == []

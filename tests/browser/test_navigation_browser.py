@@ -58,3 +58,25 @@ def test_page_links_opened_together_on_a_fresh_server_all_get_the_app(fresh_serv
     finally:
         for c in contexts:
             c.close()
+
+
+def test_back_leaves_a_page_in_a_few_presses(server, page):
+    """Each write of st.query_params is an entry in the browser's history: the sidebar wrote
+    each parameter on its own, 16 entries on a first visit to the explorer and 18 more on the
+    Compare page, so that Back stayed on Compare for 18 presses. It now writes them at once."""
+    page.goto(f"{server}/?n=2&p=1")
+    wait_idle(page, charts=False)
+    page.wait_for_selector('iframe[title="explorer.live.landing_player"]')
+    page.wait_for_timeout(1000)  # the player's first request reruns its fragment
+    assert page.evaluate("history.length") <= 5
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare", exact=True).click()
+    page.get_by_text("Compare configurations").wait_for()
+    wait_idle(page, charts=False)
+    page.wait_for_timeout(1000)
+    presses = 0
+    while page.locator("h1").first.inner_text() != "Landing on St(n, p)":
+        assert presses < 6, page.url
+        page.go_back()
+        presses += 1
+        page.wait_for_timeout(1500)
+        page.wait_for_selector(IDLE)
