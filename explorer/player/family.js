@@ -42,6 +42,7 @@
     receiveFamily(args) {
       const h = args.header, F = h.family;
       const fresh = !this.run || this.run.id !== args.run_id;
+      if (fresh && args.start > 0) { this.askFromStart(); return; }
       if (fresh) {
         this.run = {
           id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter,

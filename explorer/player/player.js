@@ -141,6 +141,7 @@
       if (h.family && this.receiveFamily) { this.stale = false; this.receiveFamily(args); return; }
       if (h.race && this.receiveRace) { this.receiveRace(args); return; }
       const fresh = !this.run || this.run.id !== args.run_id;
+      if (fresh && args.start > 0) { this.askFromStart(); return; }
       if (fresh) {
         if (this.hideFamily) this.hideFamily();
         this.run = {
@@ -187,6 +188,15 @@
       this.holding = this.stale;
       this.show();
       this.holding = false;
+    }
+
+    // a new run's first chunk that starts past k = 0: the server sends from what the page's
+    // last player said it held (a player re-created by a rerun holds nothing; a rerun's
+    // payload can overtake the first). The player asks for the run from its start and keeps
+    // what it shows until then: a run taken without its first iterate has no axes and no
+    // camera, which a layout (a resize, the page moving) would draw
+    askFromStart() {
+      this.host.request(0);
     }
 
     // what a header (a run's or a family's) says of how the run is shown: its rate, lecture
@@ -531,8 +541,8 @@
       const run = this.run, view = VIEWS[run.view.kind], P = this.P();
       if (!view) return;
       const cam = this.cams[run.view.kind + run.id];
-      // a new run's first chunk can be one the player must ask again for (receive returns
-      // before aim()): its 3-D view waits for the camera that its data aims
+      // a header can turn a run to a view whose chunk the player must ask again for
+      // (receive returns before aim()): the 3-D view waits for the camera its data aims
       if (view.three && !cam) return;
       // the legend and the room it leaves, measured (measureText) when the view is drawn
       // afresh, not every frame

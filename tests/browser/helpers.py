@@ -67,3 +67,30 @@ def offline_export(browser, path: Path, width: int = 1300, height: int = 900) ->
         yield page, errors
     finally:
         context.close()
+
+
+# the first payload each player frame receives, kept as window.firstArgs (an init script: it
+# runs in every frame before the player's own scripts, whose host sets window.landingPlayer)
+KEEP_FIRST = """(() => { let kept;
+  Object.defineProperty(window, "landingPlayer", { configurable: true, get: () => kept,
+    set: (p) => { kept = p; const receive = p.receive.bind(p);
+      p.receive = (a) => { if (window.firstArgs === undefined) window.firstArgs = a;
+                           return receive(a); }; } }); })()"""
+# a new run's (or family's) first chunk that starts past what the player holds (the server
+# sends from what the page's last player said it held: a rerun's payload can overtake the
+# first, a player re-created by a rerun holds nothing), then a layout (the page moving or
+# resizing): the player asks for the run from its start and shows what it held until then;
+# a new player shows nothing (taken without its first iterate, a run had no axes to draw)
+OUT_OF_ORDER = """() => {
+  const p = landingPlayer, a = window.firstArgs, asked = [], held = p.run.id;
+  p.host.request = (k) => asked.push(k);
+  p.receive({ ...a, run_id: a.run_id + "-next", start: 5 });
+  p.layout();
+  const box = document.createElement("div");
+  document.body.appendChild(box);
+  const q = new Landing.Player(box, { request: (k) => asked.push(k), height() {} });
+  q.receive({ ...a, start: 5 });
+  q.layout();
+  box.remove();
+  return { asked, held: p.run.id === held, empty: !q.run }; }"""
+OUT_OF_ORDER_ANSWER = {"asked": [0, 0], "held": True, "empty": True}

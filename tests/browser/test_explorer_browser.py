@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .helpers import offline_export, player, state
+from .helpers import KEEP_FIRST, OUT_OF_ORDER, OUT_OF_ORDER_ANSWER, offline_export, player, state
 
 pytestmark = pytest.mark.browser
 
@@ -330,3 +330,12 @@ def test_a_drag_outlives_its_3d_view_without_errors(server, page):
         page.mouse.up()
         page.wait_for_timeout(300)
     assert page.console_errors == []
+
+
+def test_a_new_runs_chunk_past_its_start_is_asked_again_from_k_0(server, page):
+    page.add_init_script(KEEP_FIRST)
+    page.goto(f"{server}/?n=3&p=1&distance=0.5")
+    frame = player(page)
+    frame.wait_for_function("landingPlayer.run.done")
+    assert frame.evaluate(OUT_OF_ORDER) == OUT_OF_ORDER_ANSWER
+    assert not page.console_errors, "\n\n".join(page.console_errors)

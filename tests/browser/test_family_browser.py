@@ -8,7 +8,14 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import open_page
-from tests.browser.helpers import IDLE, offline_export, player
+from tests.browser.helpers import (
+    IDLE,
+    KEEP_FIRST,
+    OUT_OF_ORDER,
+    OUT_OF_ORDER_ANSWER,
+    offline_export,
+    player,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -24,25 +31,6 @@ PROBE = """() => {
   window.probe = { before: look(), events: [] };
   input.addEventListener("input", () => window.probe.events.push(look()));
 }"""
-
-
-# the first payload each player frame receives, kept as window.firstArgs (an init script: it
-# runs in every frame before the player's own scripts, whose host sets window.landingPlayer)
-KEEP_FIRST = """(() => { let kept;
-  Object.defineProperty(window, "landingPlayer", { configurable: true, get: () => kept,
-    set: (p) => { kept = p; const receive = p.receive.bind(p);
-      p.receive = (a) => { if (window.firstArgs === undefined) window.firstArgs = a;
-                           return receive(a); }; } }); })()"""
-# a new family's chunk that starts past what the player holds (a rerun's payload can overtake
-# the first), then a layout (the page moving or resizing: checkPlacement): the player asks
-# again for the rest (what it asked is returned) and draws nothing from a camera it has not
-# aimed
-OUT_OF_ORDER = """() => {
-  const p = landingPlayer, a = window.firstArgs, asked = [];
-  p.host.request = (k) => asked.push(k);
-  p.receive({ ...a, run_id: a.run_id + "-next", start: 5 });
-  p.layout();
-  return asked; }"""
 
 
 def _open(page, server: str, query: str):
@@ -94,6 +82,7 @@ def _assert_drag_redraws_at_once(probe: dict) -> None:
 def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
     with open_page(browser, 1280, 720) as page:
         sent = _count_sent(page)
+        page.add_init_script(KEEP_FIRST)
         frame = _open(page, server, "scrub=beta&lecture=1")
         name = frame.evaluate("document.getElementById('lp-fam').getAttribute('aria-label')")
         assert name.startswith("β")
@@ -129,6 +118,7 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         assert frame.evaluate("landingPlayer.run.family.shown") == shown
         page.wait_for_timeout(1500)
         page.wait_for_selector(IDLE, timeout=60_000)
+        assert frame.evaluate(OUT_OF_ORDER) == OUT_OF_ORDER_ANSWER
         assert not page.console_errors, "\n\n".join(page.console_errors)  # whole, with stacks
 
 
@@ -156,7 +146,7 @@ def test_dragging_omega_on_the_sphere_in_lecture_mode(server, browser, shots):
         assert not page.console_errors, "\n\n".join(page.console_errors)  # whole, with stacks
         frame = player(page)  # the page holds the same player frame, or a new one
         assert frame.evaluate("landingPlayer.run.view.kind") == "sphere"
-        assert frame.evaluate(OUT_OF_ORDER) == [0]
+        assert frame.evaluate(OUT_OF_ORDER) == OUT_OF_ORDER_ANSWER
         assert not page.console_errors, "\n\n".join(page.console_errors)  # whole, with stacks
 
 
