@@ -55,9 +55,8 @@
   .lp { position: relative; }
   /* one line where it fits, wrapped on a phone (one line ran off both sides of its screen) */
   .lp-toast { position: absolute; left: 50%; top: 96px; transform: translateX(-50%); background: rgba(20,20,20,0.88); color: #fff; padding: 10px 18px; border-radius: 10px; opacity: 0; pointer-events: none; transition: opacity 0.6s; width: max-content; max-width: calc(100% - 16px); text-align: center; z-index: 2; }
-  .lp-toast kbd { white-space: nowrap; }
   .lp-toast.on { opacity: 1; }
-  .lp-toast kbd { border: 1px solid #aaa; border-radius: 4px; padding: 0 5px; font: inherit; }
+  .lp-toast kbd { border: 1px solid #aaa; border-radius: 4px; padding: 0 5px; font: inherit; white-space: nowrap; }
   .lp-keys kbd { border: 1px solid #bbb; border-radius: 4px; padding: 0 4px; background: #f7f7f7; font: inherit; }
   `;
 
