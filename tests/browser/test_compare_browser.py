@@ -201,10 +201,11 @@ def test_a_race_without_a_geometry_view_saves_as_html_and_plays_offline(server, 
     page.goto(f"{server}/?n=6&p=2")
     player(page)
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare", exact=True).click()
-    wait_idle(page, charts=False)
-    frame = page.wait_for_selector(
-        'iframe[title="explorer.live.landing_player"]').content_frame()
-    frame.wait_for_function("landingPlayer.run && landingPlayer.run.race", timeout=120_000)
+    page.get_by_text("Compare configurations").wait_for()
+    # the race's player, not the explorer's, which can linger while the page changes (a
+    # frame taken before then was detached under the test)
+    frame = player(page, 120_000)
+    frame.wait_for_function("landingPlayer.run.race", timeout=120_000)
     assert frame.evaluate("landingPlayer.run.view") is None
     rows = frame.evaluate("landingPlayer.run.race.rows.length")
     with page.expect_download(timeout=30_000) as info:
