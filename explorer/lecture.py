@@ -16,7 +16,7 @@ from pathlib import Path
 import streamlit as st
 import streamlit.components.v1 as components
 
-from . import deck, text
+from . import deck, declare, text
 from .controls import set_config
 from .presets import PRESETS, Preset
 from .state import ITER_MAX, AppConfig
@@ -27,8 +27,9 @@ SHOWN_PAGE = "deck_page"  # the preset page ("explorer", ...) the last run showe
 REVEAL_KEYS = "the . key (or b)"
 QUESTION_KEY = "deck_question"  # its block; app.py sets its text large
 ANSWER = "**Answer** (the runs shown):"  # its figures are those of the preset's own runs
-_keys = components.declare_component(
-    "landing_deck_keys", path=str(Path(__file__).resolve().parent / "deck_keys"))
+with declare.LOCK:  # (declare.py: sessions importing this at once)
+    _keys = components.declare_component(
+        "landing_deck_keys", path=str(Path(__file__).resolve().parent / "deck_keys"))
 
 
 def order() -> list[int]:

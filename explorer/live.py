@@ -21,7 +21,7 @@ import streamlit.components.v1 as components
 from landing_core.problems import Problem
 from landing_core.run import Status, stopped_message
 
-from . import family, playback, runner, text, work
+from . import declare, family, playback, runner, text, work
 from .budget import Cost
 from .controls import set_config
 from .gate import GATE, HEAVY_SECONDS, Gate
@@ -30,8 +30,9 @@ from .worker import LeasedWorker, session_worker
 
 FIRST_WAIT = 0.25  # seconds a new run may take before the page shows it (all of a small run)
 CHUNK_WAIT = 0.25  # seconds a request for more waits for new iterations
-_player = components.declare_component(
-    "landing_player", path=str(Path(__file__).resolve().parent / "player"))
+with declare.LOCK:  # (declare.py: sessions importing this at once)
+    _player = components.declare_component(
+        "landing_player", path=str(Path(__file__).resolve().parent / "player"))
 
 
 class LiveRun(LeasedWorker):
