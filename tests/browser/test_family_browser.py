@@ -118,6 +118,8 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         assert frame.evaluate("landingPlayer.run.family.shown") == shown
         page.wait_for_timeout(1500)
         page.wait_for_selector(IDLE, timeout=60_000)
+        # the page's player now: a rerun can re-create it (its iframe), as OUT_OF_ORDER plays
+        frame = player(page)
         assert frame.evaluate(OUT_OF_ORDER) == OUT_OF_ORDER_ANSWER
         assert not page.console_errors, "\n\n".join(page.console_errors)  # whole, with stacks
 
