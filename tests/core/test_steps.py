@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from landing_core import geometry as geo
 from landing_core import steps
+from landing_core.constraints.stiefel import STIEFEL
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, iterate, landing
 from landing_core.steps import Armijo, BarzilaiBorwein, Constant, Safe, safe_step_bound
@@ -119,6 +120,63 @@ def test_one_safe_step_from_random_points_lands_in_the_region(n, p, radius, beta
     eta = float(safe_step_bound(d, np.linalg.norm(V), omega, 0.5))
     assert eta > 0
     assert _feas(X - eta * V) <= 0.5 + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12), st.floats(0.0, 0.45), st.sampled_from([0.5, 0.25]),
+       st.floats(1e-3, 1e3), st.sampled_from(["beta", "euclidean", "relative", "any"]),
+       st.integers(0, 2**31))
+def test_the_exact_safe_step_is_the_largest_that_keeps_the_region(n, p, radius, s, scale,
+                                                                  tangent, seed):
+    """STIEFEL.safe_step_exact against X(t) = X - s X H - t T formed explicitly (not through
+    its p x p quartic): ||h(X(t))|| <= eps on a grid of [0, eta] and = eps at eta, so no
+    larger step keeps the region; for each tangent term and for any T ("any": G itself)."""
+    n, p = max(n, p), min(n, p)
+    X = _start_inside(n, p, radius, seed)
+    H = X.T @ X - np.eye(p)
+    G = scale * np.random.default_rng(seed + 1).standard_normal((n, p))
+    T = G if tangent == "any" else geo.landing_field(X, G, 0.5, 1.0, tangent)[0]
+    eta = STIEFEL.safe_step_exact(X, H, T, s, 0.5)
+    Y = X - s * X @ H
+    if not np.any(Y.T @ T + T.T @ Y) and not np.any(T.T @ T):
+        assert eta == math.inf  # (St(1, 1)'s tangent terms vanish)
+        return
+    assert 0 < eta < math.inf
+    assert max(_feas(Y - t * T) for t in np.linspace(0.0, eta, 41)) <= 0.5 + 1e-12
+    assert _feas(Y - eta * T) == pytest.approx(0.5, rel=1e-7)
+
+
+def test_the_exact_safe_step_says_nothing_where_the_normal_step_ends_outside():
+    X = _start_inside(8, 3, 0.9, seed=2)
+    H = X.T @ X - np.eye(3)
+    T = np.random.default_rng(0).standard_normal((8, 3))
+    assert math.isnan(STIEFEL.safe_step_exact(X, H, T, 0.0, 0.5))  # no normal step: 0.9 > 0.5
+    assert STIEFEL.safe_step_exact(X, H, T, 0.5, 0.5) > 0  # the whole normal step: 0.6 d^2
+    assert STIEFEL.safe_step_exact(X, H, np.zeros((8, 3)), 0.5, 0.5) == math.inf
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e3])
+def test_the_default_rule_takes_the_exact_bound_where_the_lemma_cuts_its_step(scale):
+    """ScaleFree's first step from a point inside the region with a large gradient: the
+    lemma's bound is below the request sqrt(eps) / ||T||, and the rule steps min(request,
+    exact bound) with the whole normal step (eta omega_k = 1/2), landing inside the region;
+    the exact bound is at least twice the lemma's here."""
+    n, p = 200, 20
+    X = _start_inside(n, p, 0.2, seed=1)
+    G = scale * np.random.default_rng(5).standard_normal((n, p))
+    H = X.T @ X - np.eye(p)
+    T, V, _ = geo.landing_field(X, G, 0.5, 1.0, "beta")
+    d, tn = _feas(X), float(np.linalg.norm(T))
+    ctx = steps.StepContext(X, V, G, d, 1.0, None, None, 0, H, True, tn)
+    step = steps.ScaleFree()(ctx, {})
+    request = math.sqrt(0.5) / tn
+    w = 0.5 / request
+    lemma = float(safe_step_bound(d, math.sqrt(tn**2 + w * w * np.vdot(X @ H, X @ H)), w))
+    exact = STIEFEL.safe_step_exact(X, H, T, 0.5, 0.5)
+    assert lemma < request and 2 * lemma < exact
+    assert step.eta == pytest.approx(min(request, exact), rel=1e-12)
+    assert step.eta * step.omega == pytest.approx(0.5, rel=1e-12)
+    assert _feas(X - step.eta * (T + step.omega * X @ H)) <= 0.5 + 1e-12
 
 
 @settings(max_examples=40, deadline=None)
