@@ -439,14 +439,14 @@ class ScaleFree:
     20) from four starts reached tol 1e-8 in 2,178-3,099 iterations against 5,541-7,397 (one
     not within 8,000). The first request is sqrt(eps) / ||T||, a tangent move of sqrt(eps)
     (the safe region's radius). The safe step lemma (Ablin et al. 2024) then bounds eta with
-    omega_k (``Constraint.safe_bound``). Where it shortens eta, the constraint's exact bound
-    is taken instead where it has one (``Constraint.safe_step_exact``: on St(n, p) the
-    largest eta after the whole normal step with ||h|| <= max(eps, ||h(X_k)||), from p x p
-    work): the lemma bounds h by norms alone and stops short of it, by about 3x on
-    linear(2000, 100), whose run to gap 1e-6 took 31 iterations with the lemma and takes 17-18
-    with the exact bound (four starts). Else omega_k is raised to keep the normal step whole
-    and the lemma's bound is taken again; the restoring step applies where the lemma says
-    nothing (||h|| >= 1).
+    omega_k (``Constraint.safe_bound``). Where it shortens eta, the constraint's exact test
+    is taken instead where it has one (``Constraint.safe_step_exact``; on St(n, p): the
+    request where ||h|| after it and the whole normal step is <= max(eps, ||h(X_k)||), else
+    the first root of that quartic, from p x p work). The lemma bounds h by norms alone and
+    stops short, by about 3x on linear(2000, 100), whose run to gap 1e-6 took 31 iterations
+    with the lemma and takes 17-18 with the exact test (four starts). Else omega_k is raised
+    to keep the normal step whole and the lemma's bound is taken again; the restoring step
+    applies where the lemma says nothing (||h|| >= 1).
 
     Every quantity is scale-free: under f -> s f, T -> s T, eta_k -> eta_k / s and
     omega_k -> s omega_k, so the iterates are the same (to rounding) whatever s; for s a power
@@ -506,10 +506,10 @@ class ScaleFree:
         b = float(safe_bound(X, H, d, tangent2 + w * w * normal2, w, eps))
         # where the lemma cuts the step, the exact bound in p x p work (St(n, p)): two
         # products on those steps only, none in the tail, where BB's steps are short
-        exact = (constraint.safe_step_exact(X, H, T, normal_step / c, max(eps, d))
+        exact = (constraint.safe_step_exact(X, H, T, normal_step / c, max(eps, d), eta)
                  if not math.isnan(b) and eta > b else math.nan)
         if not math.isnan(exact):
-            eta = min(eta, exact)
+            eta = exact
             w = normal_step / (eta * c)
         elif not math.isnan(b) and eta > b:
             eta = b  # valid with w: eta w c = normal_step b / eta < normal_step

@@ -21,8 +21,8 @@ A constraint owns, for X of shape (n, p) or a stack (..., n, p):
 - the safe region ||h(X)||_F <= eps: ``safe_bound(X, H, d, g2, w, eps)``, the largest eta for
   which ||h(X - eta V)||_F <= max(eps, d) is guaranteed for V = T + w N(X) with ||V||_F^2 = g2
   (NaN where the constraint's lemma says nothing: ``steps.safe_step`` then takes
-  ``restoring_step``, a backtracking on ||h||), ``safe_step_exact(X, H, T, s, e)``, the
-  largest step along a tangent term T after a normal step s N(X) that keeps ||h|| <= e
+  ``restoring_step``, a backtracking on ||h||), ``safe_step_exact(X, H, T, s, e, eta)``, a
+  step up to eta along a tangent term T after a normal step s N(X) that keeps ||h|| <= e
   exactly, where the constraint can form it cheaply (St(n, p); NaN by default),
   ``normal2(X, H)`` = ||N(X)||_F^2 and ``scale(X, H)``, the c for which eta w = 1/(2 c) is the
   normal term's natural step (it cancels h to first order);
@@ -151,9 +151,11 @@ class Constraint:
     def safe_bound(self, X: Array, H: Array, d: Any, g2: Any, w: Any, eps: float) -> Any:
         raise NotImplementedError
 
-    def safe_step_exact(self, X: Array, H: Array, T: Array, s: float, e: float) -> float:
-        """The largest eta with ||h(X - s N(X) - t T)|| <= e for every t in [0, eta] (one
-        run), where a constraint can say it cheaply; NaN here: the rules use ``safe_bound``."""
+    def safe_step_exact(self, X: Array, H: Array, T: Array, s: float, e: float,
+                        eta: float = math.inf) -> float:
+        """A step t <= eta along T after the normal step s N(X) with ||h(X - s N(X) - t T)||
+        <= e, eta itself where it keeps that (one run), where a constraint can say it
+        cheaply; NaN here: the rules use ``safe_bound``."""
         return math.nan
 
     def restoring_step(self, X: Array, V: Array, eta: Any, c: float = 0.5,

@@ -107,10 +107,12 @@ def restoring_step(
 
 
 
-def safe_step_exact(X: Array, H: Array, T: Array, s: float, e: float) -> float:
-    """The largest eta such that every X(t) = X - s X H - t T, 0 <= t <= eta, has
-    ||h(X(t))||_F <= e (H = h(X)): the first positive root of a quartic, from p x p work
-    (X^T T and T^T T: two n x p x p products). NaN where the normal step alone ends above e
+def safe_step_exact(X: Array, H: Array, T: Array, s: float, e: float,
+                    eta: float = math.inf) -> float:
+    """A step t <= eta along T, after the normal step s X H, that keeps ||h|| <= e (H = h(X)),
+    from p x p work (X^T T and T^T T: two n x p x p products): eta itself where
+    X(eta) = X - s X H - eta T has ||h(X(eta))||_F <= e, else the first positive root of
+    ||h(X(t))||_F = e, below eta. NaN where the normal step alone ends above e
     (||h(X(0))||_F >= e).
 
     With L = I - s H (symmetric, commuting with X^T X = I + H), X(t) = X L - t T, so
@@ -119,37 +121,41 @@ def safe_step_exact(X: Array, H: Array, T: Array, s: float, e: float) -> float:
         A2 = T^T T,
 
     exactly, for any T; phi(t) = ||h(X(t))||_F^2 - e^2 is a quartic with phi(0) < 0 and, for
-    T != 0, phi(t) -> inf, so it has a first positive root: eta. The safe step lemma (Ablin et
-    al. 2024, ``safe_step_bound``) bounds ||h(X(t))|| by norms alone (||T^T T||_F <= ||T||_F^2,
-    equality only for T of rank one) and so stops short of it: for the tangent term of
-    linear(2000, 100) (p = 100 columns of similar size) by a factor of about 3. At s = 1/2
-    A0 = -3/4 H^2 + 1/4 H^3, the Newton-Schulz residual (``steps.ScaleFree``).
+    T != 0, phi(t) -> inf, so it has a first positive root, and every t up to it keeps
+    ||h|| <= e. The safe step lemma (Ablin et al. 2024, ``safe_step_bound``) bounds
+    ||h(X(t))|| by norms alone (||T^T T||_F <= ||T||_F^2, equality only for T of rank one) and
+    so stops short of it: for the tangent term of linear(2000, 100) (p = 100 columns of similar
+    size) by a factor of about 3. At s = 1/2, A0 = -3/4 H^2 + 1/4 H^3, the Newton-Schulz
+    residual (``steps.ScaleFree``).
 
     The quartic is solved in t = eta ||T^T T||_F^(-1/2), which makes its leading coefficient 1
     and the others O(1) near the root; a complex pair within 1e-6 of the real axis counts as
-    a root (a double root rounded apart), which can only shorten eta. The root is taken a hair
-    inside (1 - 1e-9): its relative rounding error is far smaller, so the step found keeps
-    ||h|| <= e to rounding in forming X(eta)."""
+    a root (a double root rounded apart), which can only shorten the step. The root is taken a
+    hair inside (1 - 1e-9): its relative rounding error is far smaller, so the step keeps
+    ||h|| <= e to rounding in forming X(t)."""
     p = H.shape[0]
     eye = np.eye(p)
     L = eye - s * H
     A0 = L @ (eye + H) @ L - eye
-    a00 = float(np.vdot(A0, A0))
+    A1 = L @ (X.T @ T)
+    A1 += A1.T
+    A1 *= -1.0
+    # the six inner products <Ai, Aj> at once
+    A = np.stack((A0, A1, T.T @ T)).reshape(3, p * p)
+    (a00, a01, a02), (_, a11, a12), (_, _, a22) = (A @ A.T).tolist()
     if not a00 < e * e:
         return math.nan
-    B = L @ (X.T @ T)
-    A1 = -(B + B.T)
-    A2 = T.T @ T
-    a22 = float(np.vdot(A2, A2))
     if not a22 > 0:  # T = 0: the tangent step does not move h
-        return math.inf
+        return eta
+    if eta < math.inf:  # X(eta) inside: no root needed
+        t = eta
+        if a00 + t * (2.0 * a01 + t * (a11 + 2.0 * a02 + t * (2.0 * a12 + t * a22))) <= e * e:
+            return eta
     tau = a22 ** -0.25
-    coeffs = [1.0, 2.0 * float(np.vdot(A1, A2)) * tau ** 3,
-              (float(np.vdot(A1, A1)) + 2.0 * float(np.vdot(A0, A2))) * tau ** 2,
-              2.0 * float(np.vdot(A0, A1)) * tau, a00 - e * e]
-    roots = np.roots(coeffs)
+    roots = np.roots([1.0, 2.0 * a12 * tau ** 3, (a11 + 2.0 * a02) * tau ** 2,
+                      2.0 * a01 * tau, a00 - e * e])
     near = roots[(roots.real > 0) & (np.abs(roots.imag) <= 1e-6 * np.abs(roots))]
-    return float(near.real.min()) * tau * (1.0 - 1e-9)
+    return min(eta, float(near.real.min()) * tau * (1.0 - 1e-9))
 
 
 @dataclass(frozen=True)
@@ -215,9 +221,10 @@ class Stiefel(Constraint):
             return _safe_step(float(d), math.sqrt(float(g2)), float(w), eps)
         return safe_step_bound(d, np.sqrt(g2), w, eps)
 
-    def safe_step_exact(self, X: Array, H: Array, T: Array, s: float, e: float) -> float:
-        """``safe_step_exact``: the safe step's exact largest eta, from p x p work."""
-        return safe_step_exact(X, H, T, s, e)
+    def safe_step_exact(self, X: Array, H: Array, T: Array, s: float, e: float,
+                        eta: float = math.inf) -> float:
+        """``safe_step_exact``: the exact safe step, from p x p work."""
+        return safe_step_exact(X, H, T, s, e, eta)
 
     def restoring_step(self, X: Array, V: Array, eta: Any) -> Any:
         """``restoring_step``: p x p work per trial."""

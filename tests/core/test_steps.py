@@ -126,11 +126,11 @@ def test_one_safe_step_from_random_points_lands_in_the_region(n, p, radius, beta
 @given(st.integers(1, 12), st.integers(1, 12), st.floats(0.0, 0.45), st.sampled_from([0.5, 0.25]),
        st.floats(1e-3, 1e3), st.sampled_from(["beta", "euclidean", "relative", "any"]),
        st.integers(0, 2**31))
-def test_the_exact_safe_step_is_the_largest_that_keeps_the_region(n, p, radius, s, scale,
-                                                                  tangent, seed):
+def test_the_exact_safe_step_keeps_the_region_up_to_its_edge(n, p, radius, s, scale, tangent,
+                                                              seed):
     """STIEFEL.safe_step_exact against X(t) = X - s X H - t T formed explicitly (not through
-    its p x p quartic): ||h(X(t))|| <= eps on a grid of [0, eta] and = eps at eta, so no
-    larger step keeps the region; for each tangent term and for any T ("any": G itself)."""
+    its p x p quartic): with no request, ||h(X(t))|| <= eps on a grid of [0, eta] and = eps
+    at eta, the first root; for each tangent term and for any T ("any": G itself)."""
     n, p = max(n, p), min(n, p)
     X = _start_inside(n, p, radius, seed)
     H = X.T @ X - np.eye(p)
@@ -144,6 +144,12 @@ def test_the_exact_safe_step_is_the_largest_that_keeps_the_region(n, p, radius, 
     assert 0 < eta < math.inf
     assert max(_feas(Y - t * T) for t in np.linspace(0.0, eta, 41)) <= 0.5 + 1e-12
     assert _feas(Y - eta * T) == pytest.approx(0.5, rel=1e-7)
+    # a request is kept where X(request) is inside (past the first root, h can come back
+    # inside), else cut to the first root
+    for want in (0.5 * eta, 2.0 * eta):
+        got, inside = STIEFEL.safe_step_exact(X, H, T, s, 0.5, want), _feas(Y - want * T)
+        if abs(inside - 0.5) > 1e-9:  # (not at the edge, where rounding decides)
+            assert got == (want if inside < 0.5 else pytest.approx(eta, rel=1e-12))
 
 
 def test_the_exact_safe_step_says_nothing_where_the_normal_step_ends_outside():
