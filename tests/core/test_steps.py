@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from landing_core import geometry as geo
 from landing_core import steps
 from landing_core.constraints.stiefel import STIEFEL
-from landing_core.problems import initial_point, make_problem
+from landing_core.problems import Problem, initial_point, make_problem
 from landing_core.solvers import Config, iterate, landing
 from landing_core.steps import Armijo, BarzilaiBorwein, Constant, Safe, safe_step_bound
 
@@ -183,6 +183,61 @@ def test_the_default_rule_takes_the_exact_bound_where_the_lemma_cuts_its_step(sc
     assert step.eta == pytest.approx(min(request, exact), rel=1e-12)
     assert step.eta * step.omega == pytest.approx(0.5, rel=1e-12)
     assert _feas(X - step.eta * (T + step.omega * X @ H)) <= 0.5 + 1e-12
+
+
+@pytest.mark.parametrize("omega, radius", [(0.3, 0.7), (0.3, 0.2)])
+def test_the_default_rule_cuts_its_request_to_the_exact_root(omega, radius):
+    """ScaleFree where the exact root is below the request (a rank-2 tangent term, for which
+    the region's edge is close to the lemma's): eta is the first root for the normal step
+    min(omega, 1)/2 actually taken and e = max(eps, d), omega_k is raised to keep that normal
+    step whole, and X_{k+1} lands on the edge. Outside the region (d = 0.7 > eps) e = d;
+    inside (d = 0.2) e = eps, and the request itself is inside the edge."""
+    n, p, eps = 50, 6, 0.5
+    X = _start_inside(n, p, radius, seed=3)
+    rng = np.random.default_rng(4)
+    G = np.outer(rng.standard_normal(n), rng.standard_normal(p))
+    H = X.T @ X - np.eye(p)
+    T, V, _ = geo.landing_field(X, G, 0.5, omega, "beta")
+    d, tn = _feas(X), float(np.linalg.norm(T))
+    ctx = steps.StepContext(X, V, G, d, omega, None, None, 0, H, True, tn)
+    step = steps.ScaleFree(eps=eps)(ctx, {})
+    request, normal_step, e = math.sqrt(eps) / tn, 0.5 * omega, max(eps, d)
+    w = normal_step / request
+    lemma = float(safe_step_bound(d, math.sqrt(tn**2 + w * w * np.vdot(X @ H, X @ H)), w, eps))
+    root = STIEFEL.safe_step_exact(X, H, T, normal_step, e)
+    assert lemma < request  # the exact path is taken
+    assert step.eta == pytest.approx(min(request, root), rel=1e-12)
+    assert step.eta * step.omega == pytest.approx(normal_step, rel=1e-12)
+    h = _feas(X - step.eta * (T + step.omega * X @ H))
+    if root < request:
+        assert h == pytest.approx(e, rel=1e-8)
+    else:
+        assert h < e
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["linear", "procrustes", "pca", "brockett", "quartic"]),
+       st.sampled_from([(2, 1), (30, 1), (2, 2), (4, 4), (10, 3), (40, 8)]),
+       st.integers(0, 1000), st.sampled_from([0.0, 0.1, 0.45, 0.6, 0.9]),
+       st.sampled_from([1.0, 0.3, 0.02, 2.0, 8.0]), st.sampled_from([1.0, 1e-3, 1e3, 1e6]),
+       st.sampled_from([0.5, 0.1, 0.9]))
+def test_the_default_rule_keeps_every_iterate_in_its_region(name, size, seed, distance, omega,
+                                                           scale, eps):
+    """Every iterate of a default run has ||h(X_k)|| <= max(eps, ||h(X_0)||) (the lemma's and
+    the exact step's guarantee, the latter for the normal step the rule takes), whatever the
+    cost's scale and omega. (St(1, 1) is left out: its tangent term is rounding alone, and
+    eta ~ 1/||T|| times that rounding moves X by O(1); it fails there before and after the
+    exact step.)"""
+    n, p = size
+    base = make_problem(name, n, p, seed=seed)
+    problem = Problem(n=n, p=p, name=name, cost=lambda X: scale * base.cost(X),
+                      egrad=lambda X: scale * base.egrad(X))
+    X0 = initial_point(n, p, distance, seed=seed + 1)
+    res = landing(problem, X0, step=steps.ScaleFree(eps=eps), omega=omega, tol=1e-10 * scale,
+                  max_iter=100)
+    h = np.asarray(res.infeasibility)
+    # h_k is formed in floating point: within a few ulps of a quantity of size <= 1 + ||X||^2
+    assert np.max(h - max(eps, h[0])) <= 1e-13 * (1 + h[0])
 
 
 @settings(max_examples=40, deadline=None)
