@@ -137,24 +137,33 @@ def safe_step_exact(X: Array, H: Array, T: Array, s: float, e: float,
     eye = np.eye(p)
     L = eye - s * H
     A0 = L @ (eye + H) @ L - eye
+    A2 = T.T @ T
+    # T in units of ||T||_F (t' = t ||T||_F, ||T||_F^2 = tr(T^T T)): A1, A2 are then O(1),
+    # and <A2, A2> ~ ||T||^4 neither overflows nor underflows for 1e-154 < ||T|| < 1e154
+    # (unscaled, a cost times 1e80 overflowed it and the step came back 0)
+    t2 = float(np.trace(A2))
+    if not (0 < t2 < math.inf):  # T = 0: the tangent step does not move h
+        return eta if t2 == 0 and not np.any(T) else math.nan
+    r = 1.0 / math.sqrt(t2)
     A1 = L @ (X.T @ T)
     A1 += A1.T
-    A1 *= -1.0
+    A1 *= -r
+    A2 *= r * r
     # the six inner products <Ai, Aj> at once
-    A = np.stack((A0, A1, T.T @ T)).reshape(3, p * p)
+    A = np.stack((A0, A1, A2)).reshape(3, p * p)
     (a00, a01, a02), (_, a11, a12), (_, _, a22) = (A @ A.T).tolist()
     if not a00 < e * e:
         return math.nan
-    if not a22 > 0:  # T = 0: the tangent step does not move h
-        return eta
     if eta < math.inf:  # X(eta) inside: no root needed
-        t = eta
+        t = eta * math.sqrt(t2)
         if a00 + t * (2.0 * a01 + t * (a11 + 2.0 * a02 + t * (2.0 * a12 + t * a22))) <= e * e:
             return eta
-    tau = a22 ** -0.25
-    roots = np.roots([1.0, 2.0 * a12 * tau ** 3, (a11 + 2.0 * a02) * tau ** 2,
-                      2.0 * a01 * tau, a00 - e * e])
+    tau = a22 ** -0.25 * r  # back in units of t
+    roots = np.roots([1.0, 2.0 * a12 * a22 ** -0.75, (a11 + 2.0 * a02) * a22 ** -0.5,
+                      2.0 * a01 * a22 ** -0.25, a00 - e * e])
     near = roots[(roots.real > 0) & (np.abs(roots.imag) <= 1e-6 * np.abs(roots))]
+    if not near.size:  # (rounding lost the root phi(0) < 0 promises: the lemma's bound then)
+        return math.nan
     return min(eta, float(near.real.min()) * tau * (1.0 - 1e-9))
 
 

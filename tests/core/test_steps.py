@@ -215,6 +215,20 @@ def test_the_default_rule_cuts_its_request_to_the_exact_root(omega, radius):
         assert h < e
 
 
+@pytest.mark.parametrize("scale", [2.0**-300, 1e-100, 1e100, 2.0**300])
+def test_the_exact_safe_step_scales_with_the_tangent_term(scale):
+    """safe_step_exact(c T) = safe_step_exact(T) / c, also where ||T||^4 over- or underflows
+    (a cost times 1e80 or 1e-80 under the default rule)."""
+    X = _start_inside(20, 5, 0.3, seed=1)
+    H = X.T @ X - np.eye(5)
+    T = np.random.default_rng(2).standard_normal((20, 5))
+    eta = STIEFEL.safe_step_exact(X, H, T, 0.5, 0.5)
+    assert STIEFEL.safe_step_exact(X, H, scale * T, 0.5, 0.5) == pytest.approx(eta / scale,
+                                                                              rel=1e-12)
+    assert STIEFEL.safe_step_exact(X, H, scale * T, 0.5, 0.5, 0.5 * eta / scale) == \
+        0.5 * eta / scale
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["linear", "procrustes", "pca", "brockett", "quartic"]),
        st.sampled_from([(2, 1), (30, 1), (2, 2), (4, 4), (10, 3), (40, 8)]),
