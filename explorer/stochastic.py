@@ -112,7 +112,8 @@ def validate(spec: StochasticSpec) -> tuple[StochasticSpec, list[str]]:
     """Cross-field limits (p <= n, batch <= samples): the fixed spec and what was changed."""
     messages = []
     if spec.p > spec.n:
-        messages.append(f"p = {spec.p} > n = {spec.n}: using p = {spec.n}.")
+        messages.append(f"p = {spec.p} > n = {spec.n} is impossible (St(n, p) needs p ≤ n): "
+                        f"using p = {spec.n}.")
         spec = replace(spec, p=spec.n)
     if spec.batch > spec.samples:
         messages.append(f"The batch ({spec.batch}) cannot exceed the samples ({spec.samples}): "

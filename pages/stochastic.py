@@ -22,6 +22,25 @@ WIDGETS = {"so_n": "n", "so_p": "p", "so_samples": "samples", "so_batch": "batch
            "so_eta": "eta", "so_epochs": "epochs", "so_methods": "methods",
            "so_decreasing": "decreasing"}
 
+
+
+def _fix_widgets() -> None:
+    """Cross-field limits (p <= n, batch <= samples) applied to the widgets themselves, before
+    they are drawn, so that they show what runs; what was asked and what is used stays in
+    ``stoch_notes`` (with the spec it led to) and is shown until the settings change again."""
+    asked = model.StochasticSpec(**{
+        name: tuple(st.session_state[key]) if name == "methods" else st.session_state[key]
+        for key, name in WIDGETS.items()})
+    spec, messages = model.validate(asked)
+    if not messages:
+        return
+    store = st.session_state.setdefault("page_widgets", {})
+    for key, name in WIDGETS.items():
+        if getattr(spec, name) != getattr(asked, name):
+            st.session_state[key] = store[key] = getattr(spec, name)
+    st.session_state.stoch_notes = (spec, messages)
+
+
 config = controls.sidebar(owns=("stoch",))
 
 preset = st.session_state.pop("stoch_preset", None)
@@ -38,6 +57,7 @@ if "stoch_spec" not in st.session_state:  # first visit: from the link, else the
 for key, name in WIDGETS.items():  # kept across visits to other pages and sidebar changes
     value = getattr(st.session_state.stoch_spec, name)
     controls.persist(key, list(value) if name == "methods" else value)
+_fix_widgets()
 
 st.title("Stochastic landing")
 lecture.question(config, "stochastic")  # its place in the lecture deck
@@ -94,7 +114,11 @@ spec, messages = model.validate(model.StochasticSpec(
     n=int(n), p=int(p), samples=int(samples), batch=int(batch), eta=float(eta),
     epochs=int(epochs), methods=tuple(m for m in model.METHOD_LABELS if m in methods),
     decreasing=bool(decreasing)))
-for message in messages:
+noted, notes = st.session_state.get("stoch_notes", (None, []))
+if noted != spec:  # the settings changed since: what the notes said no longer holds
+    notes = []
+    st.session_state.pop("stoch_notes", None)
+for message in [*notes, *messages]:
     st.warning(message, icon="⚠️")
 st.session_state.stoch_spec = spec
 if st.query_params.get("stoch") != spec.to_query():

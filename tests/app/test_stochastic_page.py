@@ -106,6 +106,30 @@ def test_bad_settings_warn_and_fall_back():
     assert not at.exception and any("at least one method" in i.value for i in at.info)
 
 
+def test_an_impossible_p_or_batch_is_fixed_in_the_widget_with_a_message():
+    """p > n (and batch > samples) typed in the page: the widget shows the value that runs,
+    and the message (what was asked, what is used) stays until the settings change."""
+    at = _page({"stoch": "n=8,p=2,samples=200,batch=20,epochs=5"})
+    at.number_input(key="so_p").set_value(6).run()
+    at.number_input(key="so_n").set_value(5).run()  # now p = 6 > n = 5
+    assert at.number_input(key="so_p").value == 5 and at.session_state.stoch_spec.p == 5
+    note = "p = 6 > n = 5 is impossible (St(n, p) needs p ≤ n): using p = 5."
+    assert [w.value for w in at.warning] == [note]
+    assert "n=5,p=5," in at.query_params["stoch"]
+    _finish(at)  # the rerun once the runs end keeps the message
+    assert [w.value for w in at.warning] == [note]
+    at.number_input(key="so_p").set_value(9).run()
+    assert at.number_input(key="so_p").value == 5
+    assert [w.value for w in at.warning] == [note.replace("6", "9")]
+    at.number_input(key="so_batch").set_value(300).run()  # samples are 200
+    assert at.number_input(key="so_batch").value == 200
+    assert [w.value for w in at.warning] == [
+        "The batch (300) cannot exceed the samples (200): using 200."]
+    at.number_input(key="so_epochs").set_value(6).run()  # another change: the notes go
+    assert not at.warning and at.number_input(key="so_batch").value == 200
+    assert at.number_input(key="so_p").value == 5
+
+
 def test_runs_over_the_budget_are_refused_with_what_to_lower():
     at = _page({"stoch": "n=100,p=10,samples=5000,batch=1,epochs=500"})
     errors = " ".join(e.value for e in at.error)
