@@ -267,5 +267,55 @@
     return cy + font;
   }
 
-  Object.assign(L, { PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, makeChart, drawAxes, drawSeries, dot, diamond, arrowHead, legendRows, legend });
+  // whether the segment (x0, y0)-(x1, y1) meets the box {x, y, w, h} (Liang-Barsky clipping)
+  function meets(x0, y0, x1, y1, b) {
+    const dx = x1 - x0, dy = y1 - y0;
+    let t0 = 0, t1 = 1;
+    for (const [p, q] of [[-dx, x0 - b.x], [dx, b.x + b.w - x0], [-dy, y0 - b.y], [dy, b.y + b.h - y0]]) {
+      if (p === 0) {
+        if (q < 0) return false;  // parallel to this edge and outside it
+      } else if (p < 0) {
+        t0 = Math.max(t0, q / p);
+      } else {
+        t1 = Math.min(t1, q / p);
+      }
+      if (t0 > t1) return false;
+    }
+    return true;
+  }
+
+  // how much of a chart's curves a box (canvas pixels) would hide: the segments between
+  // consecutive drawable points (y over k = 0, 1, ..., or over s.xs) that meet it, and the
+  // lone points inside it, over every series in full
+  function hidden(chart, series, box) {
+    const ok = (y) => y !== null && isFinite(y) && (!chart.ylog || y > 0);
+    let count = 0;
+    for (const s of series) {
+      let px = null, py = null;
+      for (let i = 0; i < s.ys.length; i++) {
+        if (!ok(s.ys[i])) { px = null; continue; }
+        const x = chart.X(s.xs ? s.xs[i] : i), y = chart.Y(s.ys[i]);
+        if (meets(px === null ? x : px, px === null ? y : py, x, y, box)) count++;
+        px = x; py = y;
+      }
+    }
+    return count;
+  }
+
+  // the box w x h inside the chart's plot area (pad from its frame) that hides the fewest of
+  // the curves (``hidden``; ``margin``: the lines' half width), among the four corners: top
+  // right, top left, bottom right, bottom left, the first of equals
+  function emptiestCorner(chart, series, w, h, pad, margin) {
+    const r = chart.rect;
+    const corners = [[r.x + r.w - w - pad, r.y + pad], [r.x + pad, r.y + pad],
+      [r.x + r.w - w - pad, r.y + r.h - h - pad], [r.x + pad, r.y + r.h - h - pad]];
+    let best = null;
+    for (const [x, y] of corners) {
+      const n = hidden(chart, series, { x: x - margin, y: y - margin, w: w + 2 * margin, h: h + 2 * margin });
+      if (best === null || n < best.hidden) best = { x, y, w, h, hidden: n };
+    }
+    return best;
+  }
+
+  Object.assign(L, { PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, makeChart, drawAxes, drawSeries, dot, diamond, arrowHead, legendRows, legend, hidden, emptiestCorner });
 })(window.Landing = window.Landing || {});

@@ -13,7 +13,7 @@
  */
 (function (L) {
   "use strict";
-  const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, el, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
+  const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, el, emptiestCorner, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
 
   // ------------------------------------------------------------------ the player
 
@@ -609,6 +609,7 @@
     drawConvergence(ctx, box, cached) {
       const P = this.P();
       const { vertical, charts } = this.convLayout(box, P);
+      const legends = [];
       const paintBack = (c) => {
         c.fillStyle = "#fff"; c.fillRect(box.x, box.y, box.w, box.h);
         charts.forEach((chart, i) => {
@@ -617,19 +618,23 @@
           const xtitle = this.run.race ? this.run.race.xtitle : "iteration k";
           // iterations are whole numbers (a run that diverges at once spans k = 0 to 2)
           const xint = !(this.run.race && this.run.race.against === "time");
-          drawAxes(c, chart, { font: P.font, title: panel.title, xlabels: last, xtitle: last ? xtitle : null, xint });
           const items = panel.series.map((s) => ({ label: s.label, colour: s.colour, dash: s.dash }));
-          if (items.length > 1 && !this.run.race) {  // a race's rows are named above the panels
-            c.save();
-            c.font = `${P.font}px sans-serif`;
-            const w = items.reduce((a, it) => a + 40 + c.measureText(it.label).width, 0);
-            const x = chart.rect.x + chart.rect.w - w - 4, y = chart.rect.y + 3;
-            c.fillStyle = "rgba(255,255,255,0.85)";
-            c.fillRect(x - 4, y, w + 6, P.font + 8);
-            c.restore();
-            legend(c, items, x, y + P.font / 2 + 4, P.font, w + 20);
+          // a race's rows are named above the panels
+          const spot = items.length > 1 && !this.run.race ? this.legendSpot(c, chart, panel, items, P) : null;
+          const title = spot && spot.place === "title" ? null : panel.title;
+          drawAxes(c, chart, { font: P.font, title, xlabels: last, xtitle: last ? xtitle : null, xint });
+          legends[i] = spot;
+          if (spot) {
+            if (spot.place === "corner") {
+              c.save();
+              c.fillStyle = "rgba(255,255,255,0.85)";
+              c.fillRect(spot.x, spot.y, spot.w, spot.h);
+              c.restore();
+            }
+            legend(c, items, spot.x + spot.inset, spot.y + 4 + P.font / 2, P.font, spot.wrap);
           }
         });
+        this.legends = legends;  // where each panel's legend went (the browser tests read it)
       };
       if (cached) {
         if (!this.convBack || this.convBack.key !== this.rangeKey()) {
@@ -664,6 +669,38 @@
         }
       });
       this.stats.draws.convergence++;
+    }
+
+    // where a panel's legend goes, over none of its curves when it can (place): "beside" the
+    // title, above the plot area, when that row holds both; else a "corner" of the plot area,
+    // in one row or one item a row, that hides none of the curves (all the data held up to
+    // the x axis' end: the legend stays put while they grow, moves when new data do);
+    // else in the "title"'s place (its labels name the same quantities); else the corner
+    // that hides the least. x, y, w, h: its box; inset: from the box's left to the first
+    // swatch; wrap: the width legend() wraps at
+    legendSpot(c, chart, panel, items, P) {
+      c.save();
+      c.font = `${P.font}px sans-serif`;
+      // legend() gives each item 26 px of swatch and gap, its label and 14 px after it
+      const widths = items.map((it) => 40 + c.measureText(it.label).width);
+      c.font = `600 ${P.font}px sans-serif`;
+      const title = c.measureText(panel.title).width;
+      c.restore();
+      const r = chart.rect, row = P.font + 8, pad = 3;
+      const w = widths.reduce((a, b) => a + b, 0) - 14, wide = Math.max(...widths) - 14;
+      // above the plot area, the text's middle near the title's (whose text ends 4 px above it)
+      const y = r.y - 2 - row;
+      if (title + 2 * P.font + w <= r.w) return { x: r.x + r.w - w, y, w, h: row, inset: 0, wrap: w + 20, place: "beside" };
+      // the curves up to the x axis' end: a question's axes end where it stops (question.js),
+      // and the legend must not tell where the hidden rest goes
+      const shown = panel.series.map((s) => ({ ...s, ys: s.ys.slice(0, Math.floor(chart.xhi) + 1) }));
+      const corners = [[w + 10, row, w + 20], [wide + 10, row + (items.length - 1) * (P.font + 6), wide + 1]]
+        .filter(([bw, bh]) => bw + 2 * pad <= r.w && bh + 2 * pad <= r.h)
+        .map(([bw, bh, wrap]) => ({ ...emptiestCorner(chart, shown, bw, bh, pad, P.thick / 2 + 1), inset: 5, wrap, place: "corner" }));
+      const clear = corners.find((spot) => spot.hidden === 0);
+      if (clear) return clear;
+      if (w <= r.w) return { x: r.x, y, w, h: row, inset: 0, wrap: w + 20, place: "title" };
+      return corners.reduce((a, b) => (b.hidden < a.hidden ? b : a), corners[0]) || { x: r.x, y, w, h: row, inset: 0, wrap: r.w, place: "title" };
     }
 
     rangeKey() {

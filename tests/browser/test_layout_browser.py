@@ -21,6 +21,32 @@ def _inside(box: dict, width: int, height: int) -> bool:
             and box["x"] + box["width"] <= width + 0.5 and box["y"] + box["height"] <= height + 0.5)
 
 
+# each convergence panel's legend (the player's record of its box) against the panel's curves,
+# all the data held: whether it is above the plot area, and the points of every segment (four
+# a segment) in the plot area that its box covers, with the lines' half width around it
+LEGENDS_JS = """() => { const p = landingPlayer, P = p.P();
+  p.show();  // the data arrived last are drawn, and the legends placed with them
+  const { charts } = p.convLayout({ x: 0, y: 0, w: p.size.cw, h: p.size.ch }, P);
+  const m = P.thick / 2, out = [];
+  p.legends.forEach((b, i) => { if (!b) return;
+    const chart = charts[i], r = chart.rect, pts = [];
+    for (const s of p.conv[i].series) for (let k = 0; k < s.ys.length; k++) {
+      const a = s.ys[k], z = s.ys[k + 1];
+      if (!(a > 0 && isFinite(a))) continue;
+      const ok = z > 0 && isFinite(z);
+      for (let t = 0; t < (ok ? 4 : 1); t++) {
+        const y = ok ? Math.exp(Math.log(a) + (t / 4) * (Math.log(z) - Math.log(a))) : a;
+        pts.push([chart.X(k + t / 4), chart.Y(y)]);
+      }
+    }
+    const hidden = pts.filter(([x, y]) => y >= r.y && y <= r.y + r.h
+      && x >= b.x - m && x <= b.x + b.w + m && y >= b.y - m && y <= b.y + b.h + m).length;
+    out.push({ panel: i, place: b.place, above: b.y + b.h <= r.y, hidden, x: b.x, w: b.w,
+               cw: p.size.cw });
+  });
+  return out; }"""
+
+
 @pytest.mark.parametrize("lecture", [False, True], ids=["normal", "lecture"])
 @pytest.mark.parametrize(("size", "view"), [("n=2&p=1&problem=quartic&distance=0.5", "plane"),
                                             ("n=3&p=1", "sphere"), ("n=3&p=2", "frame")])
@@ -32,6 +58,7 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
         page.goto(f"{server}/?{size}&lecture={int(lecture)}")
         frame = player(page)
         assert frame.evaluate("landingPlayer.run.view.kind") == view
+        frame.wait_for_function("landingPlayer.run.done")
         for width, height in SCREENS:
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_timeout(800)  # the player re-fits once the page above it has settled
@@ -48,6 +75,10 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
                 .filter(s => s.scrollWidth > s.clientWidth + 1 || s.textContent.includes('…'))
                 .map(s => s.textContent)""")
             assert cut == []  # no metric value is truncated
+            legends = frame.evaluate(LEGENDS_JS)  # ‖XᵀX − I‖ and ‖grad f‖: a legend at least
+            assert legends and all((g["above"] or g["hidden"] == 0)
+                                   and 0 <= g["x"] <= g["cw"] - g["w"]
+                                   for g in legends), (width, height, legends)
             side = page.locator('[data-testid="stSidebar"]').bounding_box()
             expanded = side is not None and side["width"] > 100 and side["x"] + side["width"] > 100
             if lecture:
