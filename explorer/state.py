@@ -58,9 +58,9 @@ N_MAX, P_MAX, ITER_MAX = 200, 50, 5000
 # ~2.5 MB) and in time (the memory returns after a class).
 CACHE_LIMITS = dict(max_entries=32, ttl=3600)
 # URL parameters a page owns: the explorer's geometry view; the compare table, its step choice
-# and its x axis; the stochastic page's settings. The shared configuration ignores them;
-# other pages drop them.
-PAGE_PARAMS = ("view", "rows", "steps", "against", "stoch")
+# and its x axis; the stochastic page's settings; the sweep page's. The shared configuration
+# ignores them; other pages drop them.
+PAGE_PARAMS = ("view", "rows", "steps", "against", "stoch", "sweep")
 # the lecture deck's URL parameters (explorer.lecture): every page keeps them
 LECTURE_PARAMS = ("deck", "preset", "ask_at")
 # fields that change how a run is shown, never the run: the animation speed, lecture mode
@@ -144,7 +144,12 @@ def number(name: str, value: object) -> float | int:
     """``value`` as the number ``name`` within its BOUNDS, from a link's text or a table's or a
     JSON row's cell; else a ValueError saying what is wrong with it, in the words the sidebar's
     URL and Compare's rows share."""
-    kind, low, high = BOUNDS[name]
+    return bounded(name, value, *BOUNDS[name])
+
+
+def bounded(name: str, value: object, kind: type, low: float, high: float) -> float | int:
+    """``value`` as a number of ``kind`` in [low, high] (``number``'s checks and words, for a
+    page's own bounds); else a ValueError saying what is wrong with it."""
     try:
         if isinstance(value, bool):  # a JSON true is no number
             raise TypeError

@@ -8,7 +8,7 @@ the shared sidebar configuration.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -20,7 +20,8 @@ from landing_core.run import Status, StopCheck
 
 from . import budget, figures, runner, work
 from .constraint import infeasibility_name
-from .state import CACHE_LIMITS, AppConfig, limits
+from .state import CACHE_LIMITS, AppConfig, bounded, limits, number
+from .text import quote
 
 Array = np.ndarray
 
@@ -196,3 +197,120 @@ def heatmaps(
             title=f"Final {spec.infeasibility}<sub>F</sub>",
             colour_title="‖h‖", log_colour=True, colorscale="Cividis", **common),
     }
+
+
+# the page's settings in the URL's ``sweep`` value, in this order; "cell" is the chosen cell's
+# (parameter, eta), which a link gives as values, not as indices into the axes
+URL_SETTINGS = ("plane", "step", "size", "range", "eta", "cell")
+URL_WARNINGS_SHOWN = 3  # invalid parts of a ``sweep`` URL value named one by one
+
+
+def to_query(spec: SweepSpec, cell: tuple[int, int]) -> str:
+    """The page's settings as one URL value, e.g. ``plane=omega,step=safe,size=20,
+    range=0.1:10,eta=0.01:1,cell=0.5:0.1`` (``from_query`` reads it back exactly)."""
+    params, etas = spec.axes()
+    return ",".join([f"plane={spec.plane}", f"step={spec.step}", f"size={spec.size}",
+                     f"range={_pair_text(*spec.param_range)}",
+                     f"eta={_pair_text(*spec.eta_range)}",
+                     f"cell={_pair_text(params[cell[0]], etas[cell[1]])}"])
+
+
+def _pair_text(a: float, b: float) -> str:
+    return f"{a:g}:{b:g}"  # :g keeps the stops' and the axes' 3 digits exactly
+
+
+def cell_of(spec: SweepSpec, cell: tuple[float, float]) -> tuple[tuple[int, int], list[str]]:
+    """The (row, col) of the grid's cell nearest to (parameter, eta) = ``cell`` (log scale);
+    a note when that cell's values are not the ones asked."""
+    params, etas = spec.axes()
+    row, col = nearest_index(params, cell[0]), nearest_index(etas, cell[1])
+    notes = []
+    if (params[row], etas[col]) != cell:
+        notes.append(f"URL parameter sweep: the cell {SYMBOLS[spec.plane]} = {cell[0]:g}, "
+                     f"η = {cell[1]:g} is not on the grid: using the nearest, "
+                     f"{SYMBOLS[spec.plane]} = {params[row]:g}, η = {etas[col]:g}.")
+    return (row, col), notes
+
+
+def from_query(raw: str | None) -> tuple[dict[str, object], list[str]]:
+    """The settings a ``sweep`` URL value gives: plane, step, size, param_range, eta_range
+    and cell ((parameter, eta) values), checked as the sidebar's URL is (the parameter's and
+    eta's bounds, ``state.number``); an invalid part gives a warning and is left out (the page
+    uses its default); ranges snap to the sliders' stops and run from low to high, saying so."""
+    settings: dict[str, object] = {}
+    warnings: list[str] = []
+    if not raw:
+        return settings, warnings
+    parts: dict[str, str] = {}
+    for part in str(raw).split(","):
+        key, _, value = part.partition("=")
+        if key in URL_SETTINGS:
+            parts[key] = value
+        elif part:
+            warnings.append(f"URL parameter sweep: unknown setting {quote(key)} ignored.")
+    defaults = SweepSpec(AppConfig())
+    checks = {"plane": lambda v: _category("plane", v, PLANES),
+              "step": lambda v: _category("step", v, SWEEP_STEPS),
+              "size": lambda v: bounded("size", v, int, *SIZES)}
+    for key, check in checks.items():
+        if key in parts:
+            try:
+                settings[key] = check(parts[key])
+            except ValueError as err:
+                warnings.append(f"URL parameter sweep: {err}; using the default "
+                                f"{getattr(defaults, key)!r}.")
+    plane = str(settings.get("plane", defaults.plane))
+    for key, name, stops, field in (("range", plane, PARAM_CHOICES, "param_range"),
+                                    ("eta", "eta", ETA_CHOICES, "eta_range")):
+        if key in parts:
+            try:
+                settings[field], notes = _range(key, name, parts[key], stops)
+                warnings += [f"URL parameter sweep: {note}" for note in notes]
+            except ValueError as err:
+                low, high = getattr(defaults, field)
+                warnings.append(f"URL parameter sweep: {err}; using the default "
+                                f"{low:g}:{high:g}.")
+    if "cell" in parts:
+        try:
+            settings["cell"] = _pair("cell", parts["cell"], (plane, "eta"))
+        except ValueError as err:
+            warnings.append(f"URL parameter sweep: {err}; using the sidebar's {SYMBOLS[plane]} "
+                            "and η.")
+    if len(warnings) > URL_WARNINGS_SHOWN:  # a long hostile link: name a few, count the rest
+        rest = len(warnings) - URL_WARNINGS_SHOWN
+        warnings = [*warnings[:URL_WARNINGS_SHOWN], f"URL parameter sweep: {rest} more "
+                    f"invalid setting{'s' if rest > 1 else ''} ignored."]
+    return settings, warnings
+
+
+def _category(name: str, value: str, choices: Collection[str]) -> str:
+    if value not in choices:
+        raise ValueError(f"{name}={quote(value)} is not one of {', '.join(choices)}")
+    return value
+
+
+def _pair(key: str, value: str, names: tuple[str, str]) -> tuple[float, float]:
+    """Two numbers ``a:b``, each within the bounds of its name (``state.number``)."""
+    ends = value.split(":")
+    if len(ends) != 2:
+        raise ValueError(f"{key}={quote(value)} is not two numbers a:b")
+    try:
+        return float(number(names[0], ends[0])), float(number(names[1], ends[1]))
+    except ValueError as err:
+        raise ValueError(f"{key}: {err}") from None
+
+
+def _range(key: str, name: str, value: str, stops: list[float]
+           ) -> tuple[tuple[float, float], list[str]]:
+    """A range ``low:high`` of ``name`` on the slider's ``stops``, low below high; the notes
+    say what was changed."""
+    asked = _pair(key, value, (name, name))
+    ends = tuple(stops[nearest_index(stops, v)] for v in asked)
+    notes = [f"{key}: {v:g} is not a stop of the slider (1, 2, 5 a decade): using {e:g}."
+             for v, e in zip(asked, ends, strict=True) if v != e]
+    low, high = sorted(ends)
+    if low == high:
+        raise ValueError(f"{key}={quote(value)} is empty (its ends are equal)")
+    if (low, high) != ends:
+        notes.append(f"{key} runs from low to high: {low:g}:{high:g}.")
+    return (low, high), notes

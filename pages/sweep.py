@@ -3,18 +3,20 @@
 The problem, X₀, tangent term, tolerance and iteration limit come from the shared sidebar; the
 page chooses the plane, the grid and the step rule ("safe" or "constant": the batch runner's two).
 One sweep is one vectorized batch (landing_core.sweep), cached per configuration. A cell (chosen
-in the selectboxes or by clicking a heatmap) opens in the explorer with its parameters.
+in the selectboxes or by clicking a heatmap) opens in the explorer with its parameters. The
+page's settings and its chosen cell live in the URL's ``sweep``: a link restores them.
 The model (specification, batch run, heatmaps) lives in explorer.sweeps.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
 import streamlit as st
 
-from explorer import budget, controls, figures, work
+from explorer import budget, controls, figures, text, work
 from explorer.state import (
     PROBLEM_LABELS,
     STATUS_LABELS,
@@ -33,37 +35,61 @@ from explorer.sweeps import (
     SweepOutcome,
     SweepSpec,
     cached_sweep,
+    cell_of,
+    from_query,
     heatmaps,
     make_spec,
     nearest_index,
+    to_query,
 )
 from landing_core.run import FINISHED, Status
 
-_SPEC = SweepSpec(AppConfig())
-DEFAULTS = {"sw_plane": _SPEC.plane, "sw_step": _SPEC.step, "sw_size": _SPEC.size,
-            "sw_param_range": _SPEC.param_range, "sw_eta_range": _SPEC.eta_range,
-            "sw_row": _SPEC.size // 2, "sw_col": _SPEC.size // 2}
+_SPEC = SweepSpec(AppConfig())  # the page's default settings
 RANGES = ("sw_param_range", "sw_eta_range")  # range sliders take value=: a tuple makes a range
+
+
+def _first_settings(config: AppConfig) -> dict[str, object]:
+    """The page's settings on a session's first visit: the link's (``sweep``, with a warning
+    for each invalid part), else the defaults and the sidebar's step rule; the cell the link
+    names, else the sidebar's own (its parameter and η)."""
+    linked, warnings = from_query(st.query_params.get("sweep"))
+    step = config.step if config.step in SWEEP_STEPS else "safe"
+    spec = replace(_SPEC, **{"step": step} | {k: v for k, v in linked.items() if k != "cell"})
+    plane = spec.plane
+    if "cell" in linked:
+        (row, col), notes = cell_of(spec, linked["cell"])
+        warnings += notes
+    else:
+        params, etas = spec.axes()
+        row, col = nearest_index(params, getattr(config, plane)), nearest_index(etas, config.eta)
+    for warning in warnings:  # they quote the link's values: shown as text
+        st.warning(text.markdown(warning), icon="⚠️")
+    return {"sw_plane": plane, "sw_step": spec.step, "sw_size": spec.size,
+            "sw_param_range": spec.param_range, "sw_eta_range": spec.eta_range,
+            "sw_row": row, "sw_col": col}
 
 
 def _restore_widgets(config: AppConfig) -> None:
     """Widget keys vanish when another page runs: put back the page's last settings (the range
     sliders get theirs as ``value``)."""
-    if "sweep_settings" not in st.session_state:  # first visit: the sidebar's own cell
-        step = config.step if config.step in SWEEP_STEPS else "safe"
-        params, etas = _SPEC.axes()
-        st.session_state.sweep_settings = dict(
-            DEFAULTS, sw_step=step, sw_row=nearest_index(params, getattr(config, _SPEC.plane)),
-            sw_col=nearest_index(etas, config.eta))
+    if "sweep_settings" not in st.session_state:
+        st.session_state.sweep_settings = _first_settings(config)
     for key, value in st.session_state.sweep_settings.items():
         if key not in st.session_state and key not in RANGES:
             st.session_state[key] = value
 
 
-def _save_widgets() -> None:
-    """Remember the page's widget values (restored by ``_restore_widgets``)."""
+def _save_widgets(spec: SweepSpec) -> None:
+    """Remember the page's widget values (restored by ``_restore_widgets``) and write them in
+    the URL's ``sweep`` (a link restores them: ``_first_settings``)."""
     saved = st.session_state.sweep_settings
-    st.session_state.sweep_settings = {k: st.session_state.get(k, v) for k, v in saved.items()}
+    st.session_state.sweep_settings = now = {k: st.session_state.get(k, v)
+                                             for k, v in saved.items()}
+    params, etas = spec.axes()
+    cell = (min(int(now["sw_row"]), len(params) - 1), min(int(now["sw_col"]), len(etas) - 1))
+    value = to_query(spec, cell)
+    if st.query_params.get("sweep") != value:
+        st.query_params["sweep"] = value
 
 
 def _settings(config: AppConfig) -> SweepSpec:
@@ -162,13 +188,13 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome) -> None:
     st.caption(f"Opens β = {new.beta:g}, ω = {new.omega:g}, η = {new.eta:g} with the "
                f"{STEP_LABELS[new.step]} in the explorer.")
     if st.button("Open in explorer", icon=":material/open_in_new:", type="primary"):
-        _save_widgets()
+        _save_widgets(spec)
         controls.set_config(new)
         st.switch_page("pages/explorer.py")
 
 
 def main() -> None:
-    config = controls.sidebar()
+    config = controls.sidebar(owns=("sweep",))
     st.title("Parameter sweep")
     st.markdown(
         f"**{PROBLEM_LABELS[config.problem]}** on St({config.n}, {config.p}), seed "
@@ -180,7 +206,7 @@ def main() -> None:
     spec = _settings(config)
     outcome = _compute(spec)
     if outcome is None:
-        _save_widgets()
+        _save_widgets(spec)
         st.stop()
     params, etas = spec.axes()
     for key, top in (("sw_row", len(params)), ("sw_col", len(etas))):
@@ -197,7 +223,7 @@ def main() -> None:
                                  selection_mode="points")
     with right:
         _chooser(config, spec, outcome)
-    _save_widgets()
+    _save_widgets(spec)
 
 
 main()

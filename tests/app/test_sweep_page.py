@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import figures
+from explorer import figures, text
 from explorer import sweeps as page
 from explorer.state import AppConfig
 from explorer.style import SUPERSCRIPTS
@@ -19,6 +19,7 @@ from landing_core import initial_point, landing
 from landing_core import sweep as batch
 from landing_core.steps import Safe
 from tests.app.helpers import open_app, visit
+from tests.app.test_fuzz import HOSTILE, check_page
 
 CONFIG = AppConfig()  # brockett on St(3, 2), X₀ at distance 0.4, 500 iterations
 
@@ -248,3 +249,94 @@ def test_heatmap_axes_label_decades_only_over_two_decades_or_more():
 
     assert axes(np.geomspace(0.01, 10, 5), np.geomspace(0.01, 100, 5)) == (1, 1)
     assert axes(np.geomspace(0.05, 0.1, 5), np.geomspace(0.3, 1, 5)) == (None, None)
+
+
+# ----------------------------------------------------------------------------- the URL
+
+
+def test_the_settings_round_trip_through_the_url_value():
+    spec = page.make_spec(CONFIG, plane="omega", step="constant", param_range=(0.2, 50.0),
+                          eta_range=(0.0001, 2.0), size=13)
+    value = page.to_query(spec, (4, 11))
+    assert value == "plane=omega,step=constant,size=13,range=0.2:50,eta=0.0001:2,cell=1.26:0.876"
+    settings, warnings = page.from_query(value)
+    assert warnings == []
+    assert settings == {"plane": "omega", "step": "constant", "size": 13,
+                        "param_range": (0.2, 50.0), "eta_range": (0.0001, 2.0),
+                        "cell": (1.26, 0.876)}
+    assert page.cell_of(spec, settings["cell"]) == ((4, 11), [])
+
+
+def test_a_bad_url_value_warns_in_the_sidebars_words_and_keeps_the_rest():
+    settings, warnings = page.from_query("step=fast,size=99,range=0:1,eta=abc,plane=omega")
+    assert settings == {"plane": "omega"}
+    assert warnings[:3] == [
+        "URL parameter sweep: step='fast' is not one of safe, constant; using the default "
+        "'safe'.",
+        "URL parameter sweep: size='99' is outside [5, 40]; using the default 30.",
+        "URL parameter sweep: range: omega='0' is outside [0.01, 100]; using the default "
+        "0.01:100."]
+    assert warnings[3] == "URL parameter sweep: 1 more invalid setting ignored."
+    settings, warnings = page.from_query("range=100:0.3,eta=0.5:0.5")
+    assert settings == {"param_range": (0.2, 100.0)}
+    assert warnings == [
+        "URL parameter sweep: range: 0.3 is not a stop of the slider (1, 2, 5 a decade): "
+        "using 0.2.",
+        "URL parameter sweep: range runs from low to high: 0.2:100.",
+        "URL parameter sweep: eta='0.5:0.5' is empty (its ends are equal); using the default "
+        "0.01:10."]
+
+
+def test_a_link_restores_the_sweep_and_its_chosen_cell():
+    at = _sweep_page({"distance": "0.3"})
+    at.slider(key="sw_size").set_value(8)
+    at.radio(key="sw_plane").set_value("omega")
+    at.select_slider(key="sw_eta_range").set_value((0.001, 1.0)).run()
+    at.selectbox(key="sw_row").set_value(2)
+    at.selectbox(key="sw_col").set_value(5).run()
+    assert not at.exception
+    link = dict(at.query_params.items())
+    assert link["sweep"] == ("plane=omega,step=safe,size=8,range=0.01:100,eta=0.001:1,"
+                             "cell=0.139:0.139")
+    assert link["distance"] == "0.3"  # the sidebar's configuration beside it
+    charts = _charts(at)
+
+    shared = open_app(link, page="pages/sweep.py")  # the link, opened in a new session
+    assert not shared.warning
+    assert shared.radio(key="sw_plane").value == "omega"
+    assert shared.slider(key="sw_size").value == 8
+    assert tuple(shared.select_slider(key="sw_eta_range").value) == (0.001, 1.0)
+    assert (shared.selectbox(key="sw_row").value, shared.selectbox(key="sw_col").value) == (2, 5)
+    assert _charts(shared) == charts  # the same heatmaps, the same cell marked
+    assert shared.query_params["sweep"] == link["sweep"]
+
+
+def test_a_bad_link_is_reported_and_its_valid_rest_kept():
+    at = open_app({"sweep": "plane=omega,size=6,range=100:0.3,cell=7:0.05,bogus=1"},
+                  page="pages/sweep.py")
+    warnings = [text.unescape(w.value) for w in at.warning]
+    assert warnings == [
+        "URL parameter sweep: unknown setting 'bogus' ignored.",
+        "URL parameter sweep: range: 0.3 is not a stop of the slider (1, 2, 5 a decade): "
+        "using 0.2.",
+        "URL parameter sweep: range runs from low to high: 0.2:100.",
+        "URL parameter sweep: the cell ω = 7, η = 0.05 is not on the grid: using the nearest, "
+        "ω = 8.33, η = 0.0398."]
+    assert at.radio(key="sw_plane").value == "omega" and at.slider(key="sw_size").value == 6
+    assert tuple(at.select_slider(key="sw_param_range").value) == (0.2, 100.0)
+    assert at.query_params["sweep"] == ("plane=omega,step=safe,size=6,range=0.2:100,"
+                                        "eta=0.01:10,cell=8.33:0.0398")
+    assert not any("Unknown URL parameter" in w for w in warnings)
+
+
+@pytest.mark.parametrize("payload", [HOSTILE[0], HOSTILE[3], ",".join(["bogus=1"] * 500)])
+def test_hostile_sweep_links_are_shown_as_text(payload, monkeypatch):
+    at = open_app({"sweep": f"size=6,plane={payload},{payload}=3,cell={payload}"},
+                  page="pages/sweep.py")
+    # the heatmaps hold none of the link's text; their traces' names are the page's own HTML
+    # (‖h‖<sub>F</sub>), which check_page refuses in any chart
+    monkeypatch.setattr(at, "get", lambda kind: [] if kind == "plotly_chart"
+                        else AppTest.get(at, kind))
+    check_page(at)
+    assert at.slider(key="sw_size").value == 6  # the valid rest is kept
+    assert len(at.warning) <= 4
