@@ -137,6 +137,8 @@ def safe_step_exact(X: Array, H: Array, T: Array, s: float, e: float,
     eye = np.eye(p)
     L = eye - s * H
     A0 = L @ (eye + H) @ L - eye
+    if not float(np.vdot(A0, A0)) < e * e:
+        return math.nan
     A2 = T.T @ T
     # T in units of ||T||_F (t' = t ||T||_F, ||T||_F^2 = tr(T^T T)): A1, A2 are then O(1),
     # and <A2, A2> ~ ||T||^4 neither overflows nor underflows for 1e-154 < ||T|| < 1e154
@@ -152,8 +154,6 @@ def safe_step_exact(X: Array, H: Array, T: Array, s: float, e: float,
     # the six inner products <Ai, Aj> at once
     A = np.stack((A0, A1, A2)).reshape(3, p * p)
     (a00, a01, a02), (_, a11, a12), (_, _, a22) = (A @ A.T).tolist()
-    if not a00 < e * e:
-        return math.nan
     if eta < math.inf:  # X(eta) inside: no root needed
         t = eta * math.sqrt(t2)
         if a00 + t * (2.0 * a01 + t * (a11 + 2.0 * a02 + t * (2.0 * a12 + t * a22))) <= e * e:
