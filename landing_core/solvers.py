@@ -304,7 +304,8 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     rule_state: dict = {}
     # a method's move that takes the step rule's N(X) (``steps.Step.normal``) is handed it; a
     # user's method with the older signature move(X, field, eta, omega) still runs
-    takes_normal = "normal" in inspect.signature(method.move).parameters
+    takes = inspect.signature(method.move).parameters
+    takes_normal, takes_tangent = "normal" in takes, "tangent" in takes
     hint = _divergence_hint(rule)
     # bound once: the loop below is most of a small run's time
     clock, move_by, cost_of = time.perf_counter, method.move, problem.cost
@@ -339,7 +340,9 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
                     if not (landing and 0 < step.omega < math.inf):
                         raise ValueError("a Step's normal weight must be a finite number > 0 "
                                          f"on a landing run, got {step.omega!r}")
-                    X_next = (move_by(X, fld, eta, step.omega, step.normal) if takes_normal
+                    X_next = (move_by(X, fld, eta, step.omega, step.normal, step.tangent)
+                              if takes_tangent and step.normal is not None
+                              else move_by(X, fld, eta, step.omega, step.normal) if takes_normal
                               else move_by(X, fld, eta, step.omega))
                     eta_w = eta * step.omega
                 else:

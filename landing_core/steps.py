@@ -76,16 +76,25 @@ class StepContext:
     constraint: Constraint = STIEFEL
 
 
+EPS = float(np.finfo(float).eps)
+
+
 class Step(NamedTuple):
     """A landing step with its own normal weight: X_{k+1} = X_k - eta (T + omega X_k h(X_k)),
     omega > 0 finite (only for ``ctx.landing``): below the run's omega for BB's long steps,
     above it where ``ScaleFree`` follows a large cost's scale. ``normal``: the normal term
     N(X_k) (``Constraint.normal_term``) where the rule formed it, for the move to reuse
-    (an n x p x p product it need not form again); None: the move forms it."""
+    (an n x p x p product it need not form again); None: the move forms it. ``tangent``: the
+    tangent term T the rule formed (with ``normal``), for the move to take
+    X - eta T - eta omega N(X), the point the rule checked, rather than
+    X - eta V + eta (omega_run - omega) N(X): where eta omega_run >> 1 (a long step on a
+    small T) its two normal terms cancel, and their rounding, eta eps omega_run ||N||, moved
+    ||h|| past the exact safe step's e by 2.5e-7 (St(2, 2), omega 0.02, eta 2.7e11)."""
 
     eta: float
     omega: float
     normal: Array | None = None
+    tangent: Array | None = None
 
 
 class StepRule(Protocol):
@@ -479,6 +488,14 @@ class ScaleFree:
         # ||T|| as the solver formed it (from G alone: it scales with f exactly)
         tangent2 = (float(ctx.tangent_norm) ** 2 if ctx.tangent_norm is not None
                     else float(np.vdot(T, T)))
+        normal2 = float(np.vdot(N, N))
+        # a tangent term within the rounding of V - omega N is no direction (St(1, 1), whose
+        # tangent space is {0}; a cost so small that V holds none of it while ||h|| is large):
+        # the normal step alone, until N is small enough to let T through. Taken as one, its
+        # step eta ~ 1/||T|| moved X by O(1) along rounding.
+        if tangent2 <= (16.0 * EPS * max(omega, 1.0)) ** 2 * normal2:
+            T.fill(0.0)
+            tangent2 = 0.0
         # no tangent term: only eta omega_k matters; the last step keeps eta scale-free
         eta = math.sqrt(eps / tangent2) if tangent2 > 0 else state.get("eta", 1.0)
         T_prev = state.get("T_prev")
@@ -500,7 +517,6 @@ class ScaleFree:
         state["X"], state["T"], state["T_prev"] = X, T_prev, T  # swap the two buffers
         c = float(constraint.scale(X, H))
         normal_step = 0.5 * min(omega, 1.0)
-        normal2 = float(np.vdot(N, N))
         safe_bound = constraint.safe_bound
         w = normal_step / (eta * c)
         b = float(safe_bound(X, H, d, tangent2 + w * w * normal2, w, eps))
@@ -521,7 +537,7 @@ class ScaleFree:
             Vw = constraint.add_normal(np.array(ctx.V), X, H, w - omega, N)
             eta = float(safe_step(X, Vw, d, w, eta, eps, constraint, H))
         state["eta"] = eta
-        return Step(eta, w, N)
+        return Step(eta, w, N, T)
 
 
 def _scratch(state: dict, key: str, like: Array) -> Array | None:

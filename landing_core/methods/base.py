@@ -105,14 +105,20 @@ class Method:
         raise NotImplementedError
 
     def move(self, X: Array, field: Field, eta: float | Array,
-             omega: float | Array | None = None, normal: Array | None = None) -> Array:
+             omega: float | Array | None = None, normal: Array | None = None,
+             tangent: Array | None = None) -> Array:
         """X_{k+1} = X - eta V. ``omega``: the normal weight of this step (``steps.Step``; only
         for ``landing`` methods, whose V = T + omega N(X) with omega = ``normal_weight``): the
         normal term then moves by eta omega N(X), as ``landing.Landing.move``. ``normal``: N(X)
         where the step rule formed it (``steps.Step.normal``); a method whose ``move`` takes
-        this parameter is handed it by the solver (one n x p x p product fewer per step)."""
+        this parameter is handed it by the solver (one n x p x p product fewer per step);
+        ``tangent``: the rule's T = V - omega N(X) (``steps.Step.tangent``), for
+        X - eta T - eta omega N(X), the point the rule checked."""
         if omega is not None and not self.landing:
             raise ValueError(f"{type(self).__name__} has no normal weight to change")
+        if omega is not None and tangent is not None:
+            Y = -per_run(eta) * tangent + X
+            return self.constraint.add_normal(Y, X, field.H, -per_run(eta) * omega, normal)
         Y = -per_run(eta) * field.V + X  # the temporary -eta V is reused for the result
         if omega is not None:
             Y = self.constraint.add_normal(Y, X, field.H, eta * (self.normal_weight - omega),
@@ -157,5 +163,6 @@ class OnLanding(Method):
         return self.inner.start(X0)  # type: ignore[attr-defined]
 
     def move(self, X: Array, field: Field, eta: float | Array,
-             omega: float | Array | None = None, normal: Array | None = None) -> Array:
-        return self.inner.move(X, field, eta, omega, normal)  # type: ignore[attr-defined]
+             omega: float | Array | None = None, normal: Array | None = None,
+             tangent: Array | None = None) -> Array:
+        return self.inner.move(X, field, eta, omega, normal, tangent)  # type: ignore[attr-defined]

@@ -63,10 +63,15 @@ class Landing(Method):
         return Field(V, H, stat if measure else norm, norm), state
 
     def move(self, X: Array, field: Field, eta: float | Array,
-             omega: float | Array | None = None, normal: Array | None = None) -> Array:
+             omega: float | Array | None = None, normal: Array | None = None,
+             tangent: Array | None = None) -> Array:
         """X - eta V; with a lowered weight omega_k (``steps.Step``) the normal term moves by
         eta omega_k N(X) instead of eta omega N(X) (``normal``: N(X) where the step rule formed
-        it, ``steps.Step.normal``)."""
+        it, ``steps.Step.normal``; ``tangent``: the T it formed, ``steps.Step.tangent``, for
+        X - eta T - eta omega_k N(X), the step it checked)."""
+        if omega is not None and tangent is not None:
+            Y = -eta * tangent + X
+            return self.constraint.add_normal(Y, X, field.H, -eta * omega, normal)
         # a float (one run) needs no reshaping: per_run's call is most of a tiny move's time
         Y = -(eta if type(eta) is float else per_run(eta)) * field.V + X
         if omega is not None:

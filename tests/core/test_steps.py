@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from landing_core import geometry as geo
 from landing_core import steps
 from landing_core.constraints.stiefel import STIEFEL
+from landing_core.methods.base import Field
+from landing_core.methods.landing import Landing
 from landing_core.problems import Problem, initial_point, make_problem
 from landing_core.solvers import Config, iterate, landing
 from landing_core.steps import Armijo, BarzilaiBorwein, Constant, Safe, safe_step_bound
@@ -229,12 +231,34 @@ def test_the_exact_safe_step_scales_with_the_tangent_term(scale):
         0.5 * eta / scale
 
 
+def test_a_long_step_moves_to_the_point_the_rule_checked():
+    """A Step carrying the rule's T moves to X - eta T - eta omega_k N(X) to rounding, where
+    eta omega_run >> 1 (ScaleFree's long step on a small tangent term; omega_run = 0.02,
+    eta = 1e11): formed as X - eta V + eta (omega_run - omega_k) N(X), the two normal terms
+    of size 2e9 ||N|| cancel and leave an error of about 1e-7 (what moved ||h|| past the exact
+    safe step's e in a SkylakeX run)."""
+    X = _start_inside(6, 3, 0.8, seed=4)
+    H = X.T @ X - np.eye(3)
+    N = X @ H
+    T0 = np.random.default_rng(2).standard_normal((6, 3))
+    T = 1e-12 * (T0 - X @ np.linalg.solve(X.T @ X, 0.5 * (X.T @ T0 + T0.T @ X)))
+    omega, eta, s = 0.02, 1e11, 0.01
+    method = Landing(omega=omega)
+    field = Field(T + omega * N, H, 0.0, float(np.linalg.norm(T)))
+    want = X - eta * T - s * N
+    moved = method.move(X, field, eta, s / eta, N, T)
+    assert np.max(np.abs(moved - want)) <= 1e-14 * (1 + np.max(np.abs(want)))
+    old = method.move(X, field, eta, s / eta, N)  # the same point, up to the cancellation
+    assert np.max(np.abs(old - want)) > 1e-10
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["linear", "procrustes", "pca", "brockett", "quartic"]),
        st.sampled_from([(2, 1), (30, 1), (2, 2), (4, 4), (10, 3), (40, 8)]),
        st.integers(0, 1000), st.sampled_from([0.0, 0.1, 0.45, 0.6, 0.9]),
        st.sampled_from([1.0, 0.3, 0.02, 2.0, 8.0]), st.sampled_from([1.0, 1e-3, 1e3, 1e6]),
        st.sampled_from([0.5, 0.1, 0.9]))
+@example(name="linear", size=(2, 2), seed=77, distance=0.0, omega=0.02, scale=1e-3, eps=0.9)
 def test_the_default_rule_keeps_every_iterate_in_its_region(name, size, seed, distance, omega,
                                                            scale, eps):
     """Every iterate of a default run has ||h(X_k)|| <= max(eps, ||h(X_0)||) (the lemma's and
@@ -477,9 +501,12 @@ def test_a_lowered_normal_weight_is_what_the_solver_applies():
 
 
 def test_the_move_reuses_the_rules_normal_term_bit_for_bit():
-    """ScaleFree hands its N(X) = X h(X) to the move (``Step.normal``); the iterates are the
-    ones a move that forms X h itself gives, bit for bit (the same product of the same arrays),
-    and a user's landing method whose move has the older signature (no ``normal``) runs too.
+    """ScaleFree hands its N(X) = X h(X) to the move (``Step.normal``): the iterates are the
+    ones a move that forms X h itself gives, bit for bit (the same product of the same
+    arrays), and a user's landing method whose move has the older signature (no ``normal``)
+    runs too. With the rule's T as well (``Step.tangent``) the move forms X - eta T - eta
+    omega_k N instead of X - eta V + eta (omega - omega_k) N: the same point to rounding
+    (1e-16 a move, measured; BB's steps carry it to 3e-12 over these 40 iterations).
     From a start outside the safe region, so that the restoring branch runs as well."""
     from landing_core.methods.landing import Landing
 
@@ -487,15 +514,20 @@ def test_the_move_reuses_the_rules_normal_term_bit_for_bit():
         def move(self, X, field, eta, omega=None):  # the signature before Step.normal
             return super().move(X, field, eta, omega)
 
+    class NormalOnly(Landing):
+        def move(self, X, field, eta, omega=None, normal=None):  # before Step.tangent
+            return super().move(X, field, eta, omega, normal)
+
     problem = make_problem("brockett", 9, 3, seed=2)
     for radius in (0.3, 1.5):
         X0 = _start_inside(9, 3, radius, seed=5)
-        new = [r.X for r, _ in zip(iterate(problem, X0), range(40), strict=False)]
-        old = [r.X for r, _ in zip(iterate(problem, X0, method=OldMove()), range(40),
-                                   strict=False)]
-        assert len(new) == len(old) == 40
-        for a, b in zip(new, old, strict=True):
-            np.testing.assert_array_equal(a, b)
+        runs = [[r.X for r, _ in zip(iterate(problem, X0, method=method), range(40),
+                                     strict=False)]
+                for method in (Landing(), OldMove(), NormalOnly())]
+        assert [len(run) for run in runs] == [40, 40, 40]
+        for new, old, normal in zip(*runs, strict=True):
+            np.testing.assert_array_equal(normal, old)
+            np.testing.assert_allclose(new, old, rtol=0, atol=1e-10)
 
 
 def test_bb_normal_cap_needs_fewer_iterations_on_brockett():
