@@ -197,7 +197,10 @@ def _lyapunov(C: Array, M: Array, R: Array) -> Array:
     c, U = np.linalg.eigh(sym(Cp))
     W = np.linalg.solve(_t(L), U)
     Rw = _t(W) @ R @ W
-    return W @ (Rw / (c[..., :, None] + c[..., None, :])) @ _t(W)
+    # c_i + c_j = 0 only for a singular C (an iterate that has lost rank: a diverging run),
+    # whose inf or NaN the run's divergence test reports in words; no warning besides
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return W @ (Rw / (c[..., :, None] + c[..., None, :])) @ _t(W)
 
 
 def _parts(X: Array, BX: Array, G: Array) -> tuple[Array, Array, Array]:
@@ -253,7 +256,8 @@ def proj_euclidean_B(X: Array, BX: Array, Z: Array) -> Array:
     C S + S C = A + A^T, A = (BX)^T Z (the normal space is {B X S : S symmetric})."""
     _, C, A = _parts(X, BX, Z)
     S = _lyapunov(C, np.broadcast_to(np.eye(X.shape[-1]), C.shape), A + _t(A))
-    return Z - BX @ S
+    with np.errstate(invalid="ignore"):  # (S not finite: as in _lyapunov)
+        return Z - BX @ S
 
 
 def tangent_term_B(name: str, X: Array, BX: Array, G: Array, beta: float | Array) -> Array:

@@ -4,6 +4,8 @@ and convergence to the optimum of scipy.linalg.eigh(A, B)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -294,3 +296,16 @@ def test_momentum_runs_on_XtBX_through_the_constraint():
     assert res.status == "converged"
     assert np.linalg.norm(res.X.T @ P.B @ res.X - np.eye(3)) <= 1e-9
     assert abs(res.cost[-1] - P.f_star) <= 1e-8 * abs(P.f_star)
+
+
+def test_a_rank_deficient_iterate_gives_nan_without_a_warning():
+    """An iterate that has lost rank (a diverging run) makes the projection's Lyapunov solve
+    divide 0 by 0: NaN, which the run's divergence test reports, and no RuntimeWarning
+    besides (a family of runs printed two)."""
+    X = np.zeros((4, 2))
+    X[0, 0] = 1.0  # rank one: C = X^T X = diag(1, 0)
+    Z = np.arange(8.0).reshape(4, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        P = gz.proj_euclidean_B(X, X, Z)
+    assert np.isnan(P).any()
