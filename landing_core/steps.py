@@ -88,8 +88,8 @@ class Step(NamedTuple):
     tangent term T the rule formed (with ``normal``), for the move to take
     X - eta T - eta omega N(X), the point the rule checked, rather than
     X - eta V + eta (omega_run - omega) N(X): where eta omega_run >> 1 (a long step on a
-    small T) its two normal terms cancel, and their rounding, eta eps omega_run ||N||, moved
-    ||h|| past the exact safe step's e by 2.5e-7 (St(2, 2), omega 0.02, eta 2.7e11)."""
+    small T) its two normal terms cancel, and their rounding, eta eps omega_run ||N||, can
+    put ||h|| past the bound the rule checked."""
 
     eta: float
     omega: float

@@ -142,7 +142,7 @@ def safe_step_exact(X: Array, H: Array, T: Array, s: float, e: float,
     A2 = T.T @ T
     # T in units of ||T||_F (t' = t ||T||_F, ||T||_F^2 = tr(T^T T)): A1, A2 are then O(1),
     # and <A2, A2> ~ ||T||^4 neither overflows nor underflows for 1e-154 < ||T|| < 1e154
-    # (unscaled, a cost times 1e80 overflowed it and the step came back 0)
+    # (unscaled, it overflows for a cost's scale of 1e80)
     t2 = float(np.trace(A2))
     if not (0 < t2 < math.inf):  # T = 0: the tangent step does not move h
         return eta if t2 == 0 and not np.any(T) else math.nan
