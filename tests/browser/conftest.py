@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -59,18 +60,43 @@ def wait_healthy(url: str, proc: subprocess.Popen, log: Path) -> None:
     pytest.fail(f"{url} did not become healthy: {log.read_text()[-3000:]}")
 
 
+# `streamlit run`, with every thread's stack written to the log on SIGUSR1: what a hung session
+# waits on (Served.report)
+_STREAMLIT = ("import faulthandler, signal;"
+              " faulthandler.register(signal.SIGUSR1, all_threads=True);"
+              " from streamlit.web.cli import main; main(prog_name='streamlit')")
+
+
+class Served(str):
+    """A served app's base URL, with the server's ``proc`` and ``log``."""
+
+    proc: subprocess.Popen
+    log: Path
+
+    def report(self) -> str:
+        """The end of the server's log (an exception's traceback), then its threads' stacks."""
+        before = self.log.read_text()
+        if self.proc.poll() is not None:
+            return f"{before[-8000:]}\n(exited {self.proc.returncode})"
+        self.proc.send_signal(signal.SIGUSR1)
+        time.sleep(1)
+        stacks = self.log.read_text()[len(before):]
+        return f"{before[-6000:]}\n--- its threads\n{stacks[-6000:]}"
+
+
 @contextlib.contextmanager
-def _serve(log: Path) -> Iterator[str]:
+def _serve(log: Path) -> Iterator[Served]:
     """Serve the app on a free loopback port; yield its base URL once healthy."""
     port = free_port()
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            [sys.executable, "-c", _STREAMLIT, "run", str(ROOT / "app.py"),
              "--server.address", "127.0.0.1", "--server.port", str(port),
              "--server.headless", "true", "--server.fileWatcherType", "none",
              "--browser.gatherUsageStats", "false"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    url = Served(f"http://127.0.0.1:{port}")
+    url.proc, url.log = proc, log
     wait_healthy(url, proc, log)
     try:
         yield url

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from .helpers import IDLE, wait_idle
 
@@ -37,8 +38,12 @@ def test_page_links_opened_together_on_a_fresh_server_all_get_the_app(fresh_serv
     try:
         for pg in pages:
             # the page's sidebar has run (it writes the settings into the URL), then settled
-            pg.wait_for_function("location.search.includes('problem=')", timeout=90_000)
-            pg.wait_for_selector(IDLE, state="attached", timeout=90_000)
+            try:
+                pg.wait_for_function("location.search.includes('problem=')", timeout=90_000)
+                pg.wait_for_selector(IDLE, state="attached", timeout=90_000)
+            except PlaywrightError as e:
+                log = fresh_server.report()
+                pytest.fail(f"{_stuck(pages, shots)}\n{e}\n--- server log\n{log}")
             pg.wait_for_timeout(1000)
             labels = [t.split("\n")[-1] for t in pg.locator(NAV).all_inner_texts()]
             assert labels == ["Explorer", "Compare", "Sweep", "Stochastic", "Theory",
@@ -58,6 +63,19 @@ def test_page_links_opened_together_on_a_fresh_server_all_get_the_app(fresh_serv
     finally:
         for c in contexts:
             c.close()
+
+
+def _stuck(pages, shots) -> str:
+    """What each page shows (its URL, the start of its text, a screenshot in failures/): which
+    of the pages opened together did not get the app, and what it showed instead."""
+    folder = shots / "failures"
+    folder.mkdir(exist_ok=True)
+    lines = []
+    for i, pg in enumerate(pages):
+        pg.screenshot(path=folder / f"navigation_fresh_server_{i}.png")
+        text = pg.evaluate("document.body.innerText").replace("\n", " | ")[:300]
+        lines.append(f"page {i} {pg.url}: {text}")
+    return "\n".join(lines)
 
 
 def test_back_leaves_a_page_in_a_few_presses(server, page):
