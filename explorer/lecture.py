@@ -27,9 +27,9 @@ SHOWN_PAGE = "deck_page"  # the preset page ("explorer", ...) the last run showe
 REVEAL_KEYS = "the . key (or b)"
 QUESTION_KEY = "deck_question"  # its block; app.py sets its text large
 ANSWER = "**Answer** (the runs shown):"  # its figures are those of the preset's own runs
-with declare.LOCK:  # (declare.py: sessions importing this at once)
-    _keys = components.declare_component(
-        "landing_deck_keys", path=str(Path(__file__).resolve().parent / "deck_keys"))
+declare.map_caller()  # (declare.py: sessions importing this at once)
+_keys = components.declare_component(
+    "landing_deck_keys", path=str(Path(__file__).resolve().parent / "deck_keys"))
 
 
 def order() -> list[int]:

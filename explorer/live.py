@@ -30,9 +30,9 @@ from .worker import LeasedWorker, session_worker
 
 FIRST_WAIT = 0.25  # seconds a new run may take before the page shows it (all of a small run)
 CHUNK_WAIT = 0.25  # seconds a request for more waits for new iterations
-with declare.LOCK:  # (declare.py: sessions importing this at once)
-    _player = components.declare_component(
-        "landing_player", path=str(Path(__file__).resolve().parent / "player"))
+declare.map_caller()  # (declare.py: sessions importing this at once)
+_player = components.declare_component(
+    "landing_player", path=str(Path(__file__).resolve().parent / "player"))
 
 
 class LiveRun(LeasedWorker):
