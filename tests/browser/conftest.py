@@ -195,9 +195,16 @@ def shots() -> Path:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """On a failed browser test, a screenshot of its page in tests/screenshots/failures/: a
-    timeout's message names the locator, never what the page showed instead."""
+    timeout's message names the locator, never what the page showed instead; and the end of
+    its server's log with the server's threads (an exception in the app shows only there)."""
     report = yield
-    pg = item.funcargs.get("page") if hasattr(item, "funcargs") else None
+    funcargs = getattr(item, "funcargs", {})
+    if report.failed and call.when == "call":
+        for name in ("server", "fresh_server"):
+            if isinstance(funcargs.get(name), Served):
+                with contextlib.suppress(Exception):
+                    report.sections.append((f"{name} log", funcargs[name].report()))
+    pg = funcargs.get("page")
     if report.failed and call.when == "call" and pg is not None and not pg.is_closed():
         folder = SHOTS / "failures"
         folder.mkdir(parents=True, exist_ok=True)
