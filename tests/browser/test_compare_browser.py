@@ -60,7 +60,10 @@ def test_a_preset_opens_its_comparison(server, page, shots):
     page.get_by_text("Will the constant step η = 0.08 converge?").wait_for(timeout=30_000)
     assert page.get_by_text("Diverged at iteration").count() == 0
     page.get_by_role("button", name="Reveal").click()
-    page.get_by_text("constant η = 0.08: Diverged at iteration").wait_for(timeout=30_000)
+    # the rest of the race, the summary and the curves come first: the default wait (90 s),
+    # not 30 s, which one full run at load 5-8 on two cores failed (what the page showed was
+    # not kept; a failure's report now holds its screenshot and the server's log)
+    page.get_by_text("constant η = 0.08: Diverged at iteration").wait_for()
     wait_idle(page)
     names = page.evaluate(
         f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
