@@ -3,13 +3,9 @@ configuration lives in one object in session state, so every page sees the same 
 
 import streamlit as st
 
-# The packages first, whole, before any of their modules: each session runs this script in a
-# thread of its own, and a thread that imports a top-level package another thread is still
-# importing waits for it, while one entering by a submodule (explorer.state) does not. On a cold
-# server, sessions that entered the packages by different modules at once deadlocked
-# (importlib's _DeadlockError) or got a partially initialized landing_core module.
+# The package first: it loads every module of the app, landing_core with them, while the other
+# sessions' threads wait for it (explorer/__init__.py: cold servers deadlocked in importlib)
 import explorer  # noqa: F401
-import landing_core  # noqa: F401
 from explorer import navigation
 from explorer.state import FLAGS
 
