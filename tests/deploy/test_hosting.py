@@ -5,6 +5,7 @@ sender's own session state; Streamlit offers no switch to refuse it)."""
 from __future__ import annotations
 
 import re
+import time
 import tomllib
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import numpy as np
 import streamlit as st
 from streamlit import config as st_config
 
-from explorer import compare, worker
+from explorer import compare, runner, worker
 from explorer.state import CACHE_LIMITS
 from explorer.upload import MAX_ENTRIES
 from tests.app.helpers import open_app
@@ -83,10 +84,20 @@ def test_a_clear_cache_message_loses_nothing():
         before.drop(columns="time to tol (ms)"))
 
 
-def test_a_run_whose_session_state_was_emptied_stops_by_itself():
+def _slowed(started):
+    """A run's trace and its iterates, each at least 2 ms after the last."""
+    trace, records = started
+    return trace, (time.sleep(0.002) or record for record in records)
+
+
+def test_a_run_whose_session_state_was_emptied_stops_by_itself(monkeypatch):
     """A client that empties its own session state (the clear-cache message does) and asks for
     another run does not leave the first one computing beside the new one: nothing asks the
     orphaned run for chunks any more, so its worker ends when its lease runs out."""
+    # a run that outlasts the lease on any machine: the app's longest took 1.5 s (0.3 ms an
+    # iteration under OpenBLAS's SkylakeX kernels on a quiet 2-core EPYC), the lease's length
+    start = runner.start
+    monkeypatch.setattr(runner, "start", lambda config, problem: _slowed(start(config, problem)))
     at = open_app(dict(n="200", p="50", max_iter="5000", tol="1e-14", step="constant",
                        eta="0.0001"))
     first = at.session_state.live_run
