@@ -81,7 +81,21 @@ class Served(str):
         self.proc.send_signal(signal.SIGUSR1)
         time.sleep(1)
         stacks = self.log.read_text()[len(before):]
-        return f"{before[-6000:]}\n--- its threads\n{stacks[-6000:]}"
+        return f"{before[-6000:]}\n--- its threads\n{_busy(stacks)[-8000:]}"
+
+
+# a thread whose stack passes through these runs the app's code or a session's script
+_BUSY = ("scriptrunner", "/explorer/", "/landing_core/", "/pages/", "app.py")
+
+
+def _busy(stacks: str) -> str:
+    """The threads of a faulthandler dump that run a script or the app's code, and how many
+    others there were (idle pools and watchers, which would push the busy ones out of a
+    truncated report)."""
+    threads = [t for t in stacks.split("\n\n") if t.strip()]
+    busy = [t for t in threads if any(mark in t for mark in _BUSY)]
+    return "\n\n".join(busy + [f"({len(threads) - len(busy)} other threads, idle or "
+                                 "Streamlit's own, left out)"])
 
 
 @contextlib.contextmanager
@@ -192,6 +206,16 @@ def shots() -> Path:
     return SHOTS
 
 
+def _shown(pg) -> str:
+    """What a page showed: its URL, its script's state and connection (Streamlit's marks on
+    its root element) and the text of its main area."""
+    app = pg.locator('[data-testid="stApp"]')
+    state = {name: app.get_attribute(name, timeout=5_000)
+             for name in ("data-test-script-state", "data-test-connection-state")}
+    main = pg.locator('[data-testid="stMain"]').inner_text(timeout=5_000)
+    return f"{pg.url}\n{state}\n{main[:4000]}"
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """On a failed browser test, a screenshot of its page in tests/screenshots/failures/: a
@@ -211,4 +235,6 @@ def pytest_runtest_makereport(item, call):
         name = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.name)
         with contextlib.suppress(Exception):  # a crashed page must not hide the failure
             pg.screenshot(path=folder / f"{name}.png")
+        with contextlib.suppress(Exception):  # CI keeps the report, not the screenshot
+            report.sections.append(("page", _shown(pg)))
     return report
