@@ -15,10 +15,9 @@ from explorer.runner import build_problem
 from explorer.state import AppConfig
 from tests.app.helpers import renew_until
 
-# St(200, 50) with an unreachable tolerance and more iterations than the app allows: 0.3 ms
-# each under OpenBLAS's SkylakeX kernels on a quiet 2-core EPYC (the player's singular values
-# included), where the app's 5000 ended within the 1.5 s lease and the lease tests saw a run
-# finished, not paused; 200,000 take a minute there
+# St(200, 50) with an unreachable tolerance and far more iterations than the app allows: the
+# app's 5000 can end within one lease on a fast BLAS, and these tests need a run that is paused
+# by its lease, not finished
 LONG = AppConfig(n=200, p=50, tol=1e-14, max_iter=200_000, step="constant", eta=1e-4)
 
 

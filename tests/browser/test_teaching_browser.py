@@ -53,8 +53,7 @@ def test_the_theory_demonstrations_show_in_the_browser(server, page, shots):
     page.get_by_text("The ω trade-off").first.click()
     wait_idle(page)
     page.wait_for_selector('[data-testid="stPlotlyChart"] .js-plotly-plot')
-    # awaited, not read once: the page can be idle before the toggle's rerun has begun (a
-    # streak's run read "Why" still shown; the failure report a moment later had it gone)
+    # awaited, not read once: the page can be idle before the toggle's rerun has begun
     page.get_by_text("Why", exact=True).wait_for(state="detached", timeout=30_000)
     page.screenshot(path=shots / "theory_omega_demo_lecture.png")
     assert page.console_errors == []

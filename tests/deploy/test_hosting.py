@@ -94,8 +94,8 @@ def test_a_run_whose_session_state_was_emptied_stops_by_itself(monkeypatch):
     """A client that empties its own session state (the clear-cache message does) and asks for
     another run does not leave the first one computing beside the new one: nothing asks the
     orphaned run for chunks any more, so its worker ends when its lease runs out."""
-    # a run that outlasts the lease on any machine: the app's longest took 1.5 s (0.3 ms an
-    # iteration under OpenBLAS's SkylakeX kernels on a quiet 2-core EPYC), the lease's length
+    # a run that outlasts the lease on any machine: the app's longest can end within one lease
+    # on a fast BLAS
     start = runner.start
     monkeypatch.setattr(runner, "start", lambda config, problem: _slowed(start(config, problem)))
     at = open_app(dict(n="200", p="50", max_iter="5000", tol="1e-14", step="constant",
