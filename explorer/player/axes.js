@@ -98,6 +98,25 @@
     return c;
   }
 
+  // a panel's title in the width it has (panels side by side are narrow): moved left into the
+  // tick labels' margin by up to ``slack``, then a smaller font down to three quarters of the
+  // labels', then the end cut with an ellipsis; where it was drawn is kept on the chart (the
+  // browser tests read it)
+  function fitTitle(ctx, title, font, room, slack) {
+    ctx.font = `600 ${font}px sans-serif`;
+    const width = ctx.measureText(title).width;
+    const shift = (w) => Math.min(slack, Math.max(0, w - room));
+    if (width <= room + slack) return { text: title, font, w: width, shift: shift(width) };
+    const size = Math.max(Math.ceil(0.75 * font), Math.floor((font * (room + slack)) / width));
+    ctx.font = `600 ${size}px sans-serif`;
+    let text = title, w = ctx.measureText(text).width;
+    while (w > room + slack && text.length > 1) {
+      text = text.slice(0, -2) + "…";
+      w = ctx.measureText(text).width;
+    }
+    return { text, font: size, w, shift: shift(w) };
+  }
+
   function drawAxes(ctx, chart, opts) {
     const { rect } = chart;
     const font = opts.font;
@@ -136,8 +155,11 @@
       ctx.textAlign = "left";
       ctx.textBaseline = "bottom";
       ctx.fillStyle = "#111";
-      ctx.font = `600 ${font}px sans-serif`;
-      ctx.fillText(opts.title, rect.x, rect.y - 4);
+      const t = fitTitle(ctx, opts.title, font, opts.titleRoom || Infinity, opts.titleSlack || 0);
+      t.x = rect.x - t.shift;
+      ctx.font = `600 ${t.font}px sans-serif`;
+      ctx.fillText(t.text, t.x, rect.y - 4);
+      chart.title = t;
     }
     if (opts.xtitle) {
       ctx.textAlign = "right";

@@ -601,7 +601,12 @@
         }
         const panel = this.conv[i];
         const race = this.run.race;  // a race's x axis: the iterations or the wall time
-        charts.push(makeChart(rect, 0, race ? race.xmax : this.run.xmax, panel.range[0], panel.range[1], panel.log));
+        const chart = makeChart(rect, 0, race ? race.xmax : this.run.xmax, panel.range[0], panel.range[1], panel.log);
+        // a title spans its panel (the last one's to the box's right edge); side by side, it
+        // may start in the panel's tick labels' margin, which the previous title leaves free
+        chart.titleRoom = vertical || i === n - 1 ? box.x + box.w - rect.x - 4 : rect.w + 2;
+        chart.titleSlack = vertical ? 0 : left - 6;
+        charts.push(chart);
       }
       return { vertical, charts };
     }
@@ -622,7 +627,7 @@
           // a race's rows are named above the panels
           const spot = items.length > 1 && !this.run.race ? this.legendSpot(c, chart, panel, items, P) : null;
           const title = spot && spot.place === "title" ? null : panel.title;
-          drawAxes(c, chart, { font: P.font, title, xlabels: last, xtitle: last ? xtitle : null, xint });
+          drawAxes(c, chart, { font: P.font, title, titleRoom: chart.titleRoom, titleSlack: chart.titleSlack, xlabels: last, xtitle: last ? xtitle : null, xint });
           legends[i] = spot;
           if (spot) {
             if (spot.place === "corner") {
@@ -635,6 +640,7 @@
           }
         });
         this.legends = legends;  // where each panel's legend went (the browser tests read it)
+        this.titles = charts.map((chart) => chart.title && { ...chart.title, left: chart.rect.x - chart.titleSlack, right: chart.rect.x + chart.titleRoom });
       };
       if (cached) {
         if (!this.convBack || this.convBack.key !== this.rangeKey()) {

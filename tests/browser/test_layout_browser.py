@@ -47,6 +47,22 @@ LEGENDS_JS = """() => { const p = landingPlayer, P = p.P();
   return out; }"""
 
 
+# each convergence panel's title as the player drew it: its text, font and extent, and the
+# room it had (its panel's width, from the tick labels' margin when panels stand side by side)
+TITLES_JS = """() => { const p = landingPlayer; p.show();
+  return { font: p.P().font, titles: p.titles.filter((t) => t) }; }"""
+
+
+def _titles_fit(frame, full: list[str]) -> None:
+    """Every convergence panel's title lies within its room, whole (the ``full`` titles) in a
+    font at least three quarters of the tick labels'."""
+    drawn = frame.evaluate(TITLES_JS)
+    titles = drawn["titles"]
+    assert [t["text"] for t in titles] == full, titles
+    assert all(t["left"] - 0.5 <= t["x"] and t["x"] + t["w"] <= t["right"] + 0.5
+               and t["font"] >= 0.75 * drawn["font"] for t in titles), drawn
+
+
 @pytest.mark.parametrize("lecture", [False, True], ids=["normal", "lecture"])
 @pytest.mark.parametrize(("size", "view"), [("n=2&p=1&problem=quartic&distance=0.5", "plane"),
                                             ("n=3&p=1", "sphere"), ("n=3&p=2", "frame")])
@@ -115,6 +131,8 @@ def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shot
             page.screenshot(path=shots / f"first_screen_compare_{width}x{height}_{mode}.png")
             outside = {k: box for k, box in boxes.items() if not _inside(box, width, height)}
             assert outside == {}, (width, height, outside)
+            # three panels side by side: "stationarity ‖grad₁ f‖" ran off the canvas's edge
+            _titles_fit(race, ["|f(Xₖ) − f*|", "‖XᵀX − I‖", "stationarity ‖grad₁ f‖"])
 
 
 CLIPPED_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
