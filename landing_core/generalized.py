@@ -316,7 +316,7 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
     V = T1  # T_1 is not needed any more: V is summed in its array
     V += BX @ (Q - K1M)
     normal2 = np.einsum("...ij,...ij->...", wH, C @ wH)
-    tangent2 = _norm(V) ** 2 - normal2
+    tangent2 = np.einsum("...ij,...ij->...", V, V) - normal2  # (a product, not pow: ScaleFree)
     cancels = tangent2 < _CANCELLATION * normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))
     if np.any(cancels):
@@ -379,7 +379,8 @@ def safe_step_B(H: Array, C: Array, omega: float | Array, g2: float | Array, lam
     b = np.einsum("...ij,...ij->...", H, L)
     c = np.einsum("...ij,...ij->...", L, L)
     if H.ndim == 2 and all(isinstance(v, float | int) for v in (omega, g2, eps, cap)):
-        return _safe_scalar(float(a), float(omega) * float(b), float(omega) ** 2 * float(c),
+        w = float(omega)
+        return _safe_scalar(float(a), w * float(b), w * w * float(c),
                             lam * g2, float(eps), float(cap), iterations)
     w = np.asarray(omega, dtype=float)
     return np.vectorize(_safe_scalar, otypes=[float])(

@@ -405,7 +405,8 @@ class BarzilaiBorwein:
         """
         X, H, constraint = ctx.X, ctx.H, ctx.constraint
         normal2 = float(constraint.normal2(X, H))
-        tangent2 = float(ctx.tangent_norm) ** 2
+        tangent_norm = float(ctx.tangent_norm)
+        tangent2 = tangent_norm * tangent_norm  # not ** 2: see ScaleFree
 
         def bound(w: float) -> float:
             return float(constraint.safe_bound(X, H, d, tangent2 + w * w * normal2, w, self.eps))
@@ -485,15 +486,19 @@ class ScaleFree:
         else:
             T = np.multiply(N, -omega, out=_scratch(state, "T", X))
             T += ctx.V  # T = V - omega N
-        # ||T|| as the solver formed it (from G alone: it scales with f exactly)
-        tangent2 = (float(ctx.tangent_norm) ** 2 if ctx.tangent_norm is not None
-                    else float(np.vdot(T, T)))
+        # ||T|| as the solver formed it (from G alone: it scales with f exactly), squared by a
+        # product, which is correctly rounded: x ** 2 calls libm's pow, which need not be, and
+        # (2^k x) ** 2 can then differ from 4^k x ** 2 in the last bit (the iterates of f and
+        # 2^k f would part)
+        norm = ctx.tangent_norm
+        tangent2 = float(norm) * float(norm) if norm is not None else float(np.vdot(T, T))
         normal2 = float(np.vdot(N, N))
         # a tangent term within the rounding of V - omega N is no direction (St(1, 1), whose
         # tangent space is {0}; a cost so small that V holds none of it while ||h|| is large):
         # the normal step alone, until N is small enough to let T through. Taken as one, its
         # step eta ~ 1/||T|| moved X by O(1) along rounding.
-        if tangent2 <= (16.0 * EPS * max(omega, 1.0)) ** 2 * normal2:
+        floor = 16.0 * EPS * max(omega, 1.0)
+        if tangent2 <= floor * floor * normal2:
             T.fill(0.0)
             tangent2 = 0.0
         # no tangent term: only eta omega_k matters; the last step keeps eta scale-free
