@@ -175,17 +175,26 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
         return run
     with run.lock:
         done = run.trace.finished
-        csv = run.trace.csv() if done else ""
         hint = runner.limit_hint(run.trace, config).strip() if done else ""
     if hint:  # advice on why the run stalled: below the player, where it has room
         st.info(hint, icon=":material/lightbulb:")
-    d1, d2 = st.columns(2)
-    d1.download_button("History (CSV)", csv, file_name="landing_history.csv", mime="text/csv",
-                       disabled=not done,
-                       help=None if done else "Available once the run is computed.")
-    d2.download_button("Configuration (JSON)", config.to_json(), file_name="landing_config.json",
-                       mime="application/json")
+    downloads(run.trace.csv if done else "", config, "History (CSV)", disabled=not done)
     return run
+
+
+def downloads(history: Callable[[], str] | str, config: AppConfig, label: str, *,
+              disabled: bool = False) -> None:
+    """The History (CSV) and Configuration (JSON) buttons, their files made when clicked
+    (Streamlit's deferred download: a finished run's history no longer changes). A file made
+    at every run is deleted by the next, and reruns in quick succession (a scrubber's
+    releases, a run's chunks) deleted files the browser was still checking: 404s in its
+    console."""
+    d1, d2 = st.columns(2)
+    d1.download_button(label, history, file_name="landing_history.csv", mime="text/csv",
+                       disabled=disabled,
+                       help="Available once the run is computed." if disabled else None)
+    d2.download_button("Configuration (JSON)", config.to_json, file_name="landing_config.json",
+                       mime="application/json")
 
 
 RACE_SESSION = "compare_race_sent"
@@ -321,8 +330,5 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
         + f"; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
         "to switch runs. The Metric and Safe step views show the single run (Scrub: off)."
         + _nearest_note(config, fam, index)))
-    d1, d2 = st.columns(2)
-    d1.download_button(f"History of {family.SYMBOLS[fam.param]} = {fam.values[index]:g} (CSV)",
-                       current.csv(), file_name="landing_history.csv", mime="text/csv")
-    d2.download_button("Configuration (JSON)", config.to_json(), file_name="landing_config.json",
-                       mime="application/json")
+    downloads(current.csv, config,
+              f"History of {family.SYMBOLS[fam.param]} = {fam.values[index]:g} (CSV)")

@@ -5,6 +5,8 @@ step it. Screenshots of a drag at 1280 × 720 in lecture mode, on the frame and 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.browser.conftest import open_page
@@ -121,6 +123,15 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         # the page's player now: a rerun can re-create it (its iframe), as OUT_OF_ORDER plays
         frame = player(page)
         assert frame.evaluate(OUT_OF_ORDER) == OUT_OF_ORDER_ANSWER
+        # the history of the member shown, its file made on the click (after the releases'
+        # quick reruns, which deleted the files the browser was checking: 404s)
+        value, iterates = frame.evaluate(
+            "[landingPlayer.run.family.values[landingPlayer.run.family.shown],"
+            " landingPlayer.run.cost.length]")
+        with page.expect_download(timeout=60_000) as info:
+            page.get_by_role("button", name=f"History of β = {value:g} (CSV)").click()
+        rows = Path(info.value.path()).read_text().splitlines()
+        assert rows[0].startswith("k,cost,") and len(rows) == 1 + iterates
         assert not page.console_errors, "\n\n".join(page.console_errors)  # whole, with stacks
 
 
