@@ -34,10 +34,17 @@ def test_the_curves_grow_live(server, page, shots):
     page.get_by_role("heading", name="Stochastic landing").wait_for()
     page.get_by_text("Computing: epoch").or_(page.get_by_text("Done: 100 epochs.")).wait_for()
 
-    # batch 1 and 20 epochs: 20,000 updates per stochastic method, seconds of work
+    # m = 5000 samples, batch 1 and 20 epochs: 100,000 updates per stochastic method, 4 s of
+    # work here against the page's redraw every 0.4 s (m = 1000 took 0.8 s: a fast machine
+    # could finish between two redraws, and no part-drawn chart was seen)
     epochs = page.get_by_label("epochs", exact=True)
     epochs.fill("20")
     epochs.press("Enter")
+    page.get_by_text("Done: 20 epochs.").wait_for(timeout=60_000)
+    page.wait_for_selector(IDLE)
+    page.get_by_role("combobox", name="samples m").click()
+    page.get_by_role("option", name="5000", exact=True).click()
+    page.wait_for_function("location.search.includes('samples%3D5000')")
     page.get_by_text("Done: 20 epochs.").wait_for(timeout=60_000)
     batch = page.get_by_label("batch b", exact=True)
     batch.fill("1")
@@ -52,7 +59,7 @@ def test_the_curves_grow_live(server, page, shots):
     page.get_by_text("Done: 20 epochs.").wait_for(timeout=120_000)
     page.wait_for_function(f"{POINTS} === 21", timeout=30_000)  # plotly draws after the text
     url = urllib.parse.unquote(page.url)
-    assert "batch=1," in url and "epochs=20," in url
+    assert "samples=5000," in url and "batch=1," in url and "epochs=20," in url
     assert not [e for e in page.console_errors if "favicon" not in e]
 
 
