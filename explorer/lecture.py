@@ -10,6 +10,7 @@ the page around the player or the player's own iframe, and a key reruns the page
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +29,9 @@ REVEAL_KEYS = "the . key (or b)"
 QUESTION_KEY = "deck_question"  # its block; app.py sets its text large
 ANSWER = "**Answer** (the runs shown):"  # its figures are those of the preset's own runs
 declare.map_caller()  # (declare.py: sessions importing this at once)
+# what a lecture did, in the server's log where its level allows (the browser tests' servers
+# log it: a failed test's report then says whether a click reached the session)
+log = logging.getLogger(__name__)
 _keys = components.declare_component(
     "landing_deck_keys", path=str(Path(__file__).resolve().parent / "deck_keys"))
 
@@ -72,6 +76,7 @@ def revealed() -> bool:
 
 
 def _reveal() -> None:
+    log.info("reveal (button), preset %s", current())
     st.session_state.deck_revealed = True
 
 
@@ -80,6 +85,7 @@ def open_preset(index: int) -> None:
     or stochastic settings), its answer hidden, and switch to its page; on its page already
     (a key, ``act``, before the page draws) the run goes on with it."""
     preset = PRESETS[index]
+    log.info("open preset %s on %s", index, preset.page)
     set_config(replace(preset.config, lecture=True))
     if preset.page == "compare":
         # the table's own cells: PRESETS is one object shared by every session of the server
@@ -131,6 +137,7 @@ def act() -> None:
     st.session_state.deck_seq = pressed["seq"]
     action = pressed.get("action")
     if action == "reveal":
+        log.info("reveal (key), preset %s", current())
         st.session_state.deck_revealed = True
     elif action in ("next", "prev"):
         step = 1 if action == "next" else -1

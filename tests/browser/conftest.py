@@ -62,8 +62,11 @@ def wait_healthy(url: str, proc: subprocess.Popen, log: Path) -> None:
 
 # `streamlit run`, with every thread's stack written to the log on SIGUSR1: what a hung session
 # waits on (Served.report)
-_STREAMLIT = ("import faulthandler, signal;"
+_STREAMLIT = ("import faulthandler, logging, signal;"
               " faulthandler.register(signal.SIGUSR1, all_threads=True);"
+              # the app's own events (explorer.lecture's) in the log a failure's report ends
+              " logging.basicConfig(format='%(asctime)s %(name)s: %(message)s');"
+              " logging.getLogger('explorer').setLevel(logging.INFO);"
               " from streamlit.web.cli import main; main(prog_name='streamlit')")
 
 
@@ -176,6 +179,24 @@ def _where(message) -> str:
     return f"{message.text} ({at.get('url', '?')}:{at.get('lineNumber', '?')})"
 
 
+# the page's last script runs, clicks and messages to the server, for a failure's report (a
+# lost click and a click whose run ended early read alike in the text the page shows)
+TIMELINE_JS = r"""(() => { if (window.top !== window) return;
+  const t0 = performance.now(), log = window.__timeline = [];
+  const note = (what) => { log.push(((performance.now() - t0) / 1000).toFixed(2) + " " + what);
+                           if (log.length > 80) log.shift(); };
+  document.addEventListener("click", (e) => { const b = e.target.closest("button");
+    note("click " + (b ? b.innerText : e.target.tagName).replace(/\s+/g, " ").slice(0, 40));
+  }, true);
+  new MutationObserver((records) => records.forEach((r) => note("script "
+      + r.target.getAttribute("data-test-script-state"))))
+    .observe(document, { subtree: true, attributeFilter: ["data-test-script-state"] });
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) { note("sent " + (data.byteLength ?? data.length));
+                                               return send.call(this, data); };
+})()"""
+
+
 @contextlib.contextmanager
 def open_page(browser, width: int, height: int):
     """A new page (a tab of ``browser.profile``: its own Streamlit session, and the cached
@@ -183,6 +204,7 @@ def open_page(browser, width: int, height: int):
     in ``page.console_errors``; it closes on exit. Tests that need a context of their own
     (cookies, offline) open one with ``browser.new_context``."""
     pg = browser.profile.new_page()
+    pg.add_init_script(TIMELINE_JS)
     pg.set_viewport_size({"width": width, "height": height})
     pg.console_errors = []
     pg.on("console", lambda m: pg.console_errors.append(_where(m)) if m.type == "error" else None)
@@ -208,12 +230,14 @@ def shots() -> Path:
 
 def _shown(pg) -> str:
     """What a page showed: its URL, its script's state and connection (Streamlit's marks on
-    its root element) and the text of its main area."""
+    its root element), the text of its main area and its timeline (``TIMELINE_JS``)."""
     app = pg.locator('[data-testid="stApp"]')
     state = {name: app.get_attribute(name, timeout=5_000)
              for name in ("data-test-script-state", "data-test-connection-state")}
     main = pg.locator('[data-testid="stMain"]').inner_text(timeout=5_000)
-    return f"{pg.url}\n{state}\n{main[:4000]}"
+    timeline = "\n".join(pg.evaluate("window.__timeline || []"))
+    return (f"{pg.url}\n{state}\n{main[:4000]}\n"
+            f"--- its last runs, clicks and messages (s)\n{timeline}")
 
 
 @pytest.hookimpl(wrapper=True)
