@@ -516,7 +516,8 @@ def landing_direction(
     shift = ((c * c - 0.25) * _frob_inner(Q, R)[..., None, None])[..., 0, 0]
     stat2 = tangent2 - shift
     stat = np.sqrt(np.maximum(stat2, 0.0))
-    c2 = np.maximum(1.0, c) ** 2
+    c1 = np.maximum(1.0, c)
+    c2 = c1 * c1  # a product, correctly rounded (** is libm's pow: steps.ScaleFree)
     cancels = stat2 < (c2[..., 0, 0] if c2.ndim else c2) * _AMPLIFICATION2 * VV
     if np.any(cancels):  # grad_1 f = G M + X K_1, K_1 = -(S + A^T)/2 = -R/2 - A^T
         T1 = GM[cancels] - X[cancels] @ (0.5 * R[cancels] + At[cancels])
@@ -570,7 +571,8 @@ def _direction_one(X: Array, G: Array, beta: float, omega: float, measure: bool
     if not measure:
         return norm, V, H, None
     stat2 = tangent2 - (c * c - 0.25) * float(np.vdot(Q, R))
-    if stat2 >= max(1.0, c) ** 2 * _AMPLIFICATION2 * VV:
+    c1 = max(1.0, c)
+    if stat2 >= c1 * c1 * _AMPLIFICATION2 * VV:  # (the stack's test, bit for bit)
         return norm, V, H, math.sqrt(stat2)
     T1 = GM - X.dot(0.5 * R + At)  # grad_1 f = G M + X K_1, K_1 = -R/2 - A^T
     return norm, V, H, math.sqrt(float(np.vdot(T1, T1)))
