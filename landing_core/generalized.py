@@ -316,7 +316,7 @@ def landing_direction_B(X: Array, BX: Array, G: Array, beta: float | Array,
     V = T1  # T_1 is not needed any more: V is summed in its array
     V += BX @ (Q - K1M)
     normal2 = np.einsum("...ij,...ij->...", wH, C @ wH)
-    tangent2 = np.einsum("...ij,...ij->...", V, V) - normal2  # (a product, not pow: ScaleFree)
+    tangent2 = _norm(V) ** 2 - normal2
     cancels = tangent2 < _CANCELLATION * normal2
     norm = np.sqrt(np.maximum(tangent2, 0.0))
     if np.any(cancels):
