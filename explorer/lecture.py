@@ -28,10 +28,10 @@ SHOWN_PAGE = "deck_page"  # the preset page ("explorer", ...) the last run showe
 REVEAL_KEYS = "the . key (or b)"
 QUESTION_KEY = "deck_question"  # its block; app.py sets its text large
 ANSWER = "**Answer** (the runs shown):"  # its figures are those of the preset's own runs
-declare.map_caller()  # (declare.py: sessions importing this at once)
 # what a lecture did, in the server's log where its level allows (the browser tests' servers
 # log it: a failed test's report then says whether a click reached the session)
 log = logging.getLogger(__name__)
+declare.map_caller()  # (declare.py: sessions importing this at once)
 _keys = components.declare_component(
     "landing_deck_keys", path=str(Path(__file__).resolve().parent / "deck_keys"))
 
