@@ -175,25 +175,27 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
         return run
     with run.lock:
         done = run.trace.finished
+        csv = run.trace.csv() if done else ""
         hint = runner.limit_hint(run.trace, config).strip() if done else ""
     if hint:  # advice on why the run stalled: below the player, where it has room
         st.info(hint, icon=":material/lightbulb:")
-    downloads(run.trace.csv if done else "", config, "History (CSV)", disabled=not done)
+    downloads(csv, config.to_json(), "History (CSV)", disabled=not done)
     return run
 
 
-def downloads(history: Callable[[], str] | str, config: AppConfig, label: str, *,
+Data = str | Callable[[], str]
+
+
+def downloads(history: Data, configuration: Data, label: str, *,
               disabled: bool = False) -> None:
-    """The History (CSV) and Configuration (JSON) buttons, their files made when clicked
-    (Streamlit's deferred download: a finished run's history no longer changes). A file made
-    at every run is deleted by the next, and reruns in quick succession (a scrubber's
-    releases, a run's chunks) deleted files the browser was still checking: 404s in its
-    console."""
+    """The History (CSV) and Configuration (JSON) buttons. A callable makes its file when
+    clicked (Streamlit's deferred download); a string's file is made with the page, and the
+    next run of the page deletes it."""
     d1, d2 = st.columns(2)
     d1.download_button(label, history, file_name="landing_history.csv", mime="text/csv",
                        disabled=disabled,
                        help="Available once the run is computed." if disabled else None)
-    d2.download_button("Configuration (JSON)", config.to_json, file_name="landing_config.json",
+    d2.download_button("Configuration (JSON)", configuration, file_name="landing_config.json",
                        mime="application/json")
 
 
@@ -330,5 +332,10 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
         + f"; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
         "to switch runs. The Metric and Safe step views show the single run (Scrub: off)."
         + _nearest_note(config, fam, index)))
-    downloads(current.csv, config,
+    # files made when clicked: the scrubber's releases rerun the page several times a second,
+    # and each run deleted the files of the run before while the browser was still fetching
+    # them (Streamlit checks a download's file when it draws the button: 404s in the console).
+    # The single run's are made with the page: a deferred download through the proxy after a
+    # failover (tests/browser/test_proxy_browser.py) once never reached the browser.
+    downloads(current.csv, config.to_json,
               f"History of {family.SYMBOLS[fam.param]} = {fam.values[index]:g} (CSV)")
