@@ -190,13 +190,16 @@ def downloads(history: Data, configuration: Data, label: str, *,
               disabled: bool = False) -> None:
     """The History (CSV) and Configuration (JSON) buttons. A callable makes its file when
     clicked (Streamlit's deferred download); a string's file is made with the page, and the
-    next run of the page deletes it."""
+    next run of the page deletes it. A deferred button's click does not rerun the page: the
+    rerun registered the button's callable afresh and dropped the one the click asked for
+    ("Deferred file ... not found" in the server's log, and no download)."""
+    rerun = "rerun" if isinstance(history, str) else "ignore"
     d1, d2 = st.columns(2)
     d1.download_button(label, history, file_name="landing_history.csv", mime="text/csv",
-                       disabled=disabled,
+                       disabled=disabled, on_click=rerun,
                        help="Available once the run is computed." if disabled else None)
     d2.download_button("Configuration (JSON)", configuration, file_name="landing_config.json",
-                       mime="application/json")
+                       mime="application/json", on_click=rerun)
 
 
 RACE_SESSION = "compare_race_sent"
