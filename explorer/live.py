@@ -190,9 +190,8 @@ def downloads(history: Data, configuration: Data, label: str, *,
               disabled: bool = False) -> None:
     """The History (CSV) and Configuration (JSON) buttons. A callable makes its file when
     clicked (Streamlit's deferred download); a string's file is made with the page, and the
-    next run of the page deletes it. A deferred button's click does not rerun the page: the
-    rerun registered the button's callable afresh and dropped the one the click asked for
-    ("Deferred file ... not found" in the server's log, and no download)."""
+    next run of the page deletes it. A deferred button's click does not rerun the page: a
+    rerun registers the button's callable afresh and drops the one the click asks for."""
     rerun = "rerun" if isinstance(history, str) else "ignore"
     d1, d2 = st.columns(2)
     d1.download_button(label, history, file_name="landing_history.csv", mime="text/csv",
@@ -338,7 +337,7 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
     # files made when clicked: the scrubber's releases rerun the page several times a second,
     # and each run deleted the files of the run before while the browser was still fetching
     # them (Streamlit checks a download's file when it draws the button: 404s in the console).
-    # The single run's are made with the page: a deferred download through the proxy after a
-    # failover (tests/browser/test_proxy_browser.py) once never reached the browser.
+    # The single run's are made with the page: that is the path the proxy's failover serves
+    # (tests/browser/test_proxy_browser.py).
     downloads(current.csv, config.to_json,
               f"History of {family.SYMBOLS[fam.param]} = {fam.values[index]:g} (CSV)")

@@ -34,9 +34,8 @@ def test_the_curves_grow_live(server, page, shots):
     page.get_by_role("heading", name="Stochastic landing").wait_for()
     page.get_by_text("Computing: epoch").or_(page.get_by_text("Done: 100 epochs.")).wait_for()
 
-    # m = 5000 samples, batch 1 and 20 epochs: 100,000 updates per stochastic method, 4 s of
-    # work here against the page's redraw every 0.4 s (m = 1000 took 0.8 s: a fast machine
-    # could finish between two redraws, and no part-drawn chart was seen)
+    # m = 5000 samples, batch 1 and 20 epochs: 100,000 updates per stochastic method, many of
+    # the page's redraws even on a fast machine (a smaller run can end between two redraws)
     epochs = page.get_by_label("epochs", exact=True)
     epochs.fill("20")
     epochs.press("Enter")
