@@ -11,7 +11,7 @@ import streamlit as st
 from landing_core.problems import Problem
 from landing_core.steps import USES_ETA
 
-from . import budget, family, navigation, text, work
+from . import budget, family, fragments, navigation, text, work
 from .constraint import check_uploaded_B, constraint_matrix
 from .runner import SAFE_EPS, build_problem, start
 from .state import (
@@ -235,6 +235,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
     page's own URL parameters (``owns``, among PAGE_PARAMS) and the lecture deck's stay; other
     pages' are dropped. In lecture mode a clicker's keys open another preset from here
     (``lecture.act``, ``lecture.keys``)."""
+    fragments.page_run_started()
     navigation.through_navigation()
     from . import lecture as deck  # it imports this module: imported here, not at the top
 

@@ -21,7 +21,7 @@ import streamlit.components.v1 as components
 from landing_core.problems import Problem
 from landing_core.run import Status, stopped_message
 
-from . import declare, family, playback, runner, text, work
+from . import declare, family, fragments, playback, runner, text, work
 from .budget import Cost
 from .controls import set_config
 from .gate import GATE, HEAVY_SECONDS, Gate
@@ -144,6 +144,7 @@ def payload(run: LiveRun, start: int, config: AppConfig, problem: Problem, views
 
 
 @st.fragment
+@fragments.outside_changes_rerun_the_page("player")
 def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[str],
            *, lecture: bool = False, cost: Cost | None = None,
            ask: dict | None = None) -> LiveRun:
@@ -201,6 +202,7 @@ def downloads(history: Data, configuration: Data, label: str, *,
                        mime="application/json", on_click=rerun)
 
 
+RACE_KEY = "compare_race"  # the race player's value
 RACE_SESSION = "compare_race_sent"
 """Session key of the race last built: (its key, data id, run id, its payload or None)."""
 
@@ -228,10 +230,12 @@ def race_args(race_key: tuple, build: Callable[[], dict], ask: object) -> dict:
 
 
 @st.fragment
-def race_player(race_key: tuple, build: Callable[[], dict], key: str) -> None:
+@fragments.outside_changes_rerun_the_page(RACE_KEY)
+def race_player(race_key: tuple, build: Callable[[], dict]) -> None:
     """The player with a race of the Compare page's rows (``race_args``): it plays them in
     the browser and reports the race it holds, which reruns this fragment alone."""
-    _player(data=race_args(race_key, build, st.session_state.get(key)), key=key, default=None)
+    _player(data=race_args(race_key, build, st.session_state.get(RACE_KEY)), key=RACE_KEY,
+            default=None)
 
 
 # ----------------------------------------------------------------------------- families
@@ -299,6 +303,7 @@ def _nearest_note(config: AppConfig, fam: family.Family, index: int) -> str:
 
 
 @st.fragment
+@fragments.outside_changes_rerun_the_page("player")
 def family_player(config: AppConfig, problem: Problem, matrix_id: object, views: list[str],
                   *, lecture: bool = False, cost: Cost | None = None) -> None:
     """The player with the family of runs of ``config.scrub`` (``explorer.family``), its

@@ -9,7 +9,7 @@ import pytest
 from explorer.presets import PRESETS
 
 from .conftest import open_page
-from .helpers import IDLE, player, wait_idle
+from .helpers import IDLE, PLAYER, player, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -109,3 +109,47 @@ def test_the_keys_hint_of_a_lecture_fits_a_phone(server, browser, shots):
         page.screenshot(path=shots / "lecture_keys_hint_390x844.png")
         assert box[0] >= 0 and box[1] <= box[2], box
         assert page.console_errors == []
+
+
+# Reveal clicked in the task in which a player reports (its component value): the browser sends
+# both as one rerun of the player's fragment (Streamlit's console says "Multiple different
+# fragmentIds detected in a single batch"), whose run must still redraw the page
+# (explorer.fragments)
+REVEAL_WITH_A_REPORT = """(player) => {
+  const reveal = [...document.querySelectorAll('button')]
+    .find((b) => b.innerText.includes('Reveal'));
+  window.addEventListener('message', function once(e) {
+    if (e.data && e.data.type === 'streamlit:setComponentValue') {
+      window.removeEventListener('message', once);
+      reveal.click();  // before Streamlit's batch of this report is sent
+    }
+  });
+  const p = document.querySelector(player).contentWindow.landingPlayer;
+  if (p.run.race) p.host.request(1, null, { race: p.run.race.data });  // as race.js
+  else p.host.request(p.run.cost.length, null, { again: 1 });
+}"""
+
+
+def test_a_reveal_that_meets_a_players_report_still_reveals(server, page):
+    merged = []
+    page.on("console", lambda m: merged.append(m.text) if "fragmentIds" in m.text else None)
+    page.goto(f"{server}/?deck={OMEGA},{GRAM}&lecture=1")
+    player(page)
+    page.wait_for_function(LISTENING, timeout=30_000)
+    page.keyboard.press("PageDown")
+    _predict(page, "1 of 2", OMEGA)
+    wait_idle(page, charts=False)
+    player(page).wait_for_function("landingPlayer.run && landingPlayer.run.race")
+    page.evaluate(REVEAL_WITH_A_REPORT, PLAYER)
+    page.get_by_text("Summary", exact=True).wait_for(timeout=60_000)
+    assert len(merged) == 1  # the click did go with the report
+
+    page.keyboard.press("PageDown")  # the explorer: its player reports as its run streams
+    _predict(page, "2 of 2", GRAM)
+    player(page).wait_for_function("landingPlayer.run.done && landingPlayer.run.ask !== null",
+                                   timeout=60_000)
+    page.evaluate(REVEAL_WITH_A_REPORT, PLAYER)
+    page.get_by_text("Answer (the runs shown)", exact=False).first.wait_for(timeout=60_000)
+    player(page).wait_for_function("landingPlayer.run.ask === null", timeout=60_000)
+    assert len(merged) == 2
+    assert page.console_errors == []

@@ -1,0 +1,58 @@
+"""explorer.fragments: a fragment's own run that carries a change made outside it reruns the
+page (the browser test: tests/browser/test_lecture_browser.py, Reveal met by a report)."""
+
+from __future__ import annotations
+
+import math
+
+from streamlit.testing.v1 import AppTest
+
+from explorer import fragments
+
+
+def test_a_change_or_a_new_value_counts_a_key_gone_does_not():
+    before = {"w_beta": "0.5", "deck_reveal": "False", "gone": "1"}
+    now = {"w_beta": "1.0", "deck_reveal": "False", "deck_revealed": "True"}
+    assert fragments.changed(before, now) == ["w_beta", "deck_revealed"]
+    assert fragments.changed(now, dict(now)) == []
+
+
+def test_widget_values_are_plain_and_the_apps_objects_are_not():
+    assert fragments._plain(math.nan) and repr(math.nan) == repr(float("nan"))  # NaN == NaN
+    assert fragments._plain({"action": "reveal", "seq": 17})  # the clicker's key
+    assert fragments._plain([0.5, None, "a", True])
+    assert not fragments._plain(object())
+    assert not fragments._plain(list(range(101)))  # a payload, not a widget's value
+    assert not fragments._plain({"rows": [{"cost": [[1.0]]}]})  # nested past three levels
+    assert not fragments._plain({1: "a"})
+
+
+def _page() -> None:
+    """A page whose fragment runs twice in one page run, the second time as its own run
+    would, after a value it does not own changed (on the first page run only) or its own
+    value changed (every page run)."""
+    import streamlit as st
+
+    from explorer import fragments
+
+    fragments.page_run_started()
+    st.session_state.setdefault("log", [])
+
+    @fragments.outside_changes_rerun_the_page("own")
+    def fragment() -> None:
+        st.session_state.log.append(st.session_state.page_run)
+
+    fragment()
+    st.session_state.own = st.session_state.page_run  # the fragment's own value: no rerun
+    fragment()
+    if st.session_state.page_run == 1:
+        st.session_state.w_beta = 2.0  # as a widget changed in the batch of a report
+        fragment()
+
+
+def test_a_fragment_reruns_the_page_on_a_value_changed_outside_it_only():
+    at = AppTest.from_function(_page).run()
+    assert not at.exception
+    # page run 1: two draws, then the third sees w_beta changed and reruns the page, whose
+    # two draws see nothing changed but their own value
+    assert at.session_state.log == [1, 1, 2, 2]
