@@ -226,12 +226,13 @@ for run in runs:
         st.error(text.markdown(f"{run['label']}: {run['message']}"))
     elif run["status"] == "stopped":
         st.warning(text.markdown(f"{run['label']}: {run['message']}"), icon=":material/timer_off:")
-if compare.cut_short(runs) and st.button(
-        "Compute again", icon=":material/refresh:", key="compare_again",
-        help="The runs stopped at the time limit are not kept: compute them again (the "
-             "server may be less busy now)."):
-    st.session_state.pop(compare_job.SESSION_KEY, None)
-    st.rerun()
+if compare.cut_short(runs):
+    # a callback, not the click's value: a click that goes with the race's report reaches
+    # the session in the race's own run (explorer.fragments), which then reruns the page
+    st.button("Compute again", icon=":material/refresh:", key="compare_again",
+              on_click=lambda: st.session_state.pop(compare_job.SESSION_KEY, None),
+              help="The runs stopped at the time limit are not kept: compute them again "
+                   "(the server may be less busy now).")
 
 if not race.views(config.n, config.p, runs):
     st.caption("The geometry views are drawn for n ≤ 3, where the comparison keeps the "
