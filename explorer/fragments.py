@@ -10,22 +10,30 @@ sidebar setting or a clicker's key that met a player's report would change nothi
 batch of widget updates"). So each fragment compares the session's plain values (every
 keyed widget's among them) with those it left at its previous run of the same page run, and
 reruns the page when one changed or appeared (``outside_changes_rerun_the_page``).
+
+So a page must not store a plain value that differs at every run after a guarded fragment
+has drawn (each of the fragment's runs would rerun the page), and a keyed widget inside a
+guarded fragment would rerun the page at each change: its key is not the fragment's own.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from typing import ParamSpec, TypeVar
 
 import streamlit as st
+from streamlit.runtime.state import get_session_state
 
 log = logging.getLogger(__name__)
 
 PAGE_RUN = "page_run"  # counts the page's runs (``page_run_started``)
-_SEEN = "fragment_inputs"  # a fragment's key -> (page run, plain values it left)
+_SNAPSHOTS = "fragment_inputs"  # a fragment's key -> (page run, the values it left)
 _PLAIN = (str, int, float, bool, type(None))
+# what a value left out of the comparison (an object, large data) is recorded as: its turning
+# into one (a widget's value grown past the limits) is a change, its appearing is not
+_OBJECT = "<object>"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -39,36 +47,52 @@ def page_run_started() -> None:
 
 def _plain(value: object, depth: int = 0) -> bool:
     """A value a widget holds (a number, a string, a button's trigger, a component's small
-    JSON): compared by its repr, so NaN equals NaN; objects and large data the app keeps
-    (a run, a race's payload) are left out."""
+    JSON, a data editor's edits, whose rows are int keys): compared by its repr, so NaN
+    equals NaN; objects and large data the app keeps (a run, a race's payload) are left out."""
     if isinstance(value, _PLAIN):
         return True
     if depth >= 3 or not isinstance(value, list | tuple | dict) or len(value) > 100:
         return False
     if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v, depth + 1) for k, v in value.items())
+        return all(isinstance(k, str | int) and _plain(v, depth + 1) for k, v in value.items())
     return all(_plain(v, depth + 1) for v in value)
 
 
-def plain_values(own: str) -> dict[str, str]:
-    """The session's plain values (their reprs) but the fragment's own component value."""
+def button_keys() -> set[str]:
+    """The keys of the session's buttons (trigger widgets). Streamlit sets a clicked button
+    back to False when the next run begins: a snapshot that kept True would see that reset
+    as a change, and a second click as none. Streamlit has no public way to tell a button's
+    key from a toggle's: this reads its widget metadata, and finds none if that moves (a
+    click's reset then costs one page run more)."""
+    try:
+        session = get_session_state()._state  # the SessionState inside its thread-safe wrapper
+        widgets, keys = session._new_widget_state, session._key_id_mapper.id_key_mapping
+        return {keys[wid] for wid, meta in widgets.widget_metadata.items()
+                if meta.value_type == "trigger_value" and wid in keys}
+    except AttributeError:
+        return set()
+
+
+def snapshot(own: str, buttons: Set[str] = frozenset()) -> dict[str, str]:
+    """The session's values (the reprs of plain ones, ``_OBJECT`` for the rest) except the
+    fragment's own component value, with ``buttons`` as the next run finds them (False)."""
     values = {}
-    for key in list(st.session_state.keys()):
-        if key in (own, PAGE_RUN, _SEEN):
-            continue
-        try:
-            value = st.session_state[key]
-        except KeyError:  # a widget's key whose widget is gone
-            continue
-        if _plain(value):
-            values[key] = repr(value)
+    for key, value in st.session_state.to_dict().items():
+        if key not in (own, PAGE_RUN, _SNAPSHOTS):
+            values[key] = repr(False) if key in buttons else repr(value) if _plain(value) \
+                else _OBJECT
     return values
 
 
-def changed(before: dict[str, str], now: dict[str, str]) -> list[str]:
-    """The keys whose values changed or appeared (a key gone is Streamlit's cleanup of a
-    widget no longer drawn, not a change)."""
-    return [key for key, value in now.items() if before.get(key) != value]
+def changed(before: dict[str, str], now: dict[str, str], buttons: Set[str] = frozenset()
+            ) -> list[str]:
+    """The keys whose values changed, turned into objects or appeared, but for an object
+    appearing (the app storing a result) and a button appearing unclicked (one drawn below
+    the fragment). A key gone is Streamlit's cleanup of a widget no longer drawn, or a value
+    a callback removed, which the callback's other writes show."""
+    def was(key: str) -> str:
+        return before.get(key, repr(False) if key in buttons else _OBJECT)
+    return [key for key, value in now.items() if was(key) != value]
 
 
 def outside_changes_rerun_the_page(own: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -80,15 +104,15 @@ def outside_changes_rerun_the_page(own: str) -> Callable[[Callable[P, R]], Calla
         @functools.wraps(draw)
         def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
             run = st.session_state.get(PAGE_RUN)
-            seen = st.session_state.get(_SEEN, {}).get(own)
+            seen = st.session_state.get(_SNAPSHOTS, {}).get(own)
             if seen is not None and seen[0] == run:  # the fragment's own run
-                moved = changed(seen[1], plain_values(own))
+                moved = changed(seen[1], snapshot(own), button_keys())
                 if moved:
                     log.info("%s: changed outside (%s): the page reruns", own,
                              ", ".join(sorted(moved)))
                     st.rerun(scope="app")
             result = draw(*args, **kwargs)
-            st.session_state.setdefault(_SEEN, {})[own] = (run, plain_values(own))
+            st.session_state.setdefault(_SNAPSHOTS, {})[own] = (run, snapshot(own, button_keys()))
             return result
 
         return guarded

@@ -303,7 +303,7 @@ def _nearest_note(config: AppConfig, fam: family.Family, index: int) -> str:
 
 
 @st.fragment
-@fragments.outside_changes_rerun_the_page("player")
+@fragments.outside_changes_rerun_the_page("player")  # the key of ``player``'s: a page draws one
 def family_player(config: AppConfig, problem: Problem, matrix_id: object, views: list[str],
                   *, lecture: bool = False, cost: Cost | None = None) -> None:
     """The player with the family of runs of ``config.scrub`` (``explorer.family``), its

