@@ -370,8 +370,8 @@ def _scrub(sb: object, config: AppConfig) -> AppConfig:
         others = [name for name in family.PARAMS
                   if name != scrub and family.idle_reason(name, config) is None]
         for col, name in zip(cols, others, strict=False):
-            col.button(f"Scrub {family.SYMBOLS[name]}", key=f"w_offer_{name}", on_click=_offer,
-                       args=(name,))
+            col.button(f"Scrub {family.SYMBOLS[name]}",
+                       key=fragments.button_key(f"w_offer_{name}"), on_click=_offer, args=(name,))
     c1, c2, c3 = sb.columns(3)
     lo = c1.number_input("from", *limits("scrub_lo"), format="%.4g", key="w_scrub_lo")
     hi = c2.number_input("to", *limits("scrub_hi"), format="%.4g", key="w_scrub_hi")

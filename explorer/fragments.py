@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Set
+from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 import streamlit as st
-from streamlit.runtime.state import get_session_state
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +33,7 @@ _PLAIN = (str, int, float, bool, type(None))
 # what a value left out of the comparison (an object, large data) is recorded as: its turning
 # into one (a widget's value grown past the limits) is a change, its appearing is not
 _OBJECT = "<object>"
+_BUTTONS: set[str] = set()  # the keys of buttons (``button_key``)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -58,41 +58,32 @@ def _plain(value: object, depth: int = 0) -> bool:
     return all(_plain(v, depth + 1) for v in value)
 
 
-def button_keys() -> set[str]:
-    """The keys of the session's buttons (trigger widgets). Streamlit sets a clicked button
-    back to False when the next run begins: a snapshot that kept True would see that reset
-    as a change, and a second click as none. Streamlit has no public way to tell a button's
-    key from a toggle's: this reads its widget metadata, and finds none if that moves (a
-    click's reset then costs one page run more)."""
-    try:
-        session = get_session_state()._state  # the SessionState inside its thread-safe wrapper
-        widgets, keys = session._new_widget_state, session._key_id_mapper.id_key_mapping
-        return {keys[wid] for wid, meta in widgets.widget_metadata.items()
-                if meta.value_type == "trigger_value" and wid in keys}
-    except AttributeError:
-        return set()
+def button_key(key: str) -> str:
+    """``key``, registered as a button's: a button holds True from its click's run until
+    the next run begins, so a snapshot taken in the click's run would see the reset as a
+    change and a second click as none; a button counts as changed when it reads True (a
+    click in the fragment's batch). Streamlit has no public way to tell a button's key from
+    a toggle's."""
+    _BUTTONS.add(key)
+    return key
 
 
-def snapshot(own: str, buttons: Set[str] = frozenset()) -> dict[str, str]:
+def snapshot(own: str) -> dict[str, str]:
     """The session's values (the reprs of plain ones, ``_OBJECT`` for the rest) except the
-    fragment's own component value, with ``buttons`` as the next run finds them (False)."""
-    values = {}
-    for key, value in st.session_state.to_dict().items():
-        if key not in (own, PAGE_RUN, _SNAPSHOTS):
-            values[key] = repr(False) if key in buttons else repr(value) if _plain(value) \
-                else _OBJECT
-    return values
+    fragment's own component value."""
+    return {key: repr(value) if _plain(value) else _OBJECT
+            for key, value in st.session_state.to_dict().items()
+            if key not in (own, PAGE_RUN, _SNAPSHOTS)}
 
 
-def changed(before: dict[str, str], now: dict[str, str], buttons: Set[str] = frozenset()
-            ) -> list[str]:
+def changed(before: dict[str, str], now: dict[str, str]) -> list[str]:
     """The keys whose values changed, turned into objects or appeared, but for an object
-    appearing (the app storing a result) and a button appearing unclicked (one drawn below
-    the fragment). A key gone is Streamlit's cleanup of a widget no longer drawn, or a value
-    a callback removed, which the callback's other writes show."""
-    def was(key: str) -> str:
-        return before.get(key, repr(False) if key in buttons else _OBJECT)
-    return [key for key, value in now.items() if was(key) != value]
+    appearing (the app storing a result); a button (``button_key``) when it reads True. A
+    key gone is Streamlit's cleanup of a widget no longer drawn, or a value a callback
+    removed, which the callback's other writes show."""
+    def moved(key: str, value: str) -> bool:
+        return value == repr(True) if key in _BUTTONS else before.get(key, _OBJECT) != value
+    return [key for key, value in now.items() if moved(key, value)]
 
 
 def outside_changes_rerun_the_page(own: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -106,13 +97,13 @@ def outside_changes_rerun_the_page(own: str) -> Callable[[Callable[P, R]], Calla
             run = st.session_state.get(PAGE_RUN)
             seen = st.session_state.get(_SNAPSHOTS, {}).get(own)
             if seen is not None and seen[0] == run:  # the fragment's own run
-                moved = changed(seen[1], snapshot(own), button_keys())
+                moved = changed(seen[1], snapshot(own))
                 if moved:
                     log.info("%s: changed outside (%s): the page reruns", own,
                              ", ".join(sorted(moved)))
                     st.rerun(scope="app")
             result = draw(*args, **kwargs)
-            st.session_state.setdefault(_SNAPSHOTS, {})[own] = (run, snapshot(own, button_keys()))
+            st.session_state.setdefault(_SNAPSHOTS, {})[own] = (run, snapshot(own))
             return result
 
         return guarded

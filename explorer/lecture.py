@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 import streamlit.components.v1 as components
 
-from . import deck, declare, text
+from . import deck, declare, fragments, text
 from .controls import set_config
 from .presets import PRESETS, Preset
 from .state import ITER_MAX, AppConfig
@@ -214,8 +214,8 @@ def question(config: AppConfig, page: str) -> int | None:
     if not revealed():
         # a callback, not the click's return value: it runs before the script, so the click
         # holds even if another rerun interrupts the run the click started
-        button.button("Reveal", key="deck_reveal", icon=":material/visibility:", type="primary",
-                      on_click=_reveal,
+        button.button("Reveal", key=fragments.button_key("deck_reveal"),
+                      icon=":material/visibility:", type="primary", on_click=_reveal,
                       help=f"Show the answer, the outcome and the rest of the run ({REVEAL_KEYS})")
         return ask_at(preset)
     box.success(f"{ANSWER} {q.answer}", icon=":material/check_circle:")

@@ -9,6 +9,7 @@ from explorer import (
     compare_job,
     controls,
     figures,
+    fragments,
     lecture,
     live,
     race,
@@ -229,7 +230,8 @@ for run in runs:
 if compare.cut_short(runs):
     # a callback, not the click's value: a click that goes with the race's report reaches
     # the session in the race's own run (explorer.fragments), which then reruns the page
-    st.button("Compute again", icon=":material/refresh:", key="compare_again",
+    st.button("Compute again", icon=":material/refresh:",
+              key=fragments.button_key("compare_again"),
               on_click=lambda: st.session_state.pop(compare_job.SESSION_KEY, None),
               help="The runs stopped at the time limit are not kept: compute them again "
                    "(the server may be less busy now).")

@@ -3,7 +3,7 @@ lecture's own order (the deck, ``deck=`` in the link) a clicker's PageDown opens
 
 import streamlit as st
 
-from explorer import controls, deck, lecture, text
+from explorer import controls, deck, fragments, lecture, text
 from explorer.presets import PRESETS
 
 config = controls.sidebar()
@@ -30,7 +30,8 @@ if typed != ",".join(map(str, order)):
     if new != order:
         lecture.set_order(new)
         st.rerun()
-if st.button("Start the lecture", icon=":material/slideshow:", key="deck_start",
+if st.button("Start the lecture", icon=":material/slideshow:",
+             key=fragments.button_key("deck_start"),
              help="Open the deck's first preset in lecture mode; PageDown opens the next."):
     lecture.open_preset(order[0])
 
@@ -48,7 +49,8 @@ def card(i: int) -> None:
             if preset.question is not None:
                 st.markdown(f"**Question** (answer hidden until Reveal in lecture mode): "
                             f"{preset.question.ask}")
-        if st.button("Show me", key=f"preset_{i}", icon=":material/play_circle:"):
+        if st.button("Show me", key=fragments.button_key(f"preset_{i}"),
+                     icon=":material/play_circle:"):
             lecture.open_preset(i)
 
 

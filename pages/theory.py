@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import controls, demos, figures, lecture
+from explorer import controls, demos, figures, fragments, lecture
 from explorer.state import PROBLEM_LABELS, AppConfig
 from explorer.teaching import theory, theory_generalized
 from landing_core.geometry import grad_beta as geo_grad
@@ -93,8 +93,8 @@ def header(X: np.ndarray, problem: Problem, what: str, checks: list[theory.Check
               f"σ(X) from **{sigma.min():.2f}** to **{sigma.max():.2f}**")
     c[0].markdown(f"X is **{problem.n} × {problem.p}** · $\\|X^\\top X - I\\|_F$ = "
                   f"**{np.linalg.norm(h(X)):.3f}** · {spread} · β = **{config.beta:g}**")
-    if c[1].button("New random X", icon=":material/casino:", key="theory_new_x",
-                   width="stretch"):
+    if c[1].button("New random X", icon=":material/casino:",
+                   key=fragments.button_key("theory_new_x"), width="stretch"):
         st.session_state.theory_draw += 1
         st.rerun()
     st.caption(f"X is {what}. Test matrices Z, ξ, S are drawn afresh with it.")
