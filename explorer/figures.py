@@ -21,6 +21,7 @@ __all__ = [
     "PALETTE",
     "beta_blocks_figure",
     "comparison_figure",
+    "refresh_stochastic_figure",
     "stochastic_figure",
     "sweep_heatmap",
     "text_size",
@@ -151,6 +152,28 @@ def comparison_figure(
     return _legend_below(fig, height)
 
 
+def _stochastic_traces(runs: list[dict], f_star: float) -> list[tuple[int, go.Scatter]]:
+    """The traces of ``stochastic_figure`` in their order, each with its panel (column)."""
+    scale = max(abs(f_star), 1e-300)
+    traces = []
+    for i, run in enumerate(runs):
+        colour = run.get("colour", PALETTE[i % len(PALETTE)])
+        x = np.asarray(run["epoch"])
+        series = (_positive(np.abs(np.asarray(run["cost"], dtype=float) - f_star) / scale),
+                  _positive(run["infeasibility"]), _positive(run["grad_norm"]))
+        for col, y in enumerate(series, start=1):
+            traces.append((col, go.Scatter(x=x, y=y, mode="lines+markers", name=run["label"],
+                                           legendgroup=run["label"], showlegend=col == 1,
+                                           line=dict(color=colour, width=2),
+                                           marker=dict(color=colour, size=4))))
+            if run.get("status") == Status.DIVERGED and len(x):
+                traces.append((col, go.Scatter(
+                    x=x[-1:], y=y[-1:], mode="markers", name=f"{run['label']}: diverged",
+                    legendgroup=run["label"], showlegend=False,
+                    marker=dict(symbol="x", size=16, color=colour))))
+    return traces
+
+
 def stochastic_figure(
     runs: list[dict],
     *,
@@ -169,26 +192,29 @@ def stochastic_figure(
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
                         subplot_titles=("|f − f*| / |f*| (full sum)", "‖XᵀX − I‖<sub>F</sub>",
                                         "stationarity ‖grad₁ f‖ (full sum)"))
-    scale = max(abs(f_star), 1e-300)
-    for i, run in enumerate(runs):
-        colour = run.get("colour", PALETTE[i % len(PALETTE)])
-        x = np.asarray(run["epoch"])
-        series = (_positive(np.abs(np.asarray(run["cost"], dtype=float) - f_star) / scale),
-                  _positive(run["infeasibility"]), _positive(run["grad_norm"]))
-        for col, y in enumerate(series, start=1):
-            fig.add_trace(go.Scatter(x=x, y=y, mode="lines+markers", name=run["label"],
-                                     legendgroup=run["label"], showlegend=col == 1,
-                                     line=dict(color=colour, width=2),
-                                     marker=dict(color=colour, size=4)), 1, col)
-            if run.get("status") == Status.DIVERGED and len(x):
-                fig.add_trace(go.Scatter(
-                    x=x[-1:], y=y[-1:], mode="markers", name=f"{run['label']}: diverged",
-                    legendgroup=run["label"], showlegend=False,
-                    marker=dict(symbol="x", size=16, color=colour)), 1, col)
+    for col, trace in _stochastic_traces(runs, f_star):
+        fig.add_trace(trace, 1, col)
     fig.update_yaxes(**LOG_AXIS)
     fig.update_xaxes(title_text="epoch (passes over the data)",
                      range=None if epochs is None else [0, epochs])
     return _legend_below(fig, height)
+
+
+def refresh_stochastic_figure(fig: go.Figure, runs: list[dict], f_star: float) -> bool:
+    """Put ``runs``' points into ``fig``, a ``stochastic_figure`` of the same runs drawn
+    earlier, in place: the figure ``stochastic_figure`` would build, at a fiftieth of its
+    cost (plotly validates every property of a new figure: 0.1-0.2 s, which starved the
+    runs' worker of the interpreter when the page redrew every 0.4 s). False, and ``fig``
+    unchanged, where the traces differ (a run diverged since: its cross is a new trace)."""
+    traces = [trace for _, trace in _stochastic_traces(runs, f_star)]
+    if [t.name for t in traces] != [t.name for t in fig.data]:
+        return False
+    with fig.batch_update():
+        for old, new in zip(fig.data, traces, strict=True):
+            old.x, old.y = new.x, new.y
+        fig.update_yaxes(dtick=None, tickvals=None, ticktext=None)
+    _decade_ticks(fig)
+    return True
 
 
 # ----------------------------------------------------------------------------- sweep heatmaps

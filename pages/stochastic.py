@@ -152,10 +152,16 @@ def curves() -> None:
     renews the worker's lease: it computes while the page is open."""
     run.renew()
     runs, finished, error = run.snapshot()
-    fig = figures.stochastic_figure(runs, f_star=run.f_star, epochs=spec.epochs,
-                                    height=520 if config.lecture else 440)
-    st.plotly_chart(figures.text_size(fig, config.lecture), key="stoch_chart", theme=None,
-                    width="stretch")
+    # the figure is built once per run and lecture mode, then its points are replaced: a
+    # new figure each tick took most of the interpreter from the runs' worker
+    drawn = st.session_state.get("stoch_figure")
+    if drawn is None or drawn[0] != (key, config.lecture) or \
+            not figures.refresh_stochastic_figure(drawn[1], runs, run.f_star):
+        fig = figures.stochastic_figure(runs, f_star=run.f_star, epochs=spec.epochs,
+                                        height=520 if config.lecture else 440)
+        drawn = ((key, config.lecture), figures.text_size(fig, config.lecture))
+        st.session_state.stoch_figure = drawn
+    st.plotly_chart(drawn[1], key="stoch_chart", theme=None, width="stretch")
     if error:
         st.error(error)
     done = max((r["epoch"][-1] for r in runs if r["epoch"]), default=0)

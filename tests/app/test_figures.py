@@ -1,5 +1,6 @@
 """Figure builders on their data: what is drawn is what was computed."""
 
+import json
 import re
 
 import numpy as np
@@ -79,3 +80,35 @@ def test_figures_take_the_players_text_sizes_normal_and_lecture():
         assert fig.layout.xaxis3.title.font.size == small  # not plotly's 1.2 times
     default = figures.comparison_figure(runs, f_star=0.0)
     assert default.layout.font.size == 13 and default.layout.annotations[0].font.size == 15
+
+
+def _stochastic_runs(epochs: int, span: float, diverged: bool = False) -> list[dict]:
+    """Three runs whose ||h|| spans ``span`` decades (ticks by dtick from 2, placed values
+    from 1 to 2, plotly's own below)."""
+    rng = np.random.default_rng(epochs)
+    return [dict(label=label, epoch=list(range(epochs + 1)),
+                 cost=list(-5.0 + 10.0 ** rng.uniform(-6, 0, epochs + 1)),
+                 infeasibility=list(np.logspace(-1, -1 - span, epochs + 1)),
+                 grad_norm=list(10.0 ** rng.uniform(-1, -0.5, epochs + 1)),
+                 status="diverged" if diverged and i == 1 else "running")
+            for i, label in enumerate(("SGD", "SAGA", "full-batch landing"))]
+
+
+@pytest.mark.parametrize("lecture", [False, True])
+def test_a_stochastic_figure_refreshed_in_place_is_the_one_built_anew(lecture):
+    """The live page replaces the points of the figure it drew (ticks recomputed from the new
+    data) instead of building one per redraw: the result must be the figure built anew."""
+    fig = figures.text_size(figures.stochastic_figure(_stochastic_runs(3, 3.0), f_star=-5.0,
+                                                      epochs=20), lecture)
+    assert fig.layout.yaxis2.dtick == 1
+    for epochs, span in ((4, 1.5), (12, 0.5), (13, 2.5)):
+        runs = _stochastic_runs(epochs, span)
+        assert figures.refresh_stochastic_figure(fig, runs, -5.0)
+        fresh = figures.text_size(figures.stochastic_figure(runs, f_star=-5.0, epochs=20),
+                                  lecture)
+        assert json.loads(fig.to_json()) == json.loads(fresh.to_json())  # (in any key order)
+    # a run that diverged since gets a cross (a new trace): the figure must be built anew
+    before = fig.to_json()
+    runs = _stochastic_runs(14, 2.5, diverged=True)
+    assert not figures.refresh_stochastic_figure(fig, runs, -5.0)
+    assert fig.to_json() == before
