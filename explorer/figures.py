@@ -202,10 +202,10 @@ def stochastic_figure(
 
 def refresh_stochastic_figure(fig: go.Figure, runs: list[dict], f_star: float) -> bool:
     """Put ``runs``' points into ``fig``, a ``stochastic_figure`` of the same runs drawn
-    earlier, in place: the figure ``stochastic_figure`` would build, at a fiftieth of its
-    cost (plotly validates every property of a new figure: 0.1-0.2 s, which starved the
-    runs' worker of the interpreter when the page redrew every 0.4 s). False, and ``fig``
-    unchanged, where the traces differ (a run diverged since: its cross is a new trace)."""
+    earlier, in place: the figure ``stochastic_figure`` would build, without building one
+    (plotly validates every property of a new figure, which at every live redraw took the
+    interpreter from the runs' worker). False, and ``fig`` unchanged, where the traces
+    differ (a run diverged since: its cross is a new trace)."""
     traces = [trace for _, trace in _stochastic_traces(runs, f_star)]
     if [t.name for t in traces] != [t.name for t in fig.data]:
         return False
