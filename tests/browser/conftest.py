@@ -211,6 +211,12 @@ def open_page(browser, width: int, height: int):
     pg.on("pageerror", lambda e: pg.console_errors.append(f"{e}\n{e.stack}"))
     try:
         yield pg
+    except BaseException as failure:
+        # the page closes here, before pytest's report hook could describe it (as it does for
+        # the ``page`` fixture's): its state goes with the failure, which CI prints
+        with contextlib.suppress(Exception):
+            failure.add_note(f"--- the page it failed on\n{_shown(pg)}")
+        raise
     finally:
         pg.close()
 
