@@ -1,10 +1,13 @@
-"""Run app.py's and every page's import statements from threads at once, in this fresh
-interpreter: the sessions of a cold server (tests/app/test_imports.py). Prints OK, or the
+"""Run app.py's and every page's import statements from threads at once, as the sessions of a
+cold server do (tests/app/test_imports.py), in ``argv[1]`` forked copies of this interpreter:
+each is fresh as to the project (the parent imported only what a server holds before any
+session), and none pays for importing numpy, plotly and streamlit again. Prints OK, or the
 errors, one a line."""
 
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import threading
 from pathlib import Path
@@ -25,12 +28,9 @@ def imports_of(path: Path):
 
 
 codes = [imports_of(p) for p in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]]
-sys.setswitchinterval(1e-6)  # threads switch often: the interleavings of a loaded server
-barrier = threading.Barrier(len(codes))
-errors: list[str] = []
 
 
-def session(code) -> None:
+def session(code, barrier: threading.Barrier, errors: list[str]) -> None:
     barrier.wait()
     try:
         exec(code, {"__name__": "page"})
@@ -38,9 +38,31 @@ def session(code) -> None:
         errors.append(f"{Path(code.co_filename).name}: {type(e).__name__}: {e}")
 
 
-threads = [threading.Thread(target=session, args=(c,)) for c in codes]
-for t in threads:
-    t.start()
-for t in threads:
-    t.join()
-print("\n".join(errors) or "OK")
+def cold_server() -> list[str]:
+    """Every entry's imports from a thread of its own, at once: the errors."""
+    sys.setswitchinterval(1e-6)  # threads switch often: the interleavings of a loaded server
+    barrier = threading.Barrier(len(codes))
+    errors: list[str] = []
+    threads = [threading.Thread(target=session, args=(c, barrier, errors)) for c in codes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+found = []
+for trial in range(int(sys.argv[1]) if len(sys.argv) > 1 else 1):
+    read, write = os.pipe()
+    if os.fork() == 0:  # the child: one cold server, its errors through the pipe
+        try:
+            report = "\n".join(cold_server())
+        except BaseException as e:  # noqa: BLE001  (the child must not go on as the parent)
+            report = f"{type(e).__name__}: {e}"
+        os.write(write, report.encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        found += [f"trial {trial}: {line}" for line in pipe.read().splitlines()]
+    os.wait()
+print("\n".join(found) or "OK")
