@@ -34,31 +34,35 @@ def test_the_curves_grow_live(server, page, shots):
     page.get_by_role("heading", name="Stochastic landing").wait_for()
     page.get_by_text("Computing: epoch").or_(page.get_by_text("Done: 100 epochs.")).wait_for()
 
-    # m = 5000 samples, batch 1 and 20 epochs: 100,000 updates per stochastic method, many of
+    # m = 200 samples, batch 1 and 200 epochs: 40,000 updates per stochastic method, many of
     # the page's redraws even on a fast machine (a smaller run can end between two redraws)
-    epochs = page.get_by_label("epochs", exact=True)
-    epochs.fill("20")
-    epochs.press("Enter")
-    page.get_by_text("Done: 20 epochs.").wait_for(timeout=60_000)
-    page.wait_for_selector(IDLE)
     page.get_by_role("combobox", name="samples m").click()
-    page.get_by_role("option", name="5000", exact=True).click()
-    page.wait_for_function("location.search.includes('samples%3D5000')")
-    page.get_by_text("Done: 20 epochs.").wait_for(timeout=60_000)
+    page.get_by_role("option", name="200", exact=True).click()
+    page.wait_for_function("decodeURIComponent(location.search).includes('samples=200,')")
+    page.wait_for_selector(IDLE)
+    epochs = page.get_by_label("epochs", exact=True)
+    epochs.fill("200")
+    epochs.press("Enter")
+    page.get_by_text("Done: 200 epochs.").wait_for(timeout=60_000)
+    page.wait_for_selector(IDLE)
+    page.wait_for_function(f"{POINTS} === 201", timeout=30_000)
     batch = page.get_by_label("batch b", exact=True)
     batch.fill("1")
     batch.press("Enter")
-    page.get_by_text(re.compile(r"Computing: epoch \d+ of 20")).wait_for(timeout=30_000)
-    # the new run's chart, part drawn: the previous run's whole chart (21 points) can still
+    page.get_by_text(re.compile(r"Computing: epoch \d+ of 200")).wait_for(timeout=30_000)
+    # the new run's chart, part drawn: the previous run's whole chart (201 points) can still
     # be on the page when the text shows (seen once on a loaded machine)
-    part = f"(() => {{ const n = {POINTS}; return n > 1 && n < 21 && n; }})()"
+    part = f"(() => {{ const n = {POINTS}; return n > 1 && n < 201 && n; }})()"
     seen = page.wait_for_function(part, timeout=30_000).json_value()
     page.wait_for_function(f"{POINTS} > {seen}", timeout=30_000)  # more arrived, no reload
+    # the shot once plotly has drawn the new points' lines (it draws after taking the data)
+    page.wait_for_function(f"document.querySelectorAll('{CHART} .scatterlayer path').length",
+                           timeout=30_000)
     page.screenshot(path=shots / "stochastic_live.png")
-    page.get_by_text("Done: 20 epochs.").wait_for(timeout=120_000)
-    page.wait_for_function(f"{POINTS} === 21", timeout=30_000)  # plotly draws after the text
+    page.get_by_text("Done: 200 epochs.").wait_for(timeout=120_000)
+    page.wait_for_function(f"{POINTS} === 201", timeout=30_000)  # plotly draws after the text
     url = urllib.parse.unquote(page.url)
-    assert "samples=5000," in url and "batch=1," in url and "epochs=20," in url
+    assert "samples=200," in url and "batch=1," in url and "epochs=200," in url
     assert not [e for e in page.console_errors if "favicon" not in e]
 
 
