@@ -15,6 +15,15 @@
   "use strict";
   const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, el, emptiestCorner, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
 
+  // the top of the player's frame in the page's content, however far the page is scrolled:
+  // Streamlit scrolls its main area, not the window, and a layout that followed the reader's
+  // scrolling grew the player under the pointer (and moved everything below it)
+  function pageTop(frame) {
+    let top = frame.getBoundingClientRect().top + (window.parent.scrollY || 0);
+    for (let box = frame.parentElement; box; box = box.parentElement) top += box.scrollTop;
+    return top;
+  }
+
   // ------------------------------------------------------------------ the player
 
   const CSS = `
@@ -402,7 +411,7 @@
       try {
         const frame = window.frameElement;
         if (frame) {
-          const top = frame.getBoundingClientRect().top + (window.parent.scrollY || 0);
+          const top = pageTop(frame);
           this.placed = [top, window.parent.innerHeight];
           const above = this.panels.getBoundingClientRect().top + this.geoHead.offsetHeight;
           room = window.parent.innerHeight - top - above - 12;
@@ -522,7 +531,7 @@
     checkPlacement() {
       try {
         const frame = window.frameElement;
-        const top = frame ? frame.getBoundingClientRect().top + (window.parent.scrollY || 0) : 0;
+        const top = frame ? pageTop(frame) : 0;
         const tall = window.parent.innerHeight;
         if (this.placed && (Math.abs(top - this.placed[0]) > 4 || tall !== this.placed[1])) this.layout();
       } catch (err) { /* standalone */ }

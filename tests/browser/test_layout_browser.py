@@ -103,6 +103,14 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
                 assert page.get_by_text("The update, and how to use this page").count() == 0
             else:
                 assert expanded
+        # scrolled down (to the downloads below it, say), the player keeps its size: what lies
+        # below it stays under the pointer
+        sizes = "[...document.querySelectorAll('canvas')].map(c => c.clientHeight)"
+        before = frame.evaluate(sizes)
+        page.locator('[data-testid="stMain"]').evaluate("m => m.scrollBy(0, 400)")
+        page.wait_for_timeout(1200)  # the player checks its place every 0.5 s
+        assert page.locator('[data-testid="stMain"]').evaluate("m => m.scrollTop") > 0
+        assert frame.evaluate(sizes) == before
 
 
 @pytest.mark.parametrize("lecture", [False, True], ids=["normal", "lecture"])
