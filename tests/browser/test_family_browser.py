@@ -81,6 +81,12 @@ def _assert_drag_redraws_at_once(probe: dict) -> None:
     assert all(e["conv"] != probe["before"]["conv"] for e in changed)
 
 
+def _settled(page, value: float) -> None:
+    """The release of ``value`` reached the server (it is in the URL), and its reruns ended."""
+    page.wait_for_function(f"location.search.includes('beta={float(value)!r}')", timeout=60_000)
+    page.wait_for_selector(IDLE, timeout=60_000)
+
+
 def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
     with open_page(browser, 1280, 720) as page:
         sent = _count_sent(page)
@@ -95,7 +101,8 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         _assert_drag_redraws_at_once(probe)
         assert sent[0] == before  # nothing reached the server during the drag
         shown = frame.evaluate("landingPlayer.run.family.shown")
-        value = frame.evaluate(f"landingPlayer.run.family.values[{shown}]")
+        values = frame.evaluate("landingPlayer.run.family.values")
+        value = values[shown]
         page.mouse.up()
         # the release: the sidebar's β and the URL follow
         page.wait_for_function(f"location.search.includes('beta={float(value)!r}')",
@@ -105,25 +112,20 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         assert frame.evaluate("landingPlayer.run.family.shown") == shown  # it stays
         # [ and ] step the value, each a release of its own
         page.keyboard.press("]")
-        after = frame.evaluate("landingPlayer.run.family.shown")
-        assert after == shown + 1
-        value = frame.evaluate(f"landingPlayer.run.family.values[{after}]")
-        page.wait_for_function(f"location.search.includes('beta={float(value)!r}')",
-                               timeout=60_000)
-        page.wait_for_selector(IDLE, timeout=60_000)
+        assert frame.evaluate("landingPlayer.run.family.shown") == shown + 1
+        _settled(page, values[shown + 1])
         page.keyboard.press("[")
         page.keyboard.press("[")
         assert frame.evaluate("landingPlayer.run.family.shown") == shown - 1
-        # the arrow keys on the focused slider: one member
+        _settled(page, values[shown - 1])
+        # the arrow keys on the focused slider: one member. The page's player now: a rerun
+        # can re-create it (its iframe; seen after the two releases above)
+        frame = player(page)
         frame.locator("#lp-fam").focus()
         page.keyboard.press("ArrowRight")
         assert frame.evaluate("landingPlayer.run.family.shown") == shown
-        # the last release reached the server and its reruns ended: the click below meets the
-        # page at rest, not in the middle of a rerun
-        value = frame.evaluate(f"landingPlayer.run.family.values[{shown}]")
-        page.wait_for_function(f"location.search.includes('beta={float(value)!r}')",
-                               timeout=60_000)
-        page.wait_for_selector(IDLE, timeout=60_000)
+        # the click below meets the page at rest, not in the middle of a rerun
+        _settled(page, value)
         # the page's player now: a rerun can re-create it (its iframe)
         frame = player(page)
         # the history of the member shown, its file made on the click (after the releases'
