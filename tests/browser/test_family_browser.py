@@ -118,8 +118,8 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         page.keyboard.press("[")
         assert frame.evaluate("landingPlayer.run.family.shown") == shown - 1
         _settled(page, values[shown - 1])
-        # the arrow keys on the focused slider: one member. The page's player now: a rerun
-        # can re-create it (its iframe; seen after the two releases above)
+        # the arrow keys on the focused slider: one member, on the page's player now (the
+        # releases' reruns can re-create its iframe)
         frame = player(page)
         frame.locator("#lp-fam").focus()
         page.keyboard.press("ArrowRight")
@@ -130,9 +130,9 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         frame = player(page)
         # the history of the member shown, its file made on the click (after the releases'
         # quick reruns, which deleted the files the browser was checking: 404s), pressed from
-        # the keyboard: a click by the pointer, below the fold of 720 rows, once in a few loaded
-        # runs reached no element of the page (no click event, nothing sent). The press's own
-        # wait is the shorter: a button not found is named as such, not as no download.
+        # the keyboard: the button lies below the fold of 720 rows, where a pointer's click
+        # depends on the layout holding still. The press's own wait is the shorter: a button
+        # not found is named as such, not as no download.
         iterates = frame.evaluate("landingPlayer.run.cost.length")
         with page.expect_download(timeout=60_000) as info:
             page.get_by_role("button", name=f"History of β = {value:g} (CSV)",
