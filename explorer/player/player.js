@@ -24,6 +24,15 @@
     return top;
   }
 
+  // the height the player's content needs: its body and the body's margins. Not the document's
+  // scrollHeight, which is at least the frame's own height: a frame made tall once (the first
+  // layout, at an iframe's default 300 px width, stacks the panels) then never shrank, leaving
+  // a blank screen below a family's player
+  function contentHeight() {
+    const body = document.body, style = getComputedStyle(body);
+    return Math.ceil(body.getBoundingClientRect().height + parseFloat(style.marginTop) + parseFloat(style.marginBottom));
+  }
+
   // ------------------------------------------------------------------ the player
 
   const CSS = `
@@ -436,7 +445,7 @@
       this.convBack = null;
       this.dirty = true;
       this.drawNow();
-      this.host.height(document.documentElement.scrollHeight);
+      this.host.height(contentHeight());
     }
 
     fit(canvas, w, h) {

@@ -41,6 +41,26 @@ def player(page, timeout: float = 60_000):
     return frame
 
 
+# the player's frame against the bottom of its content (the player's root and the body's margin
+# below it), in the page's pixels
+FIT_JS = f"""() => {{ const f = document.querySelector('{PLAYER}'), d = f.contentDocument;
+  const bottom = d.getElementById("landing-player").getBoundingClientRect().bottom
+    + parseFloat(getComputedStyle(d.body).marginBottom);
+  return [f.getBoundingClientRect().height, bottom]; }}"""
+
+
+def assert_frame_fits(page, timeout: float = 10_000) -> None:
+    """The player's frame is as tall as its content (within the 2 px its host ignores): no
+    blank band below the player, and nothing of it cut."""
+    fits = (f"() => {{ const [height, bottom] = ({FIT_JS})(); "
+            f"return Math.abs(height - bottom) <= 2; }}")
+    try:
+        page.wait_for_function(fits, timeout=timeout)
+    except Exception as e:
+        e.add_note(f"frame height, content bottom: {page.evaluate(FIT_JS)}")
+        raise
+
+
 STATE_JS = """() => { const p = landingPlayer, r = p.run;
   return {k: Math.floor(p.kf), kf: p.kf, have: r.cost.length, done: r.done, playing: p.playing,
           status: p.status.textContent, view: r.view.kind, cost: r.cost[r.cost.length - 1],

@@ -15,6 +15,7 @@ from tests.browser.helpers import (
     KEEP_FIRST,
     OUT_OF_ORDER,
     OUT_OF_ORDER_ANSWER,
+    assert_frame_fits,
     offline_export,
     player,
 )
@@ -95,6 +96,9 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         name = frame.evaluate("document.getElementById('lp-fam').getAttribute('aria-label')")
         assert name.startswith("β")
         assert frame.evaluate("landingPlayer.run.view.kind") == "frame"
+        # the family's first layout, at the iframe's default 300 px width, stacks the panels:
+        # the frame shrinks back to the player once it has the page's width
+        assert_frame_fits(page)
         page.wait_for_timeout(500)
         before = sent[0]
         probe = _drag(page, frame, shots, "family_frame_drag.png")

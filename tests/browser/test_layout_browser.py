@@ -9,7 +9,7 @@ import re
 import pytest
 
 from .conftest import open_page
-from .helpers import player
+from .helpers import assert_frame_fits, player
 
 pytestmark = pytest.mark.browser
 
@@ -87,6 +87,7 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
             mode = "lecture" if lecture else "normal"
             page.screenshot(path=shots / f"first_screen_{view}_{width}x{height}_{mode}.png")
             assert outside == {}, (width, height, outside)
+            assert_frame_fits(page)
             cut = frame.evaluate("""() => [...document.querySelectorAll('.lp-nums span')]
                 .filter(s => s.scrollWidth > s.clientWidth + 1 || s.textContent.includes('…'))
                 .map(s => s.textContent)""")
@@ -139,6 +140,7 @@ def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shot
             page.screenshot(path=shots / f"first_screen_compare_{width}x{height}_{mode}.png")
             outside = {k: box for k, box in boxes.items() if not _inside(box, width, height)}
             assert outside == {}, (width, height, outside)
+            assert_frame_fits(page)
             # three panels side by side: "stationarity ‖grad₁ f‖" ran off the canvas's edge
             _titles_fit(race, ["|f(Xₖ) − f*|", "‖XᵀX − I‖", "stationarity ‖grad₁ f‖"])
 
