@@ -275,7 +275,7 @@ def _asked(run_id: str) -> bool:
 
 def _picked(fam: family.Family, run_id: str, config: AppConfig) -> AppConfig | None:
     """The configuration with the member the player's scrubber was released on, when that
-    release is new (``pick``: {i, seq}, seq counting the player's releases) and moves the
+    release is new (``pick``: {i, seq}, seq rising with the player's releases) and moves the
     sidebar's value; else None."""
     ask = st.session_state.get("player")
     pick = ask.get("pick") if isinstance(ask, dict) and ask.get("run_id") == run_id else None

@@ -180,11 +180,15 @@
       this.releaseMember();
     },
 
-    // the value reaches the server (the sidebar, the URL) on release only
+    // the value reaches the server (the sidebar, the URL) on release only. The server takes a
+    // release whose number is above the last it took: numbered from the clock, a player the
+    // page re-created (a new iframe, in the same session) is heard at once, where its count
+    // from 1 was ignored until it passed the old player's
     releaseMember() {
       const fam = this.run.family;
       fam.sent.add(fam.shown);
-      this.host.request(fam.have, null, { pick: { i: fam.shown, seq: ++this.pickSeq } });
+      this.pickSeq = Math.max(this.pickSeq + 1, Date.now());
+      this.host.request(fam.have, null, { pick: { i: fam.shown, seq: this.pickSeq } });
     },
   });
 })(window.Landing = window.Landing || {});

@@ -122,9 +122,13 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         page.keyboard.press("[")
         assert frame.evaluate("landingPlayer.run.family.shown") == shown - 1
         _settled(page, values[shown - 1])
-        # the arrow keys on the focused slider: one member, on the page's player now (the
-        # releases' reruns can re-create its iframe)
+        # the arrow keys on the focused slider: one member, by a player the page re-created
+        # (its iframe loaded again, as the releases' reruns can do): its first release is heard
         frame = player(page)
+        frame.evaluate("window.before = true; setTimeout(() => location.reload(), 0)")
+        frame.wait_for_function(f"!window.before && window.landingPlayer && {COMPLETE}",
+                               timeout=60_000)
+        assert frame.evaluate("landingPlayer.run.family.shown") == shown - 1
         frame.locator("#lp-fam").focus()
         page.keyboard.press("ArrowRight")
         assert frame.evaluate("landingPlayer.run.family.shown") == shown
