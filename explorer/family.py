@@ -45,6 +45,19 @@ def values(lo: float, hi: float, count: int) -> Array:
     return np.array([round(float(x), int(d)) for x, d in zip(v, digits, strict=True)])
 
 
+def scrub_values(config: AppConfig) -> Array:
+    """The family's values: ``values`` of its range and count, with the member nearest the
+    sidebar's value (``selected``) replaced by that value where it lies inside the range, so
+    the run the sidebar sets is the run the player shows first (β = 0.5 is no member of the
+    default 0.05-20: 0.473 would stand for it). The replaced member moves by less than half a
+    log step; the others stay where ``values`` puts them."""
+    v = values(config.scrub_lo, config.scrub_hi, config.scrub_count)
+    value = getattr(config, config.scrub)
+    if v[0] < value < v[-1]:
+        v[selected(config, v)] = value
+    return v
+
+
 def idle_reason(param: str, config: AppConfig) -> str | None:
     """Why the parameter does nothing in this configuration (None where it acts): β at p = 1
     (skew(XᵀG) is 1 × 1) or off the β-metric; η under Barzilai–Borwein (it needs no η)."""
@@ -183,7 +196,7 @@ def first(config: AppConfig, problem: Problem) -> Family:
     """The family with only the member the sidebar's value picks (``selected``), computed as
     the lone run it is: what the player draws first, while the batch computes the rest (a
     family at St(3, 2) runs to its slowest member's 500 iterations, the shown one's ~130)."""
-    grid = values(config.scrub_lo, config.scrub_hi, config.scrub_count)
+    grid = scrub_values(config)
     index = selected(config, grid)
     t0 = time.perf_counter()
     member = replace(config, **{config.scrub: float(grid[index])})
@@ -197,14 +210,14 @@ def first(config: AppConfig, problem: Problem) -> Family:
 
 def compute(config: AppConfig, problem: Problem, grid: Array | None = None,
             should_stop: StopCheck | None = None) -> Family:
-    """The family of ``config.scrub`` over ``grid`` (by default ``values`` of its range and
-    count, ``state.validate``'s), every member from the same X₀ with the sidebar's other
-    settings."""
+    """The family of ``config.scrub`` over ``grid`` (by default ``scrub_values``: its range and
+    count, ``state.validate``'s, through the sidebar's value), every member from the same X₀
+    with the sidebar's other settings."""
     param = config.scrub
     if param not in PARAMS:
         raise ValueError(f"scrub must be one of {', '.join(PARAMS)}, got {param!r}")
     if grid is None:
-        grid = values(config.scrub_lo, config.scrub_hi, config.scrub_count)
+        grid = scrub_values(config)
     grid = np.asarray(grid, dtype=float)
     t0 = time.perf_counter()
     make = _batch if config.step in BATCH_STEP_RULES else _one_by_one

@@ -173,6 +173,35 @@ def test_the_default_family_spans_the_issue_ranges():
     np.testing.assert_allclose(ratios, (20 / 0.05) ** (1 / 32), rtol=1e-2)
 
 
+def test_the_family_runs_through_the_sidebars_value():
+    config, _ = validate(AppConfig(scrub="beta"))  # beta = 0.5: no member of values(0.05, 20)
+    base = family.values(config.scrub_lo, config.scrub_hi, config.scrub_count)
+    assert 0.5 not in base
+    fam = family.first(config, build_problem(config))
+    index = int(np.flatnonzero(fam.values == 0.5)[0])
+    assert fam.members[index] is not None  # the sidebar's run is the one drawn first
+    assert np.count_nonzero(fam.values != base) == 1 and base[index] == 0.473
+
+
+@settings(max_examples=200, deadline=None)
+@given(lo=st.floats(1e-3, 1.0), decades=st.floats(0.5, 4.0), count=st.integers(2, 60),
+       where=st.floats(-0.2, 1.2), param=st.sampled_from(["beta", "omega", "eta"]))
+def test_the_sidebars_value_replaces_its_nearest_member(lo, decades, count, where, param):
+    hi = lo * 10**decades
+    value = lo * (hi / lo) ** where
+    config = replace(AppConfig(), scrub=param, scrub_lo=lo, scrub_hi=hi, scrub_count=count,
+                     **{param: value})
+    base = family.values(lo, hi, count)
+    v = family.scrub_values(config)
+    assert np.all(np.diff(v) > 0)
+    changed = np.flatnonzero(v != base)
+    if base[0] < value < base[-1]:
+        assert value in v and family.selected(config, v) == int(np.flatnonzero(v == value)[0])
+        assert list(changed) in ([], [family.selected(config, base)])
+    else:  # outside the range: the nearest member stands for it (live._nearest_note says so)
+        assert changed.size == 0
+
+
 def test_beta_does_nothing_at_p_1_and_off_the_beta_metric():
     assert "p = 1" in family.idle_reason("beta", AppConfig(p=1))
     assert family.idle_reason("beta", AppConfig(tangent="relative"))

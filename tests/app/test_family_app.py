@@ -76,7 +76,8 @@ def test_releasing_the_scrubber_sets_the_sidebar_and_the_url():
     at = open_app({"scrub": "omega", "scrub_count": "5"})
     data = _data(at)
     values = data["header"]["family"]["values"]
-    assert values == list(family.values(0.1, 20.0, 5))
+    # values(0.1, 20, 5) through the sidebar's ω = 1, which replaces its nearest member, 1.41
+    assert values == [0.1, 0.376, 1.0, 5.32, 20.0]
     at.session_state["player"] = {"run_id": data["run_id"], "have": 5, "view": None,
                                   "pick": {"i": 4, "seq": 1}}
     at.run()
