@@ -324,6 +324,13 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
     have = ask.get("have") if isinstance(ask, dict) and ask.get("run_id") == run_id else 0
     if not (isinstance(have, int) and 0 <= have <= len(fam.members)):
         have = 0
+    idle = family.idle_reason(fam.param, config)
+    if idle is not None:  # the sidebar says so too, but lecture mode folds the sidebar
+        others = " or ".join(family.SYMBOLS[name] for name in family.PARAMS
+                             if name != fam.param and family.idle_reason(name, config) is None)
+        st.warning(f"{family.SYMBOLS[fam.param]} does nothing here: {idle}, so every run of "
+                   f"this family is the same. Scrub {others} instead (sidebar, Scrub).",
+                   icon=":material/info:")
     index = family.selected(config, fam.values)
     current = fam.members[index] or next(t for t in fam.members if t is not None)
     data = playback.family_chunk(fam, have, index) | {

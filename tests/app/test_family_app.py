@@ -99,6 +99,9 @@ def test_beta_at_p_1_says_so_and_offers_the_others():
     assert "β does nothing here" in warned and "p = 1" in warned
     labels = [b.label for b in at.sidebar.button]
     assert "Scrub ω" in labels and "Scrub η" in labels
+    # beside the player too: lecture mode folds the sidebar
+    main = [w.value for w in at.main.warning]
+    assert any("β does nothing here" in w and "Scrub ω or η instead" in w for w in main)
     next(b for b in at.sidebar.button if b.label == "Scrub ω").click().run()
     assert not at.exception
     assert at.session_state.config.scrub == "omega"
