@@ -46,10 +46,11 @@ hide_after = lecture.question(config, "compare")
 
 
 def _number(label: str, name: str, help: str | None = None) -> st.column_config.NumberColumn:
-    """A number column of the table, limited to the range a row accepts (the sidebar's)."""
+    """A number column of the table, limited to the range a row accepts (the sidebar's); a row
+    added in the table starts with the sidebar's value."""
     low, high = limits(name)
     return st.column_config.NumberColumn(label, min_value=low, max_value=high, format="%.3g",
-                                         help=help)
+                                         help=help, default=getattr(config, name))
 
 
 labels = " · ".join(text.plain(r.get("label")) for r in st.session_state.compare_rows)
@@ -74,10 +75,11 @@ edited = table_box.data_editor(
     column_config={
         "label": st.column_config.TextColumn(
             "label", help="Follows the row's settings when you edit them; type your own after."),
+        # an added row starts as the sidebar's run (else blank cells hold it back unsaid)
         "method": st.column_config.SelectboxColumn("method", options=compare.row_methods(),
-                                                   required=True),
+                                                   required=True, default="landing"),
         "tangent": st.column_config.SelectboxColumn(
-            "tangent term", options=list(TANGENT_LABELS), required=True,
+            "tangent term", options=list(TANGENT_LABELS), required=True, default=config.tangent,
             help="Landing's tangent term (also momentum's). The penalty and Riemannian GD "
                  "do not use it."),
         "beta": _number("β", "beta", "The β-metric's β: landing's β-metric tangent term, and "
@@ -87,10 +89,11 @@ edited = table_box.data_editor(
         "omega": _number("ω", "omega", "The normal term's weight (landing), or the penalty's. "
                          "Riemannian GD has none: it stays on St(n, p)."),
         "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
-                                                 required=True),
+                                                 required=True, default=config.step),
         "eta": _number("η", "eta"),
         "constraint": st.column_config.SelectboxColumn(
             "constraint", options=list(compare.ROW_CONSTRAINTS), required=True,
+            default="sidebar",
             help="sidebar: the sidebar's constraint; identity: XᵀX = I; B: XᵀBX = I (the "
                  "sidebar's B, else the preset), so St and the B-constraint run side by side "
                  "from the same X₀."),

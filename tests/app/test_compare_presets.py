@@ -415,3 +415,18 @@ def test_a_row_whose_method_has_no_b_variant_is_skipped_on_xtbx_with_its_reason(
     assert compare.constraint_misfit(replace(rows[0], constraint="B"), sidebar_B=False) is None
     assert "runs on XᵀX = I only" in compare.constraint_misfit(
         compare.Row("p", method="penalty", constraint="B"), sidebar_B=False)
+
+
+def test_a_row_added_in_the_table_starts_as_the_sidebars_run():
+    """The editor fills a row added with "+" from its columns' defaults: every cell a row
+    needs, from the sidebar, so the new row runs at once (blank required cells held it back
+    with no word above the table)."""
+    at = open_app({"n": "3", "p": "2", "beta": "2.0", "omega": "3.0", "step": "bb",
+                   "eta": "0.05"}, page="pages/compare.py")
+    columns = json.loads(at.dataframe[0].proto.columns)  # [0] is the editable table
+    added = {c: columns[c].get("default") for c in compare.COLUMNS}
+    assert added == {"label": None, "method": "landing", "tangent": "beta", "beta": 2.0,
+                     "omega": 3.0, "step": "bb", "eta": 0.05, "constraint": "sidebar"}
+    row = compare.relabel([], [added])[0]
+    assert compare.parse_row(row) == compare.Row(row["label"], beta=2.0, omega=3.0, step="bb",
+                                                 eta=0.05)
