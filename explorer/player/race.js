@@ -183,11 +183,12 @@
       }
       const cells = this.nums.children;
       cells[0].children[0].textContent = time ? `${num(t, 3)} s` : String(k);
-      // each row's value at its place; a row that has ended says how (✓ converged, ✗ diverged)
-      const mark = { converged: " ✓", diverged: " ✗" };
+      // each row's value at its place; a row that has ended says how, in a mark a reader
+      // knows or in words (✓ converged, ✗ diverged, the iteration limit, the time limit)
+      const mark = { converged: " ✓", diverged: " ✗", max_iter: " (limit)", stopped: " (stopped)" };
       race.rows.forEach((r, i) => {
         const ki = Math.floor(this.rowKf(i));
-        cells[i + 1].lastChild.textContent = (time ? `(k = ${ki}) ` : "") + (run.fStar !== null ? sci(r.gap[ki]) : num(r.cost[ki], 6)) + (ki >= r.last ? mark[r.status] || " ·" : "");
+        cells[i + 1].lastChild.textContent = (time ? `(k = ${ki}) ` : "") + (run.fStar !== null ? sci(r.gap[ki]) : num(r.cost[ki], 6)) + (ki >= r.last ? mark[r.status] || "" : "");
       });
       let text, cls = "";
       if (this.playing) text = `Racing… ${clock}`;

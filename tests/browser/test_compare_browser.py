@@ -146,7 +146,7 @@ def test_a_race_of_six_rows_plays_and_pauses_on_the_sphere_in_lecture_mode(serve
         # hides the navigation, so the link names the page; a page's URL loaded directly
         # logs the frontend's failed requests, /compare/_stcore/... first: not the race's)
         query = urlencode({"n": 3, "p": 1, "distance": 0.8, "speed": "slow", "lecture": 1,
-                           "rows": SIX})
+                           "rows": SIX, "max_iter": 150})  # some rows end at the limit
         page.goto(f"{server}/compare?{query}")
         frame = player(page, 120_000)
         frame.wait_for_function("landingPlayer.run.race && landingPlayer.run.race.rows.length"
@@ -180,6 +180,15 @@ def test_a_race_of_six_rows_plays_and_pauses_on_the_sphere_in_lecture_mode(serve
         _scroll_to(page, 'iframe[title="explorer.live.landing_player"]')
         page.wait_for_timeout(1000)
         page.screenshot(path=str(shots / "compare_race_sphere.png"))
+        # at the end each row's number says how it ended, in a mark or in words
+        frame.evaluate("landingPlayer.seek(landingPlayer.run.race.C)")
+        ends = frame.evaluate("[landingPlayer.run.race.rows.map(r => r.status), [...landingPlayer"
+                              ".nums.children].slice(1).map(c => c.lastChild.textContent)]")
+        said = {"converged": " ✓", "diverged": " ✗", "max_iter": " (limit)",
+                "stopped": " (stopped)"}
+        assert all(number.endswith(said[status])
+                   for status, number in zip(*ends, strict=True)), ends
+        assert {"converged", "max_iter"} <= set(ends[0]), ends
         # the GIF of the race: every row's colour in its convergence panels, last frame
         with page.expect_download(timeout=120_000) as info:
             frame.evaluate("landingPlayer.exportGif()")
