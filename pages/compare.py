@@ -223,8 +223,9 @@ legend = [{**run, "label": text.html(run["label"])} for run in runs]  # names ar
 st.plotly_chart(figures.text_size(figures.comparison_figure(
     legend, f_star=f_star, against=against, height=400), config.lecture), width="stretch",
     theme=None)
-st.caption("A negative final f − f* means the last iterate is still slightly off the manifold, "
-           f"where f can go below its minimum on {on}; the plots show |f − f*|.")
+st.caption("A negative final f − f* means the last iterate is off the manifold (by the "
+           f"table's {compare.infeasibility_column(runs)}), where f can go below its minimum "
+           f"on {on}; the plots show |f − f*|.")
 for run in runs:
     if run["status"] == "diverged":
         st.error(text.markdown(f"{run['label']}: {run['message']}"))

@@ -430,3 +430,12 @@ def test_a_row_added_in_the_table_starts_as_the_sidebars_run():
     row = compare.relabel([], [added])[0]
     assert compare.parse_row(row) == compare.Row(row["label"], beta=2.0, omega=3.0, step="bb",
                                                  eta=0.05)
+
+
+def test_the_note_on_a_negative_gap_points_at_the_tables_infeasibility():
+    """A penalty row may end far off the manifold (‖XᵀX − I‖ = 3.8 at ω = 1): the note on a
+    negative f − f* must not call that "slightly" off."""
+    at = open_app({"n": "3", "p": "2"}, page="pages/compare.py")
+    note = next(c.value for c in at.caption if "negative final f − f*" in c.value)
+    assert "slightly" not in note
+    assert "off the manifold (by the table's final ‖XᵀX − I‖)" in note
