@@ -73,6 +73,10 @@
     if (span >= 2) {
       const step = Math.max(1, Math.ceil(span / Math.max(1, Math.min(5, (most || 6) - 1))));
       for (let e = Math.ceil(lo); e <= Math.floor(hi); e += step) ticks.push({ v: e, label: "10" + sup(e) });
+      // a short panel over many decades (most = 2: one step spans the range) still gets the
+      // decade at its top, so that a reader sees how far the curve falls, not one label alone
+      const top = Math.floor(hi);
+      if (ticks.length < 2 && top > Math.ceil(lo)) ticks.push({ v: top, label: "10" + sup(top) });
       return ticks;
     }
     for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) {
@@ -129,6 +133,7 @@
     ctx.lineWidth = 1;
     const most = Math.max(2, Math.floor(rect.h / (1.7 * font)));  // labels never touch
     const yt = chart.ylog ? logTicks(chart.ylo, chart.yhi, most) : linearTicks(chart.ylo, chart.yhi, Math.min(4, most));
+    chart.yticks = yt.map((t) => t.label);  // what the y axis says (the browser tests read it)
     ctx.textAlign = "right";
     ctx.textBaseline = "middle";
     for (const t of yt) {

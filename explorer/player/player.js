@@ -659,6 +659,7 @@
         });
         this.legends = legends;  // where each panel's legend went (the browser tests read it)
         this.titles = charts.map((chart) => chart.title && { ...chart.title, left: chart.rect.x - chart.titleSlack, right: chart.rect.x + chart.titleRoom });
+        this.yticks = charts.map((chart) => chart.yticks);
       };
       if (cached) {
         if (!this.convBack || this.convBack.key !== this.rangeKey()) {

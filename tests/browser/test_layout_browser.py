@@ -92,6 +92,9 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
                 .filter(s => s.scrollWidth > s.clientWidth + 1 || s.textContent.includes('…'))
                 .map(s => s.textContent)""")
             assert cut == []  # no metric value is truncated
+            # every log panel labels two decades at least: one label alone gives no scale
+            yticks = frame.evaluate("landingPlayer.show(), landingPlayer.yticks")
+            assert yticks and all(len(labels) >= 2 for labels in yticks), (width, yticks)
             legends = frame.evaluate(LEGENDS_JS)  # ‖XᵀX − I‖ and ‖grad f‖: a legend at least
             assert legends and all((g["above"] or g["hidden"] == 0)
                                    and 0 <= g["x"] <= g["cw"] - g["w"]
