@@ -250,8 +250,11 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
         st.session_state.w_p = n_in
         st.warning(f"p = {p_in} > n = {n_in} is impossible (St(n, p) needs p ≤ n): "
                    f"using p = {n_in}.", icon="⚠️")
-    for warning in st.session_state.pop("url_warnings", []):
-        st.warning(text.markdown(warning), icon="⚠️")
+    warnings = [text.markdown(w) for w in st.session_state.pop("url_warnings", [])]
+    if warnings:  # one box: a box for each of a link's five bad values pushed the player down
+        st.warning(warnings[0] if len(warnings) == 1 else
+                   "This link's settings were corrected:\n" + "\n".join(f"- {w}" for w in warnings),
+                   icon="⚠️")
     sb = st.sidebar
     lecture = sb.toggle("Lecture mode", key="w_lecture",
                         help="For a projector: large type, thick lines, the sidebar folded and "

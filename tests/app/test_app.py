@@ -335,3 +335,17 @@ def test_the_bb_rule_says_how_it_treats_omega():
     text = "lowers ω for that step"
     assert any(text in c.value for c in open_app({"step": "bb"}).caption)
     assert not any(text in c.value for c in open_app({"step": "safe"}).caption)
+
+
+def test_a_links_bad_values_are_named_in_one_box():
+    """Five bad values of a link made five boxes above the player, pushing it off the first
+    screen: the settings' corrections go in one, a line each."""
+    at = open_app({"beta": "0", "omega": "-1", "eta": "1e9", "lecture": "maybe"})
+    assert not at.exception
+    boxes = [text.unescape(w.value) for w in at.main.warning if "URL parameter" in w.value]
+    assert len(boxes) == 1, boxes
+    lines = boxes[0].split("\n")
+    assert lines[0] == "This link's settings were corrected:"
+    assert [line.split("=")[0] for line in lines[1:]] == [
+        "- URL parameter beta", "- URL parameter omega", "- URL parameter eta",
+        "- URL parameter lecture"], lines
