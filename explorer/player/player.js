@@ -300,6 +300,18 @@
       try { seen = sessionStorage.getItem("landing-keys-hint") === "1"; sessionStorage.setItem("landing-keys-hint", "1"); } catch (err) { /* storage off */ }
       if (seen || this.toastShown) return;
       this.toastShown = true;
+      // over the top of the geometry view, where it hides an axis label for 7 s: not over the
+      // status line, which says what the run does, nor below the first screen. Placed once the
+      // page has laid the view out (present() runs before); until then, the CSS's place
+      const place = () => {
+        const box = this.geoCanvas.getBoundingClientRect(), root = this.rootEl.getBoundingClientRect();
+        if (!(box.height > 0)) return;
+        const half = this.toast.offsetWidth / 2;  // centred on the view, within the player
+        const x = Math.min(Math.max(box.left + box.width / 2 - root.left, half), root.width - half);
+        this.toast.style.top = `${box.top - root.top + 8}px`;
+        this.toast.style.left = `${x}px`;
+      };
+      requestAnimationFrame(() => requestAnimationFrame(place));
       this.toast.classList.add("on");
       setTimeout(() => this.toast.classList.remove("on"), 7000);
     }

@@ -103,11 +103,14 @@ def test_the_keys_hint_of_a_lecture_fits_a_phone(server, browser, shots):
         page.goto(f"{server}/?lecture=1&n=3&p=1")
         frame = player(page)
         frame.wait_for_selector(".lp-toast.on")
+        frame.wait_for_function("landingPlayer.toast.style.top !== ''")  # placed on the view
         box = frame.evaluate("""() => { const r = document.querySelector('.lp-toast')
             .getBoundingClientRect();
-            return [r.left, r.right, document.documentElement.clientWidth]; }""")
+            return [r.left, r.right, document.documentElement.clientWidth, r.top,
+                    document.querySelector('.lp-status').getBoundingClientRect().bottom]; }""")
         page.screenshot(path=shots / "lecture_keys_hint_390x844.png")
         assert box[0] >= 0 and box[1] <= box[2], box
+        assert box[3] >= box[4], box  # below the status line, which it hid before
         assert page.console_errors == []
 
 
