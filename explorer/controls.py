@@ -337,9 +337,9 @@ def write_url(query: dict[str, str], keep: set[str]) -> None:
 SCRUB_LABELS = {"off": "off", "beta": "β", "omega": "ω", "eta": "η (step, or its cap)"}
 SCRUB_HELP = (
     "A family of runs from the same X₀, one per value of the parameter (log-spaced over the "
-    "range), computed at once; the player's slider switches among them with no wait, the "
-    "neighbouring runs' paths faint. Releasing the slider sets the parameter here. Keys: [ and ] "
-    "step it.")
+    "range, with the value set here among them), computed at once; the player's slider "
+    "switches among them with no wait, the neighbouring runs' paths faint. Releasing the "
+    "slider sets the parameter here. Keys: [ and ] step it.")
 
 
 def _scrub_default() -> None:

@@ -341,7 +341,8 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
     _player(data=data, key="player", default=None)
     st.caption(text.markdown(
         f"A family of {len(fam.members)} runs over {family.SYMBOLS[fam.param]} from "
-        f"{fam.values[0]:g} to {fam.values[-1]:g} (log-spaced), "
+        f"{fam.values[0]:g} to {fam.values[-1]:g} (log-spaced, the sidebar's value among "
+        "them), "
         + (f"computed in {fam.seconds:.2f} s" if fam.complete else "computing")
         + f"; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
         "to switch runs. The Metric and Safe step views show the single run (Scrub: off)."
