@@ -82,8 +82,16 @@
     for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) {
       for (const m of span >= 1 ? [1, 2, 5] : [1, 2, 3, 5]) {
         const v = Math.log10(m) + e;
-        if (v >= lo - 1e-9 && v <= hi + 1e-9) ticks.push({ v, label: (m === 1 ? "" : m + "×") + "10" + sup(e) });
+        if (v >= lo - 1e-9 && v <= hi + 1e-9) ticks.push({ v, m, label: (m === 1 ? "" : m + "×") + "10" + sup(e) });
       }
+    }
+    if (most && ticks.length > most) {
+      // more than the panel's height holds (six labels touched in a 60-pixel step panel):
+      // the powers of ten where there are two, else every other label or fewer
+      const decades = ticks.filter((t) => t.m === 1);
+      if (decades.length >= 2) return decades;
+      const stride = Math.ceil(ticks.length / most);
+      return ticks.filter((_, i) => i % stride === 0);
     }
     if (ticks.length < 2) {
       for (const t of [lo, hi]) {
@@ -133,7 +141,8 @@
     ctx.lineWidth = 1;
     const most = Math.max(2, Math.floor(rect.h / (1.7 * font)));  // labels never touch
     const yt = chart.ylog ? logTicks(chart.ylo, chart.yhi, most) : linearTicks(chart.ylo, chart.yhi, Math.min(4, most));
-    chart.yticks = yt.map((t) => t.label);  // what the y axis says (the browser tests read it)
+    // what the y axis says, and where (the browser tests read it)
+    chart.yticks = yt.map((t) => ({ label: t.label, y: rect.y + rect.h - ((t.v - chart.ylo) / (chart.yhi - chart.ylo || 1)) * rect.h }));
     ctx.textAlign = "right";
     ctx.textBaseline = "middle";
     for (const t of yt) {
@@ -344,5 +353,5 @@
     return best;
   }
 
-  Object.assign(L, { PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, makeChart, drawAxes, drawSeries, dot, diamond, arrowHead, legendRows, legend, hidden, emptiestCorner });
+  Object.assign(L, { PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, logTicks, makeChart, drawAxes, drawSeries, dot, diamond, arrowHead, legendRows, legend, hidden, emptiestCorner });
 })(window.Landing = window.Landing || {});

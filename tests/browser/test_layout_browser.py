@@ -5,6 +5,7 @@ are never cut."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -92,9 +93,18 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
                 .filter(s => s.scrollWidth > s.clientWidth + 1 || s.textContent.includes('…'))
                 .map(s => s.textContent)""")
             assert cut == []  # no metric value is truncated
-            # every log panel labels two decades at least: one label alone gives no scale
-            yticks = frame.evaluate("landingPlayer.show(), landingPlayer.yticks")
-            assert yticks and all(len(labels) >= 2 for labels in yticks), (width, yticks)
+            # every panel labels two values at least (one label alone gives no scale), and no
+            # two labels closer than the font's size (six once touched in a short panel)
+            yticks, font = frame.evaluate("landingPlayer.show(), "
+                                          "[landingPlayer.yticks, landingPlayer.P().font]")
+            assert yticks and all(len(ticks) >= 2 for ticks in yticks), (width, yticks)
+            assert all(abs(a["y"] - b["y"]) >= font for ticks in yticks
+                       for a, b in pairwise(ticks)), (width, font, yticks)
+            # the ranges a family's panels met: η from 0.02 to 1.1 in room for three labels
+            # (it drew six), 15 decades in room for two (it drew one)
+            assert frame.evaluate("[Landing.logTicks(-1.75, 0.05, 3).map(t => t.label), "
+                                  "Landing.logTicks(-15.3, -0.1, 2).map(t => t.label)]") == [
+                ["10⁻¹", "10⁰"], ["10⁻¹⁵", "10⁻¹"]]
             legends = frame.evaluate(LEGENDS_JS)  # ‖XᵀX − I‖ and ‖grad f‖: a legend at least
             assert legends and all((g["above"] or g["hidden"] == 0)
                                    and 0 <= g["x"] <= g["cw"] - g["w"]
