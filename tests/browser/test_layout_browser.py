@@ -176,5 +176,11 @@ def test_the_theory_page_shows_its_x_whole_on_a_projector(server, browser, shots
         page.wait_for_timeout(1000)  # KaTeX typesets after the text is there
         page.screenshot(path=shots / "theory_first_screen_1280x720.png")
         assert page.evaluate(CLIPPED_JS) == []
+        # every displayed formula whole in its column (KaTeX's struts overhang by 2 px): five
+        # ran 10-60 px past it, cut ("ΔᵀX =" without its "0}")
+        wide = page.evaluate("""() => [...document.querySelectorAll('.katex-display')]
+            .filter((k) => k.scrollWidth > k.clientWidth + 2)
+            .map((k) => [k.scrollWidth, k.clientWidth, k.textContent.slice(0, 30)])""")
+        assert page.locator(".katex-display").count() >= 10 and wide == [], wide
         facts = page.get_by_text("σ(X) from").inner_text()
         assert re.search(r"σ\(X\) from \d\.\d\d to \d\.\d\d", facts), facts
