@@ -70,10 +70,10 @@ def neighbour(order: list[int], current: int | None, step: int) -> int | None:
 
 
 def position(order: list[int], current: int) -> str:
-    """Where ``current`` is in the deck, e.g. "2 of 4" (or "not in this deck")."""
+    """Where ``current`` is in the deck, e.g. "2 of 4 in the deck" (or "not in this deck")."""
     if current not in order:
         return "not in this deck"
-    return f"{order.index(current) + 1} of {len(order)}"
+    return f"{order.index(current) + 1} of {len(order)} in the deck"
 
 
 def parse_ask_at(raw: str, high: int) -> tuple[int | None, str | None]:

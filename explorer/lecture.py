@@ -200,7 +200,9 @@ def question(config: AppConfig, page: str) -> int | None:
     if found is None:
         return None
     index, preset = found
-    place = f"Preset {deck.position(order(), index)}"
+    # the preset's own number, as the presets page lists it (from 0), then its place in the
+    # deck (from 1): "Preset 1 of 13" read as another preset than the list's "0 · …"
+    place = f"Preset {index} · {deck.position(order(), index)}"
     where = f"{place} · PageDown: next, PageUp: previous"
     # one block, whatever it holds: the elements after it (the player) keep their place, so
     # Reveal does not re-create the player's iframe, which plays on from the question

@@ -69,7 +69,8 @@ def test_page_down_and_up_walk_the_deck():
     # from outside the deck (none shown, or a preset opened from the page): its ends
     assert deck.neighbour(order, None, 1) == 0 and deck.neighbour(order, 5, -1) == 2
     assert deck.neighbour([], 0, 1) is None
-    assert deck.position(order, 7) == "3 of 4" and deck.position(order, 5) == "not in this deck"
+    assert deck.position(order, 7) == "3 of 4 in the deck"
+    assert deck.position(order, 5) == "not in this deck"
 
 
 def test_ask_at_is_an_iteration_within_the_limit():

@@ -70,7 +70,8 @@ def test_the_answer_the_summary_and_the_curves_end_wait_for_reveal():
     at.button(key="deck_start").click().run()
     assert not at.exception and at.title[0].value == "Compare configurations"
     assert at.query_params["preset"] == str(OMEGA) and at.query_params["lecture"] == "1"
-    assert _predict(at) == [f"**Predict** (Preset 1 of 2): {preset.question.ask}"]
+    assert _predict(at) == [f"**Predict** (Preset {OMEGA} · 1 of 2 in the deck): "
+                            f"{preset.question.ask}"]
     assert not at.success and "Summary" not in [s.value for s in at.subheader]
     at_k = preset.question.at
     race = race_data(at)  # every row stops at the question, with no outcome
@@ -96,7 +97,8 @@ def test_page_down_and_up_walk_the_deck_and_hide_each_new_answer():
     assert at.success
     _press(at, "next", 3, "pages/compare.py", "pages/explorer.py")
     assert at.query_params["preset"] == str(GRAM) and at.query_params["view"] == "cone"
-    assert _predict(at) == [f"**Predict** (Preset 2 of 3): {PRESETS[GRAM].question.ask}"]
+    assert _predict(at) == [f"**Predict** (Preset {GRAM} · 2 of 3 in the deck): "
+                            f"{PRESETS[GRAM].question.ask}"]
     assert not at.success  # a new preset: its answer hidden again
     data = _player(at)
     assert data["header"]["ask"] == {"at": PRESETS[GRAM].question.at}
@@ -105,7 +107,7 @@ def test_page_down_and_up_walk_the_deck_and_hide_each_new_answer():
     assert _player(at)["header"]["ask"] is None and at.get("download_button")
     _press(at, "next", 5, "pages/explorer.py", "pages/theory.py")
     assert at.title[0].value.startswith("Theory") and at.query_params["preset"] == str(THEORY)
-    assert at.caption[0].value.startswith("Preset 3 of 3")
+    assert at.caption[0].value.startswith(f"Preset {THEORY} · 3 of 3 in the deck")
     _press(at, "next", 6, "pages/theory.py")  # past the end: stays, says so
     assert at.query_params["preset"] == str(THEORY)
     assert "last preset of the deck" in at.toast[0].value
@@ -127,7 +129,8 @@ def test_a_preset_link_reopens_its_question_with_its_own_stop():
     link = dict(at.query_params)
     assert link["preset"] == str(GRAM) and link["lecture"] == "1"
     fresh = open_app({**link, "ask_at": "7"}, "pages/explorer.py")
-    assert _predict(fresh) == [f"**Predict** (Preset 2 of 2): {PRESETS[GRAM].question.ask}"]
+    assert _predict(fresh) == [f"**Predict** (Preset {GRAM} · 2 of 2 in the deck): "
+                              f"{PRESETS[GRAM].question.ask}"]
     assert _player(fresh)["header"]["ask"] == {"at": 7}
     bad = open_app({**link, "ask_at": "x", "preset": "40"}, "pages/explorer.py")
     warnings = " ".join(w.value for w in bad.warning)

@@ -29,8 +29,8 @@ def _predict(page, position: str, preset: int):
     """Wait for preset ``preset``'s question at ``position`` ("1 of 2") and the listener."""
     # .first: a text can be on the page twice for a moment (a loaded run once saw two
     # "History (CSV)" buttons at once, presumably a rerun's stale element beside its new one)
-    page.get_by_text(f"(Preset {position}): {PRESETS[preset].question.ask}").first.wait_for(
-        timeout=60_000)
+    page.get_by_text(f"(Preset {preset} · {position} in the deck): "
+                     f"{PRESETS[preset].question.ask}").first.wait_for(timeout=60_000)
     page.wait_for_function(LISTENING, timeout=30_000)
 
 
