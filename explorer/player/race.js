@@ -153,7 +153,7 @@
     raceLegend(view, P) {
       const run = this.run, kind = run.view.kind;
       const items = view.legend(P, run).filter((it) => !P.palette.includes(it.colour) && it.colour !== FLOW);
-      if (kind === "plane" || kind === "sphere") items.push({ label: "dashed: the layer through each row's Xₖ", colour: "#777", dash: LAYER_DASH, width: 2 });
+      if (kind === "plane" || kind === "sphere") items.push({ label: "dashed: each row's layer", colour: "#777", dash: LAYER_DASH, width: 2 });  // short: a race's plane view is a quarter of the width, and a legend item does not wrap
       if (kind === "frame") items.push({ label: "column 1", colour: "#555" }, { label: "column 2 (lighter)", colour: "#bbb" });
       if (kind === "plane" || kind === "sphere" || kind === "cone") items.push({ label: kind === "cone" ? "X₀ᵀX₀ (each row's diamond: XₖᵀXₖ)" : "X₀ (each row's diamond: Xₖ)", colour: "#fff", marker: true });
       if (run.view.unit) items.push({ label: kind === "plane" ? "unit circle (rows on XᵀX = I)" : "unit sphere (rows on XᵀX = I)", colour: "#000", dash: UNIT_DASH, width: 2 });
