@@ -195,7 +195,7 @@ def heatmaps(
         "infeasibility": figures.sweep_heatmap(
             etas, params, g(res.final_infeasibility),
             title=f"Final {spec.infeasibility}<sub>F</sub>",
-            colour_title="‖h‖", log_colour=True, colorscale="Cividis", **common),
+            colour_title=spec.infeasibility, log_colour=True, colorscale="Cividis", **common),
     }
 
 

@@ -73,6 +73,8 @@ def test_heatmap_z_is_the_sweep_result_reshaped(constant_sweep):
         assert np.all((heat.x[:-1] < etas) & (etas < heat.x[1:]))
         assert np.all((heat.y[:-1] < params) & (params < heat.y[1:]))
         assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    # the infeasibility named as in the title and the chosen cell's text, not "‖h‖"
+    assert figs["infeasibility"].data[0].colorbar.title.text == "‖XᵀX − I‖" == spec.infeasibility
 
 
 def test_diverged_cells_are_marked_exactly(constant_sweep):
