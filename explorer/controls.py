@@ -370,9 +370,7 @@ def _scrub(sb: object, config: AppConfig) -> AppConfig:
         sb.warning(f"{family.SYMBOLS[scrub]} does nothing here: {idle}. Scrub another "
                    "parameter:", icon=":material/info:")
         cols = sb.columns(2)
-        others = [name for name in family.PARAMS
-                  if name != scrub and family.idle_reason(name, config) is None]
-        for col, name in zip(cols, others, strict=False):
+        for col, name in zip(cols, family.active_others(scrub, config), strict=False):
             col.button(f"Scrub {family.SYMBOLS[name]}",
                        key=fragments.button_key(f"w_offer_{name}"), on_click=_offer, args=(name,))
     c1, c2, c3 = sb.columns(3)

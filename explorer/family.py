@@ -70,6 +70,12 @@ def idle_reason(param: str, config: AppConfig) -> str | None:
     return None
 
 
+def active_others(param: str, config: AppConfig) -> list[str]:
+    """The parameters other than ``param`` that act in this configuration (``idle_reason``):
+    what to offer where ``param`` does nothing."""
+    return [name for name in PARAMS if name != param and idle_reason(name, config) is None]
+
+
 def selected(config: AppConfig, grid: Array) -> int:
     """The member nearest (in log scale) to the sidebar's value of the scrubbed parameter."""
     return int(np.argmin(np.abs(np.log(grid) - math.log(getattr(config, config.scrub)))))

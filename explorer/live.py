@@ -326,8 +326,8 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
         have = 0
     idle = family.idle_reason(fam.param, config)
     if idle is not None:  # the sidebar says so too, but lecture mode folds the sidebar
-        others = " or ".join(family.SYMBOLS[name] for name in family.PARAMS
-                             if name != fam.param and family.idle_reason(name, config) is None)
+        others = " or ".join(family.SYMBOLS[name]
+                             for name in family.active_others(fam.param, config))
         st.warning(f"{family.SYMBOLS[fam.param]} does nothing here: {idle}, so every run of "
                    f"this family is the same. Scrub {others} instead (sidebar, Scrub).",
                    icon=":material/info:")

@@ -141,14 +141,14 @@
     ctx.lineWidth = 1;
     const most = Math.max(2, Math.floor(rect.h / (1.7 * font)));  // labels never touch
     const yt = chart.ylog ? logTicks(chart.ylo, chart.yhi, most) : linearTicks(chart.ylo, chart.yhi, Math.min(4, most));
-    // what the y axis says, and where (the browser tests read it)
-    chart.yticks = yt.map((t) => ({ label: t.label, y: rect.y + rect.h - ((t.v - chart.ylo) / (chart.yhi - chart.ylo || 1)) * rect.h }));
     ctx.textAlign = "right";
     ctx.textBaseline = "middle";
+    chart.yticks = [];  // what the y axis says, and where (the browser tests read it)
     for (const t of yt) {
       const y = rect.y + rect.h - ((t.v - chart.ylo) / (chart.yhi - chart.ylo || 1)) * rect.h;
       ctx.beginPath(); ctx.moveTo(rect.x, y); ctx.lineTo(rect.x + rect.w, y); ctx.stroke();
       ctx.fillText(t.label, rect.x - 4, y);
+      chart.yticks.push({ label: t.label, y });
     }
     if (opts.xticks !== false) {
       const xt = linearTicks(chart.xlo, chart.xhi, Math.max(2, Math.floor(rect.w / (font * 5))), opts.xint ? 1 : 0);
@@ -248,12 +248,13 @@
     if (fill) { ctx.fillStyle = fill; ctx.fill(); }
     if (stroke) { ctx.strokeStyle = stroke; ctx.lineWidth = 1.5; ctx.stroke(); }
   }
-  function diamond(ctx, x, y, r, fill) {
+  // fill null: the outline alone (``width`` wide)
+  function diamond(ctx, x, y, r, fill, width = 1.5) {
     ctx.beginPath();
     ctx.moveTo(x, y - r); ctx.lineTo(x + r, y); ctx.lineTo(x, y + r); ctx.lineTo(x - r, y);
     ctx.closePath();
-    ctx.fillStyle = fill; ctx.fill();
-    ctx.strokeStyle = "#000"; ctx.lineWidth = 1.5; ctx.stroke();
+    if (fill !== null) { ctx.fillStyle = fill; ctx.fill(); }
+    ctx.strokeStyle = "#000"; ctx.lineWidth = width; ctx.stroke();
   }
   function arrowHead(ctx, x0, y0, x1, y1, size, colour) {
     const a = Math.atan2(y1 - y0, x1 - x0);

@@ -506,11 +506,8 @@
       markEnds(ctx, pr.at(G[0]), pr.at(cur), P);
       // I's marker again, as an outline over the path's end: a converged Xₖ covers I there,
       // and the outline around it shows that it reached I
-      const I = pr.at([1, 1, 0]), r = P.marker + 5;
-      ctx.beginPath();
-      ctx.moveTo(I[0], I[1] - r); ctx.lineTo(I[0] + r, I[1]); ctx.lineTo(I[0], I[1] + r); ctx.lineTo(I[0] - r, I[1]);
-      ctx.closePath();
-      ctx.strokeStyle = "#000"; ctx.lineWidth = 2; ctx.stroke();
+      const I = pr.at([1, 1, 0]);
+      diamond(ctx, I[0], I[1], P.marker + 5, null, 2);
       ctx.restore();
     },
     legend: (P) => [
