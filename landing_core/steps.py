@@ -154,19 +154,31 @@ class Constant:
 
 @dataclass(frozen=True)
 class Decreasing:
-    """eta_k = eta half_life / (half_life + k): halves after ``half_life`` updates, then
-    decays like 1/k (sum eta_k infinite, sum eta_k^2 finite: Robbins & Monro), the step that
-    lets stochastic gradients converge despite their noise."""
+    """eta_k = eta half_life / (half_life + k - k_0) after the first k_0 = ``constant_for``
+    updates at eta: halves ``half_life`` updates later, then decays like 1/k (sum eta_k
+    infinite, sum eta_k^2 finite: Robbins & Monro), the step that lets stochastic gradients
+    converge despite their noise.
+
+    With half_life = k_0 the step is eta k_0 / k from k_0 on: a constant step until SGD sits
+    at its noise floor, then the decay that takes it below. Decaying from k = 0 instead slows
+    the transient, and within a run of a few hundred epochs ends above the constant step's
+    floor (measured on the Stochastic page's problems: RESULTS.md, section 22)."""
 
     eta: float = 0.1
     half_life: float = 100.0
+    constant_for: float = 0.0
 
     def __post_init__(self) -> None:
         _check_positive("step eta", self.eta)
         _check_positive("half_life", self.half_life)
+        if not (math.isfinite(self.constant_for) and self.constant_for >= 0):
+            raise ValueError(f"constant_for must be a finite number >= 0, got "
+                             f"{self.constant_for!r}")
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
-        return self.eta * self.half_life / (self.half_life + ctx.k)
+        if ctx.k < self.constant_for:
+            return self.eta  # exactly the constant step's: the curves agree until k_0
+        return self.eta * self.half_life / (self.half_life + (ctx.k - self.constant_for))
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,37 @@ def test_a_decreasing_step_goes_below_the_constant_steps_floor(goal):
     assert rule(ctx, {}) == pytest.approx(0.1)
 
 
+def _at(k: int) -> StepContext:
+    return StepContext(*(None,) * 7, k=k)
+
+
+@settings(max_examples=60, deadline=None)
+@given(eta=st.floats(1e-6, 10.0), k0=st.integers(1, 10**6), k=st.integers(0, 10**7))
+def test_a_delayed_decrease_is_eta_then_eta_k0_over_k(eta, k0, k):
+    """half_life = constant_for = k_0: eta exactly before k_0 (the constant step's curve,
+    bit for bit), eta k_0 / k from k_0 on (three roundings), never increasing."""
+    rule = Decreasing(eta, half_life=k0, constant_for=k0)
+    value = rule(_at(k), {})
+    if k < k0:
+        assert value == eta
+    else:
+        assert value == pytest.approx(eta * k0 / k, rel=4 * EPS)
+    assert 0 < rule(_at(k + 1), {}) <= value
+
+
+def test_a_decrease_without_a_constant_phase_is_unchanged():
+    rule = Decreasing(0.4, half_life=10)
+    assert [rule(_at(k), {}) for k in (0, 10, 30)] == [0.4 * 10 / 10, 0.4 * 10 / 20,
+                                                        0.4 * 10 / 40]
+    assert Decreasing(0.4, half_life=10, constant_for=5)(_at(15), {}) == 0.4 * 10 / 20
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
+def test_a_bad_constant_phase_is_refused(bad):
+    with pytest.raises(ValueError, match="constant_for must be a finite number >= 0"):
+        Decreasing(0.1, half_life=10, constant_for=bad)
+
+
 def test_full_batch_landing_runs_one_update_per_epoch(goal):
     problem, X0, _ = goal
     full = stochastic_landing(problem, X0, method="landing", epochs=5)
