@@ -20,7 +20,7 @@ from landing_core.run import Status, StopCheck
 
 from . import budget, figures, runner, work
 from .constraint import infeasibility_name
-from .state import CACHE_LIMITS, AppConfig, bounded, limits, number
+from .state import CACHE_LIMITS, STATUS_LABELS, AppConfig, bounded, limits, number
 from .text import quote
 
 Array = np.ndarray
@@ -163,6 +163,25 @@ def cached_sweep(spec: SweepSpec, matrix: Array | None = None,
 def nearest_index(values: Array, x: float) -> int:
     """The index of the value nearest to x on a log scale (a click on a heatmap cell)."""
     return int(np.argmin(np.abs(np.log10(np.asarray(values, dtype=float)) - np.log10(x))))
+
+
+def cell_summary(outcome: SweepOutcome, infeasibility: str, row: int, col: int
+                 ) -> tuple[str, str]:
+    """The chosen cell's numbers as markdown (its status and iterations, then the final
+    f − f*, the infeasibility named ``infeasibility`` and ‖grad‖), and a note for a signed
+    f − f* below 0, which the heatmap of |f − f*| does not show ("" otherwise)."""
+    res, g = outcome.result, outcome.grid
+    gap = float(g(outcome.gap)[row, col])
+    known = outcome.f_star is not None
+    summary = (f"**{STATUS_LABELS[g(res.status)[row, col]]}** after "
+               f"**{g(res.iterations)[row, col]}** iterations  \n"
+               f"{'f − f*' if known else 'f'} = {gap:.3e} · {infeasibility} = "
+               f"{g(res.final_infeasibility)[row, col]:.3e} · ‖grad‖ = "
+               f"{g(res.final_grad_norm)[row, col]:.3e}")
+    note = (f"f ends below f*: the iterate is off the manifold (by its {infeasibility}), "
+            "where f can go below its minimum, or f − f* is within f's rounding. The heatmap "
+            "colours |f − f*|.") if known and gap < 0 else ""
+    return summary, note
 
 
 def cell_hover(outcome: SweepOutcome) -> Array:

@@ -19,7 +19,6 @@ import streamlit as st
 from explorer import budget, controls, figures, text, work
 from explorer.state import (
     PROBLEM_LABELS,
-    STATUS_LABELS,
     STEP_LABELS,
     TANGENT_LABELS,
     AppConfig,
@@ -36,6 +35,7 @@ from explorer.sweeps import (
     SweepSpec,
     cached_sweep,
     cell_of,
+    cell_summary,
     from_query,
     heatmaps,
     make_spec,
@@ -176,14 +176,10 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome) -> None:
                        format_func=lambda i: controls.fmt(params[i]))
     col = c2.selectbox("η", range(len(etas)), key="sw_col",
                        format_func=lambda j: controls.fmt(etas[j]))
-    res, g = outcome.result, outcome.grid
-    gap_label = "f − f*" if outcome.f_star is not None else "f"
-    st.markdown(
-        f"**{STATUS_LABELS[g(res.status)[row, col]]}** after "
-        f"**{g(res.iterations)[row, col]}** iterations  \n"
-        f"{gap_label} = {g(outcome.gap)[row, col]:.3e} · {spec.infeasibility} = "
-        f"{g(res.final_infeasibility)[row, col]:.3e} · ‖grad‖ = "
-        f"{g(res.final_grad_norm)[row, col]:.3e}")
+    summary, note = cell_summary(outcome, spec.infeasibility, row, col)
+    st.markdown(summary)
+    if note:
+        st.caption(note)
     new = spec.cell_config(config, row, col)
     st.caption(f"Opens β = {new.beta:g}, ω = {new.omega:g}, η = {new.eta:g} with the "
                f"{STEP_LABELS[new.step]} in the explorer.")

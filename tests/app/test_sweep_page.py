@@ -116,6 +116,26 @@ def test_hover_text_holds_the_numbers(constant_sweep):
             assert part in text, (k, part, text)
 
 
+def test_the_chosen_cells_text_says_why_f_can_be_below_f_star(constant_sweep):
+    spec, outcome = constant_sweep
+    res = outcome.result
+    row, col = np.argwhere(outcome.grid(outcome.gap) > 0)[0]
+    above, note = page.cell_summary(outcome, "‖XᵀX − I‖", row, col)
+    gap = outcome.grid(outcome.gap)[row, col]
+    assert f"f − f* = {gap:.3e} · ‖XᵀX − I‖ = " in above and note == ""
+    status = page.STATUS_LABELS[outcome.grid(res.status)[row, col]]
+    assert above.startswith(f"**{status}** after **{outcome.grid(res.iterations)[row, col]}** ")
+    # the same cell under an f* 1 higher: f ends 1 below it
+    shifted = replace(outcome, result=replace(res, f_star=res.f_star + 1.0))
+    below, note = page.cell_summary(shifted, "‖XᵀX − I‖", row, col)
+    assert f"f − f* = {gap - 1.0:.3e} · ‖XᵀX − I‖ = " in below
+    assert note.startswith("f ends below f*: the iterate is off the manifold (by its "
+                           "‖XᵀX − I‖)") and note.endswith("The heatmap colours |f − f*|.")
+    unknown, note = page.cell_summary(replace(outcome, f_star=None), "‖h‖", row, col)
+    assert f"f = {outcome.grid(res.final_cost)[row, col]:.3e} · ‖h‖ = " in unknown
+    assert note == ""
+
+
 def test_log_colour_bar_is_ticked_in_powers_of_ten():
     z = np.array([[1e-12, 1e-3], [0.5, 0.0]])
     fig = figures.sweep_heatmap([0.1, 1.0], [1.0, 10.0], z, np.full((2, 2), "converged"),
