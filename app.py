@@ -10,10 +10,12 @@ from explorer import navigation
 from explorer.state import FLAGS
 
 # lecture mode (the session's configuration, or lecture=1 in a link) folds the sidebar: the
-# projector's screen goes to the run
+# projector's screen goes to the run. The sidebar's toggle is read first: its new value is in
+# the session before this rerun, the configuration only after the sidebar has run, and
+# Streamlit folds or opens the sidebar only on a run whose initial state differs from the last
 config = st.session_state.get("config")
-lecture = config.lecture if config is not None else FLAGS.get(
-    str(st.query_params.get("lecture", "0")).lower(), False)
+lecture = st.session_state.get("w_lecture", config.lecture if config is not None else FLAGS.get(
+    str(st.query_params.get("lecture", "0")).lower(), False))
 st.set_page_config(page_title="Landing Explorer", page_icon="🛬", layout="wide",
                    initial_sidebar_state="collapsed" if lecture else "auto")
 # a compact top: the default padding above the title would push the player below a 720-row

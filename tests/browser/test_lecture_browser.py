@@ -157,3 +157,26 @@ def test_a_reveal_that_meets_a_players_report_still_reveals(server, page):
     player(page).wait_for_function("landingPlayer.run.ask === null", timeout=60_000)
     assert len(merged) > reports
     assert page.console_errors == []
+
+
+def test_the_sidebars_toggle_folds_the_sidebar_and_unfolding_keeps_it(server, page, shots):
+    """Lecture mode turned on from the sidebar folds it, as a lecture=1 link does (app.py reads
+    the toggle before its rerun sets the page's initial sidebar state); turned off from the
+    unfolded sidebar, the sidebar stays open."""
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    folded = ("() => { const r = document.querySelector('[data-testid=\"stSidebar\"]')"
+              ".getBoundingClientRect(); return r.right <= 0 || r.width === 0; }")
+    page.goto(server)
+    page.get_by_role("heading", name="Landing on St(n, p)").wait_for()
+    wait_idle(page, charts=False)
+    assert sidebar.bounding_box()["width"] > 200  # 'auto' on a wide screen: open
+    sidebar.get_by_text("Lecture mode", exact=True).click()
+    page.wait_for_function("location.search.includes('lecture=1')")
+    page.wait_for_function(folded, timeout=30_000)
+    player(page)  # the run, now across the screen
+    page.screenshot(path=shots / "lecture_from_the_sidebar.png")
+    page.get_by_test_id("stExpandSidebarButton").click()
+    sidebar.get_by_text("Lecture mode", exact=True).click()
+    page.wait_for_function("!location.search.includes('lecture=1')")
+    wait_idle(page, charts=False)
+    assert sidebar.bounding_box()["width"] > 200
