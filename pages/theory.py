@@ -20,9 +20,10 @@ config = controls.sidebar()
 
 DEFAULT_DISTANCE = 0.4  # used when the sidebar puts X0 on the manifold (distance 0)
 BETA_GRID = np.logspace(-2, 2, 81)
-# the displayed formulas at 1.2em fit the statements' column in lecture mode; with the sidebar
+# the page's reading sizes, in both modes (a long text of statements and formulas); the
+# displayed formulas at 1.2em fit the statements' column in lecture mode; with the sidebar
 # open at 1280 pixels five of them ran 10-60 px past it (cut, or a scroll bar): 1em there
-LECTURE_CSS = """<style>
+READING_CSS = """<style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; }
 [data-testid="stMain"] .katex-display > .katex { font-size: %(display)s; }
@@ -158,7 +159,7 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
     st.caption(f"At {where.split(' (')[0]}, with G = ∇f there. {shape} Markers: the sidebar's β.")
 
 
-st.html(LECTURE_CSS % {"display": "1.2em" if config.lecture else "1em"})
+st.html(READING_CSS % {"display": "1.2em" if config.lecture else "1em"})
 st.title("Theory: the paper's objects, checked live")
 lecture.question(config, "theory")  # its place in the lecture deck
 problem, _ = controls.session_problem(config)  # the uploaded matrix when it fits
