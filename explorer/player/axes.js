@@ -256,6 +256,14 @@
     if (fill !== null) { ctx.fillStyle = fill; ctx.fill(); }
     ctx.strokeStyle = "#000"; ctx.lineWidth = width; ctx.stroke();
   }
+  // a value of 0 on a log axis: a triangle pointing down, its tip on the plot's floor at x
+  function floorMark(ctx, x, floor, r, fill) {
+    ctx.beginPath();
+    ctx.moveTo(x, floor); ctx.lineTo(x + r, floor - 1.7 * r); ctx.lineTo(x - r, floor - 1.7 * r);
+    ctx.closePath();
+    ctx.fillStyle = fill; ctx.fill();
+    ctx.strokeStyle = "#000"; ctx.lineWidth = 1.5; ctx.stroke();
+  }
   function arrowHead(ctx, x0, y0, x1, y1, size, colour) {
     const a = Math.atan2(y1 - y0, x1 - x0);
     ctx.beginPath();
@@ -354,5 +362,5 @@
     return best;
   }
 
-  Object.assign(L, { PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, logTicks, makeChart, drawAxes, drawSeries, dot, diamond, arrowHead, legendRows, legend, hidden, emptiestCorner });
+  Object.assign(L, { PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, logTicks, makeChart, drawAxes, drawSeries, dot, diamond, floorMark, arrowHead, legendRows, legend, hidden, emptiestCorner });
 })(window.Landing = window.Landing || {});

@@ -132,6 +132,23 @@ def test_each_view_plays(server, page, shots, query, view, name):
     assert page.console_errors == []
 
 
+def test_a_run_ending_at_f_star_exactly_marks_its_end_on_the_log_axis(server, page, shots):
+    """linear on St(3, 2) from seed 0 ends at f − f* = 0.0 exactly (k = 490): log10 has no
+    place for it, and the panel drew no end point at all; it now marks the axis' floor."""
+    page.goto(f"{server}/?problem=linear&n=3&p=2&seed=0")
+    frame = player(page)
+    frame.wait_for_function("landingPlayer.run.done", timeout=60_000)
+    last, gap = frame.evaluate("[landingPlayer.run.gap.length - 1, landingPlayer.run.gap.at(-1)]")
+    assert (last, gap) == (490, 0), (last, gap)  # the run this test is about
+    frame.evaluate(f"landingPlayer.seek({last})")
+    assert frame.evaluate("landingPlayer.zeros")[0] == 1
+    frame.evaluate(f"landingPlayer.seek({last - 60})")  # before it: a dot, no mark
+    assert frame.evaluate("landingPlayer.zeros")[0] == 0
+    frame.evaluate(f"landingPlayer.seek({last})")
+    page.screenshot(path=shots / "gap_zero_on_the_floor.png")
+    assert page.console_errors == []
+
+
 def test_both_charts_redraw_while_a_run_plays(server, page):
     """The issue's run (constant eta = 0.01, 1,500 iterations) in lecture mode: while it plays,
     the geometry view and the convergence panels both redraw; paused, neither does. Their frame
