@@ -464,12 +464,15 @@
     initialCamera: () => camera(-0.3, 0.3),  // across the cone's axis (1, 1, 0): its apex shows
     background(ctx, box, run, P, cam) {
       const v = run.view, top = v.top;
-      const c = [top / 2, top / 2, 0];
-      const pr0 = projector(box, top * 0.95, cam, P);
+      // turned about c, the ring's centre, the cone reaches top/√2 from it (its apex, and the
+      // ring's ends on the m₁₁ and m₂₂ axes); an m₁₂ axis as long as the ring is wide
+      // (±top/2) reached 0.87 top and made the cone a fifth smaller: it is ±0.3 top (0.77 top)
+      const c = [top / 2, top / 2, 0], m12 = 0.3 * top;
+      const pr0 = projector(box, top * 0.8, cam, P);
       const pr = { ...pr0, at: (p) => pr0.at([p[0] - c[0], p[1] - c[1], p[2] - c[2]]) };
       ctx.save();
       ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
-      axes3(ctx, pr, [[[0, 0, 0], [top, 0, 0]], [[0, 0, 0], [0, top, 0]], [[0, 0, -top / 2], [0, 0, top / 2]]], ["m₁₁", "m₂₂", "m₁₂"], P);
+      axes3(ctx, pr, [[[0, 0, 0], [top, 0, 0]], [[0, 0, 0], [0, top, 0]], [[0, 0, -m12], [0, 0, m12]]], ["m₁₁", "m₂₂", "m₁₂"], P);
       // the boundary of SPD(2), det M = 0: M = λ v vᵀ, v = (cos s, sin s); rings at fixed λ
       // (= tr M), rays at fixed s
       const ring = (lam) => { const pts = []; for (let i = 0; i <= 72; i++) { const s = (Math.PI * i) / 72; pts.push([lam * Math.cos(s) ** 2, lam * Math.sin(s) ** 2, lam * Math.cos(s) * Math.sin(s)]); } return pts; };
