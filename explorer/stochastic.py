@@ -133,9 +133,10 @@ def problem_of(spec: StochasticSpec, config: AppConfig) -> tuple[FiniteSum, np.n
 def step_of(spec: StochasticSpec, problem: FiniteSum, method: str) -> float | Decreasing:
     """The step of ``method``: the spec's eta (0: the default); SGD's, when decreasing, eta
     until k_0 = half the run's updates and eta k_0 / k after. So the two SGD curves agree
-    until the run's middle, where a constant step has mostly reached its noise floor, and
-    the decreasing one then goes below it. (A decay from k = 0, ten epochs' half-life, ended
-    above the constant step's floor on every setting tried: RESULTS.md, section 22.)"""
+    until the run's middle; where the constant step has reached its noise floor by then (the
+    default settings) the decreasing one goes below it, where it has not the decay slows it.
+    (A decay from k = 0, ten epochs' half-life, ended above the constant step's floor on
+    every setting tried: RESULTS.md, section 22.)"""
     eta = spec.eta or default_step(problem, spec.batch)
     if method == "sgd" and spec.decreasing:
         k0 = SWITCH * spec.epochs * math.ceil(spec.samples / spec.batch)

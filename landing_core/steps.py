@@ -159,10 +159,10 @@ class Decreasing:
     infinite, sum eta_k^2 finite: Robbins & Monro), the step that lets stochastic gradients
     converge despite their noise.
 
-    With half_life = k_0 the step is eta k_0 / k from k_0 on: a constant step until SGD sits
-    at its noise floor, then the decay that takes it below. Decaying from k = 0 instead slows
-    the transient, and within a run of a few hundred epochs ends above the constant step's
-    floor (measured on the Stochastic page's problems: RESULTS.md, section 22)."""
+    With half_life = k_0 the step is eta k_0 / k from k_0 on: a constant step until k_0, then
+    the decay, which takes SGD below its noise floor where it has reached that floor by k_0.
+    (A decay from k = 0 with a half-life of ten epochs slowed the transient and ended above
+    the constant step's floor on the Stochastic page's settings: RESULTS.md, section 22.)"""
 
     eta: float = 0.1
     half_life: float = 100.0
@@ -176,8 +176,10 @@ class Decreasing:
                              f"{self.constant_for!r}")
 
     def __call__(self, ctx: StepContext, state: dict) -> float:
-        if ctx.k < self.constant_for:
-            return self.eta  # exactly the constant step's: the curves agree until k_0
+        if ctx.k <= self.constant_for and self.constant_for > 0:
+            # exactly the constant step's (the curves agree until k_0; eta h / h can round one
+            # unit above eta, a step up at k_0)
+            return self.eta
         return self.eta * self.half_life / (self.half_life + (ctx.k - self.constant_for))
 
 

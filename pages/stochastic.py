@@ -105,8 +105,10 @@ methods = c1.multiselect("methods", list(model.METHOD_LABELS), key="so_methods",
                          format_func=model.METHOD_LABELS.get)
 decreasing = c2.toggle("SGD: decreasing step", key="so_decreasing",
                        help="ηₖ = η for the first half of the epochs, then η k₀/k "
-                            "(k₀: half the run's updates): once SGD sits at its noise floor, "
-                            "a step that decays like 1/k takes it below, slowly.")
+                            "(k₀: half the run's updates). Where constant-step SGD sits at its "
+                            "noise floor by the run's middle (the default settings), the decay "
+                            "takes it below, slowly; where it is still falling there, the "
+                            "decay slows it.")
 if not methods:
     st.info("Choose at least one method.")
     st.stop()
@@ -143,7 +145,7 @@ if not config.lecture:
     eta_used = spec.eta or default_step(run.problem, spec.batch)
     st.caption(f"m = {spec.samples:,} samples, batch {spec.batch}: "
                f"{-(-spec.samples // spec.batch)} updates per epoch · η = {eta_used:.3g}"
-               + (f" (SGD's decreasing from epoch {model.SWITCH * spec.epochs:g})"
+               + (f" (SGD's step decreasing after epoch {model.SWITCH * spec.epochs:g})"
                   if spec.decreasing and "sgd" in spec.methods else "")
                + f" · f* = {run.f_star:.6g} from the eigenvalues of the samples' covariance")
 

@@ -188,18 +188,27 @@ def test_a_delayed_decrease_is_eta_then_eta_k0_over_k(eta, k0, k):
     bit for bit), eta k_0 / k from k_0 on (three roundings), never increasing."""
     rule = Decreasing(eta, half_life=k0, constant_for=k0)
     value = rule(_at(k), {})
-    if k < k0:
+    if k <= k0:
         assert value == eta
     else:
         assert value == pytest.approx(eta * k0 / k, rel=4 * EPS)
     assert 0 < rule(_at(k + 1), {}) <= value
 
 
-def test_a_decrease_without_a_constant_phase_is_unchanged():
+def test_the_decreasing_steps_values():
     rule = Decreasing(0.4, half_life=10)
-    assert [rule(_at(k), {}) for k in (0, 10, 30)] == [0.4 * 10 / 10, 0.4 * 10 / 20,
-                                                        0.4 * 10 / 40]
-    assert Decreasing(0.4, half_life=10, constant_for=5)(_at(15), {}) == 0.4 * 10 / 20
+    assert [rule(_at(k), {}) for k in (0, 10, 30)] == pytest.approx([0.4, 0.2, 0.1],
+                                                                     rel=2 * EPS)
+    # about k_0 itself (a draw hypothesis rarely makes): eta h / h rounds one unit above eta
+    # for this eta and k_0, which made a step up at k_0 in the rule's first version
+    eta, k0 = 3.5290949463498174, 423091
+    assert eta * k0 / k0 > eta
+    delayed = Decreasing(eta, half_life=k0, constant_for=k0)
+    steps = [delayed(_at(k), {}) for k in (k0 - 1, k0, k0 + 1)]
+    assert steps[0] == steps[1] == eta > steps[2]
+    later = Decreasing(0.4, half_life=10, constant_for=5)
+    assert [later(_at(k), {}) for k in (0, 5, 15, 35)] == pytest.approx([0.4, 0.4, 0.2, 0.1],
+                                                                        rel=2 * EPS)
 
 
 @pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
