@@ -170,7 +170,11 @@ def curves() -> None:
         st.error(error)
     done = max((r["epoch"][-1] for r in runs if r["epoch"]), default=0)
     if finished:
-        st.caption(f"Done: {done} epochs.")
+        # a run cut short by the time limit says so beside its info box: "Done: 166 epochs."
+        # read as if 166 had been asked for
+        cut = any(r["status"] == Status.STOPPED for r in runs)
+        st.caption(f"Stopped at epoch {done} of {spec.epochs}." if cut else
+                   f"Done: {done} epochs.")
         if not config.lecture:
             st.dataframe(pd.DataFrame(model.summary(runs, run.f_star)), hide_index=True,
                          column_config={k: st.column_config.NumberColumn(format="%.2e") for k

@@ -198,6 +198,24 @@ def test_the_decreasing_step_follows_sgd_to_its_floor_and_then_goes_below():
     assert not np.array_equal(constant[51].X, decreasing[51].X)
 
 
+def test_runs_cut_short_by_the_time_limit_say_where_they_stopped(monkeypatch):
+    """A server whose budget is a quarter of a second (and whose cost model admits the run):
+    the caption says "Stopped at epoch k of 200.", not "Done: k epochs.", which read as if k
+    had been asked for, and the info box says why."""
+    from explorer import budget, work
+
+    monkeypatch.setattr(budget, "MARGIN", 0.001)
+    monkeypatch.setattr(work, "BUDGET", budget.Budget(seconds=0.25))
+    at = _page({"stoch": "samples=1000,batch=1,epochs=200,methods=sgd"})
+    _finish(at)
+    run = at.session_state.stoch_run
+    done = run.runs["sgd"]["epoch"][-1]
+    assert run.runs["sgd"]["status"] == "stopped" and 0 < done < 200
+    assert [c.value for c in at.caption if c.value.startswith(("Done", "Stopped"))] == [
+        f"Stopped at epoch {done} of 200."]
+    assert any("time limit of 0.25 s" in i.value for i in at.info)
+
+
 def test_a_diverging_step_is_reported_on_the_page():
     at = _page({"stoch": "samples=200,batch=10,eta=0.5,epochs=5,methods=sgd+saga"})
     _finish(at)
