@@ -165,11 +165,15 @@ def nearest_index(values: Array, x: float) -> int:
     return int(np.argmin(np.abs(np.log10(np.asarray(values, dtype=float)) - np.log10(x))))
 
 
+ROUNDING_UNITS = 100  # a gap below f* within this many eps |f*| is put down to rounding
+
+
 def cell_summary(outcome: SweepOutcome, infeasibility: str, row: int, col: int
                  ) -> tuple[str, str]:
     """The chosen cell's numbers as markdown (its status and iterations, then the final
     f − f*, the infeasibility named ``infeasibility`` and ‖grad‖), and a note for a signed
-    f − f* below 0, which the heatmap of |f − f*| does not show ("" otherwise)."""
+    f − f* below 0, which the heatmap of |f − f*| does not show, with its likelier cause ("" for
+    f − f* ≥ 0)."""
     res, g = outcome.result, outcome.grid
     gap = float(g(outcome.gap)[row, col])
     known = outcome.f_star is not None
@@ -178,9 +182,17 @@ def cell_summary(outcome: SweepOutcome, infeasibility: str, row: int, col: int
                f"{'f − f*' if known else 'f'} = {gap:.3e} · {infeasibility} = "
                f"{g(res.final_infeasibility)[row, col]:.3e} · ‖grad‖ = "
                f"{g(res.final_grad_norm)[row, col]:.3e}")
-    note = (f"f ends below f*: the iterate is off the manifold (by its {infeasibility}), "
-            "where f can go below its minimum, or f − f* is within f's rounding. The heatmap "
-            "colours |f − f*|.") if known and gap < 0 else ""
+    note = ""
+    if known and gap < 0:
+        # f's own rounding is a few units of eps |f| (a sum of n p terms of f's size); beyond
+        # 100 of them the iterate's distance from the manifold is what lets f below f*
+        if -gap <= ROUNDING_UNITS * np.finfo(float).eps * max(1.0, abs(outcome.f_star)):
+            note = (f"f ends below f* by less than f's rounding ({ROUNDING_UNITS} ε |f*|). "
+                    "The heatmap colours |f − f*|.")
+        else:
+            note = (f"f ends below f*: the iterate is off the manifold ({infeasibility} = "
+                    f"{g(res.final_infeasibility)[row, col]:.1e}), where f can go below its "
+                    "minimum on it. The heatmap colours |f − f*|.")
     return summary, note
 
 

@@ -129,8 +129,16 @@ def test_the_chosen_cells_text_says_why_f_can_be_below_f_star(constant_sweep):
     shifted = replace(outcome, result=replace(res, f_star=res.f_star + 1.0))
     below, note = page.cell_summary(shifted, "‖XᵀX − I‖", row, col)
     assert f"f − f* = {gap - 1.0:.3e} · ‖XᵀX − I‖ = " in below
-    assert note.startswith("f ends below f*: the iterate is off the manifold (by its "
-                           "‖XᵀX − I‖)") and note.endswith("The heatmap colours |f − f*|.")
+    h = outcome.grid(res.final_infeasibility)[row, col]
+    assert note == (f"f ends below f*: the iterate is off the manifold (‖XᵀX − I‖ = {h:.1e}), "
+                    "where f can go below its minimum on it. The heatmap colours |f − f*|.")
+    # f* raised by 50 units of rounding in |f*|: f is below it by no more than its rounding
+    eps50 = 50 * np.finfo(float).eps * abs(outcome.f_star)
+    near = replace(outcome, result=replace(res, f_star=res.final_cost + eps50),
+                   f_star=outcome.f_star)
+    _, note = page.cell_summary(near, "‖XᵀX − I‖", row, col)
+    assert note == ("f ends below f* by less than f's rounding (100 ε |f*|). The heatmap "
+                    "colours |f − f*|.")
     unknown, note = page.cell_summary(replace(outcome, f_star=None), "‖h‖", row, col)
     assert f"f = {outcome.grid(res.final_cost)[row, col]:.3e} · ‖h‖ = " in unknown
     assert note == ""
