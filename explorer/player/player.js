@@ -696,24 +696,26 @@
         ctx.restore();
       } else paintBack(ctx);
       const clock = this.run.race ? this.clockX() : this.kf;
-      const zeros = [];
+      const heads = [];
       charts.forEach((chart, i) => {
         this.conv[i].series.forEach((s, j) => drawSeries(ctx, chart, s.ys, upto(s), {
           colour: s.colour, width: P.thick, dash: s.dash, xs: s.xs, from: trail ? trail.k[i][j] : 0, cap: trail ? "round" : undefined }));
         cursor(ctx, chart, clock);
-        zeros[i] = 0;
+        heads[i] = { dots: 0, zeros: 0 };
         for (const s of this.conv[i].series) {
           const k = Math.min(Math.floor(upto(s)), this.available, s.ys.length - 1), y = s.ys[k];
           if (y === null || !isFinite(y)) continue;
           const x = chart.X(s.xs ? s.xs[k] : k);
-          if (!chart.ylog || y > 0) dot(ctx, x, chart.Y(y), P.marker - 2, s.colour, "#000");
-          else if (y === 0) {  // f − f* = 0 exactly (a run can end there): no place on a log axis
+          if (!chart.ylog || y > 0) {
+            dot(ctx, x, chart.Y(y), P.marker - 2, s.colour, "#000");
+            heads[i].dots++;
+          } else if (y === 0) {  // f − f* = 0 exactly (a run can end there): no place on a log axis
             floorMark(ctx, x, chart.rect.y + chart.rect.h, P.marker - 2, s.colour);
-            zeros[i]++;
+            heads[i].zeros++;
           }
         }
       });
-      this.zeros = zeros;  // the values of 0 marked on each panel's floor (the browser tests)
+      this.heads = heads;  // each panel's current points: dots, and zeros on its floor (tests)
       this.stats.draws.convergence++;
     }
 

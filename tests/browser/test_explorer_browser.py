@@ -141,9 +141,9 @@ def test_a_run_ending_at_f_star_exactly_marks_its_end_on_the_log_axis(server, pa
     last, gap = frame.evaluate("[landingPlayer.run.gap.length - 1, landingPlayer.run.gap.at(-1)]")
     assert (last, gap) == (490, 0), (last, gap)  # the run this test is about
     frame.evaluate(f"landingPlayer.seek({last})")
-    assert frame.evaluate("landingPlayer.zeros")[0] == 1
+    assert frame.evaluate("landingPlayer.heads")[0] == {"dots": 0, "zeros": 1}
     frame.evaluate(f"landingPlayer.seek({last - 60})")  # before it: a dot, no mark
-    assert frame.evaluate("landingPlayer.zeros")[0] == 0
+    assert frame.evaluate("landingPlayer.heads")[0] == {"dots": 1, "zeros": 0}
     frame.evaluate(f"landingPlayer.seek({last})")
     page.screenshot(path=shots / "gap_zero_on_the_floor.png")
     assert page.console_errors == []
