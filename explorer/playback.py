@@ -187,7 +187,13 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
         data |= shape
     elif name == "cone":
         M = np.asarray(trace.gram, dtype=float)
-        data["top"] = 1.15 * max(2.0, float(np.max(M[:, 0, 0])), float(np.max(M[:, 1, 1])))
+        top = 1.15 * max(2.0, float(np.max(M[:, 0, 0])), float(np.max(M[:, 1, 1])))
+        # the view turns about the ring's centre (top/2, top/2, 0): its radius holds the cone
+        # and its axes (0.77 top) and every (m11, m22, m12) of the path (a nearly rank-one
+        # X0ᵀX0 lies up to top from it)
+        path = np.stack([M[:, 0, 0] - top / 2, M[:, 1, 1] - top / 2, M[:, 0, 1]], axis=1)
+        data["top"] = top
+        data["R"] = max(0.8 * top, 1.05 * float(np.max(np.linalg.norm(path, axis=1))))
     elif name == "metric":
         labels, which = slice_description(trace.n, trace.p)
         data |= {"beta": config.beta, "tangent": config.tangent, "labels": list(labels),

@@ -466,9 +466,10 @@
       const v = run.view, top = v.top;
       // turned about c, the ring's centre, the cone reaches top/√2 from it (its apex, and the
       // ring's ends on the m₁₁ and m₂₂ axes); an m₁₂ axis as long as the ring is wide
-      // (±top/2) reached 0.87 top and made the cone a fifth smaller: it is ±0.3 top (0.77 top)
+      // (±top/2) reached 0.87 top and made the cone a fifth smaller: it is ±0.3 top (0.77 top).
+      // v.R: 0.8 top, or more for a path that reaches further (playback.py)
       const c = [top / 2, top / 2, 0], m12 = 0.3 * top;
-      const pr0 = projector(box, top * 0.8, cam, P);
+      const pr0 = projector(box, v.R || top * 0.8, cam, P);
       const pr = { ...pr0, at: (p) => pr0.at([p[0] - c[0], p[1] - c[1], p[2] - c[2]]) };
       ctx.save();
       ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);

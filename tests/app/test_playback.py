@@ -116,6 +116,23 @@ def test_the_header_carries_the_speed_the_optimum_and_the_view():
         playback.header(names, "plane", trace, problem, config, None)
 
 
+def test_the_cone_views_radius_holds_the_cone_and_the_whole_path():
+    """The Gram view turns about c = (top/2, top/2, 0): its radius is 0.8 top (the cone and its
+    axes reach 0.77 top) unless a point (m11, m22, m12) of the path lies further, as a nearly
+    rank-one X0ᵀX0 does: (3.9, 3.9, -3.89) is 1.01 top from c."""
+    trace, problem, config = run_config(n=3, p=2, max_iter=10)
+    view = playback.view_data("cone", trace, problem, config)
+    M = np.asarray(trace.gram)
+    assert view["top"] == 1.15 * max(2.0, M[:, 0, 0].max(), M[:, 1, 1].max())
+    assert view["R"] == 0.8 * view["top"]  # this run stays within the cone's sphere
+    trace.gram[0] = np.array([[3.9, -3.89], [-3.89, 3.9]])
+    view = playback.view_data("cone", trace, problem, config)
+    top = view["top"]
+    assert top == pytest.approx(1.15 * 3.9, rel=1e-15)
+    reach = np.sqrt(2 * (3.9 - top / 2) ** 2 + 3.89 ** 2)
+    assert reach > top and view["R"] == pytest.approx(1.05 * reach, rel=1e-15)
+
+
 def test_each_iterate_gap_is_taken_in_its_own_component():
     """linear(2, 2), seed 14, constant eta = 0.6: the run crosses det X = 0; the chunk's f* per
     iterate follows the sign of det X_k, so the last gap is >= 0 (X_0's f* would give -2.12)."""
