@@ -256,13 +256,23 @@
     if (fill !== null) { ctx.fillStyle = fill; ctx.fill(); }
     ctx.strokeStyle = "#000"; ctx.lineWidth = width; ctx.stroke();
   }
-  // a value of 0 on a log axis: a triangle pointing down, its tip on the plot's floor at x
-  function floorMark(ctx, x, floor, r, fill) {
+  // a value of 0 on a log axis: a triangle pointing down, its tip on the plot's floor at x,
+  // and "= 0" to its left (the triangle alone read as a value near the floor, or a glitch)
+  function floorMark(ctx, x, floor, r, fill, font) {
     ctx.beginPath();
     ctx.moveTo(x, floor); ctx.lineTo(x + r, floor - 1.7 * r); ctx.lineTo(x - r, floor - 1.7 * r);
     ctx.closePath();
     ctx.fillStyle = fill; ctx.fill();
     ctx.strokeStyle = "#000"; ctx.lineWidth = 1.5; ctx.stroke();
+    ctx.save();
+    ctx.font = `bold ${font}px sans-serif`; ctx.fillStyle = "#000";
+    ctx.textAlign = "right"; ctx.textBaseline = "bottom";
+    const w = ctx.measureText("= 0").width;  // on white: the curve runs into the floor here
+    ctx.fillStyle = "rgba(255,255,255,0.85)";
+    ctx.fillRect(x - r - 5 - w, floor - font - 3, w + 4, font + 2);
+    ctx.fillStyle = "#000";
+    ctx.fillText("= 0", x - r - 3, floor - 2);
+    ctx.restore();
   }
   function arrowHead(ctx, x0, y0, x1, y1, size, colour) {
     const a = Math.atan2(y1 - y0, x1 - x0);

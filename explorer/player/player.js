@@ -710,7 +710,7 @@
             dot(ctx, x, chart.Y(y), P.marker - 2, s.colour, "#000");
             heads[i].dots++;
           } else if (y === 0) {  // f − f* = 0 exactly (a run can end there): no place on a log axis
-            floorMark(ctx, x, chart.rect.y + chart.rect.h, P.marker - 2, s.colour);
+            floorMark(ctx, x, chart.rect.y + chart.rect.h, P.marker - 2, s.colour, P.font);
             heads[i].zeros++;
           }
         }
