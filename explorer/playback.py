@@ -187,10 +187,13 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
         data |= shape
     elif name == "cone":
         M = np.asarray(trace.gram, dtype=float)
-        top = 1.15 * max(2.0, float(np.max(M[:, 0, 0])), float(np.max(M[:, 1, 1])))
-        # the view turns about the ring's centre (top/2, top/2, 0): its radius holds the cone
-        # and its axes (0.77 top) and every (m11, m22, m12) of the path (a nearly rank-one
-        # X0ᵀX0 lies up to top from it)
+        # the cone is drawn up to the ring tr M = top, beyond every point of the path: with
+        # top from max(m11, m22) instead, a start far off the manifold (trace up to 1.74 top)
+        # lay outside the drawn cone
+        top = 1.1 * max(2.0, float(np.max(M[:, 0, 0] + M[:, 1, 1])))
+        # the view turns about the ring's centre (top/2, top/2, 0): the cone lies within
+        # top/√2 of it, its axes within 0.77 top (views.js); the path's farthest point is
+        # taken too, so that no rounding of the above can put it out of the view
         path = np.stack([M[:, 0, 0] - top / 2, M[:, 1, 1] - top / 2, M[:, 0, 1]], axis=1)
         data["top"] = top
         data["R"] = max(0.8 * top, 1.05 * float(np.max(np.linalg.norm(path, axis=1))))

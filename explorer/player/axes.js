@@ -305,7 +305,9 @@
     for (const it of items) {
       const w = 26 + ctx.measureText(it.label).width + 14;
       if (cx + w > x + maxWidth && cx > x) { cx = x; cy += font + 6; }
-      if (it.marker) {
+      if (it.marker === "diamond") {  // as markEnds draws X_k, and the Gram view I
+        diamond(ctx, cx + 10, cy, 6, it.colour);
+      } else if (it.marker) {
         dot(ctx, cx + 10, cy, 5, it.colour, "#000");
       } else {
         ctx.strokeStyle = it.colour;

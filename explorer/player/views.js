@@ -221,7 +221,7 @@
     { label: `${run && run.view.B ? "layer xᵀBx = xₖᵀBxₖ" : "layer ‖x‖ = ‖xₖ‖"}${more.layer || ""}`, colour: P.palette[5], dash: LAYER_DASH, width: 2 },
     { label: more.trajectory, colour: P.palette[1] },
     { label: "X₀", colour: P.palette[2], marker: true },
-    { label: "Xₖ", colour: P.palette[3], marker: true },
+    { label: "Xₖ", colour: P.palette[3], marker: "diamond" },
   ];
 
   function path2d(ctx, X, kf, at, colour, width, P) {
@@ -519,7 +519,8 @@
       { label: "XₖᵀXₖ = (m₁₁, m₂₂, m₁₂)", colour: P.palette[1] },
       { label: "exact normal flow (any f, β)", colour: FLOW, dash: [2, 4], width: 2 },
       { label: "X₀ᵀX₀", colour: P.palette[2], marker: true },
-      { label: "I", colour: "#000", marker: true },
+      { label: "XₖᵀXₖ", colour: P.palette[3], marker: "diamond" },
+      { label: "I", colour: "#000", marker: "diamond" },
     ],
   };
 

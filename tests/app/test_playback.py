@@ -108,7 +108,7 @@ def test_the_header_carries_the_speed_the_optimum_and_the_view():
     head = playback.header(names, "cone", trace, problem, config, -2.5)
     assert head["rate"] is None and head["f_star"] == -2.5 and head["max_iter"] == 10
     assert head["view"] == "cone" and [v["kind"] for v in head["views"]] == names
-    assert head["views"][2]["top"] >= 2.3 and head["views"][2]["label"] == "Gram matrix"
+    assert head["views"][2]["top"] >= 2.2 and head["views"][2]["label"] == "Gram matrix"
     slow = playback.header(names, "frame", trace, problem, AppConfig(speed="slow"), None)
     assert slow["rate"] == 30.0 and slow["f_star"] is None and slow["views"][0]["R"] >= 1.3
     json.dumps(head, allow_nan=False)
@@ -116,21 +116,22 @@ def test_the_header_carries_the_speed_the_optimum_and_the_view():
         playback.header(names, "plane", trace, problem, config, None)
 
 
-def test_the_cone_views_radius_holds_the_cone_and_the_whole_path():
-    """The Gram view turns about c = (top/2, top/2, 0): its radius is 0.8 top (the cone and its
-    axes reach 0.77 top) unless a point (m11, m22, m12) of the path lies further, as a nearly
-    rank-one X0ᵀX0 does: (3.9, 3.9, -3.89) is 1.01 top from c."""
+def test_the_cone_view_holds_the_whole_path_inside_its_cone():
+    """The Gram view draws the cone up to the ring tr M = top and turns about its centre
+    c = (top/2, top/2, 0) with radius 0.8 top (the cone reaches top/√2 from c). A nearly
+    rank-one X0ᵀX0, (3.9, 3.9, -3.89), has trace 7.8: with top from max(m11, m22) (4.49) it
+    lay outside the drawn cone and 1.01 top from c, out of the view."""
     trace, problem, config = run_config(n=3, p=2, max_iter=10)
     view = playback.view_data("cone", trace, problem, config)
     M = np.asarray(trace.gram)
-    assert view["top"] == 1.15 * max(2.0, M[:, 0, 0].max(), M[:, 1, 1].max())
-    assert view["R"] == 0.8 * view["top"]  # this run stays within the cone's sphere
+    assert view["top"] == 1.1 * max(2.0, (M[:, 0, 0] + M[:, 1, 1]).max())
+    assert view["R"] == 0.8 * view["top"]
     trace.gram[0] = np.array([[3.9, -3.89], [-3.89, 3.9]])
     view = playback.view_data("cone", trace, problem, config)
     top = view["top"]
-    assert top == pytest.approx(1.15 * 3.9, rel=1e-15)
+    assert top == pytest.approx(1.1 * 7.8, rel=1e-15) and 7.8 < top  # inside the ring
     reach = np.sqrt(2 * (3.9 - top / 2) ** 2 + 3.89 ** 2)
-    assert reach > top and view["R"] == pytest.approx(1.05 * reach, rel=1e-15)
+    assert reach < top / np.sqrt(2) and view["R"] == 0.8 * top
 
 
 def test_each_iterate_gap_is_taken_in_its_own_component():
