@@ -5,6 +5,8 @@
  * this component's value {action, seq}; seq grows with every press (it starts from the clock,
  * so that a new instance of this iframe never repeats an old value).
  *
+ * It also folds the sidebar when lecture mode is turned on (``fold``).
+ *
  * This iframe is hidden (display: none). A key goes to whichever document has the focus: the
  * page around it, or another of the page's iframes (the player): the listener is attached to
  * each of them, since they share the page's origin. Only one instance listens at a time (the
@@ -64,8 +66,19 @@
     setInterval(scan, 400);  // iframes come and go (the player is re-created with its page)
     window.addEventListener("pagehide", () => { if (top.__landingDeck === handler) { top.__landingDeck = null; top.__landingDeckForget = null; } forget(); });
   }
+  // lecture mode turned on hands a new args.fold (explorer/lecture.py): fold the sidebar once
+  // for it, if open, with Streamlit's own button (which also records the fold as the user's)
+  function fold(n) {
+    if (!top || !n || top.__landingFolded === n) return;
+    top.__landingFolded = n;
+    const bar = top.document.querySelector('[data-testid="stSidebar"]');
+    const button = top.document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (bar && button && bar.getBoundingClientRect().right > 0) button.click();
+  }
   window.addEventListener("message", (event) => {
-    if (event.data && event.data.type === "streamlit:render") send("streamlit:setFrameHeight", { height: 0 });
+    if (!event.data || event.data.type !== "streamlit:render") return;
+    send("streamlit:setFrameHeight", { height: 0 });
+    fold((event.data.args || {}).fold);
   });
   send("streamlit:componentReady", { apiVersion: 1 });
 })();
