@@ -94,10 +94,18 @@
       return ticks.filter((_, i) => i % stride === 0);
     }
     if (ticks.length < 2) {
+      // the range's ends too, all labels in one notation ("0.145" and "0.0689" around "10⁻¹"
+      // mixed two): decimals from 0.001 to 10⁴, narrower than m×10ᵉ, else m×10ᵉ
       for (const t of [lo, hi]) {
-        const val = Math.pow(10, t);
-        ticks.push({ v: t, label: val.toPrecision(3) });
+        if (!ticks.some((k) => Math.abs(k.v - t) < 1e-9)) ticks.push({ v: t });  // not on a decade
       }
+      const decimal = lo >= -3 && hi < 4;
+      for (const k of ticks) {
+        let e = Math.floor(k.v), m = num(Math.pow(10, k.v - e), 3);
+        if (m === "10") { e += 1; m = "1"; }  // 9.996 rounded up
+        k.label = decimal ? num(Math.pow(10, k.v), 3) : (m === "1" ? "" : m + "×") + "10" + sup(e);
+      }
+      ticks.sort((a, b) => a.v - b.v);
     }
     return ticks;
   }
