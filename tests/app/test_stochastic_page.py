@@ -73,6 +73,7 @@ def test_the_default_page_shows_sgd_against_saga_and_full_batch():
     table = at.dataframe[0].value
     assert list(table["method"]) == ["SGD", "SAGA", "full-batch landing"]
     assert table["sample gradients"].tolist() == [100_000, 101_000, 100_000]
+    assert table["status"].tolist() == ["all epochs run"] * 3
     assert at.query_params["stoch"] == spec.to_query()
 
 
