@@ -253,13 +253,18 @@ def _log_edges(centers: Array) -> Array:
     return 10.0 ** np.concatenate([[logc[0] - half[0]], inner, [logc[-1] + half[-1]]])
 
 
-def _log_colorbar(z: Array, title: str) -> dict:
-    """A colour bar for log10 values, ticked at the integer powers of ten as 10ⁿ."""
+def _log_colorbar(z: Array, title: str) -> tuple[dict, float, float]:
+    """A colour bar for log10 values, ticked at the integer powers of ten as 10ⁿ, and the
+    whole decades (zmin, zmax) around the values, which the heatmap's colours should span:
+    plotly shows only the ticks within the colours' range, and a bar over values up to 0.66
+    ended at its 10⁻³ tick, under a stretch of the top colour that no label named."""
     finite = z[np.isfinite(z)]
     lo, hi = (np.floor(finite.min()), np.ceil(finite.max())) if finite.size else (0.0, 0.0)
+    hi = max(hi, lo + 1)  # one decade at least: values all alike still get a bar
     ticks = np.arange(hi, lo - 1, -max(1, int(np.ceil((hi - lo + 1) / 8))))[::-1]  # top ticked
-    return dict(title=dict(text=title), tickvals=ticks.tolist(),
-                ticktext=["10" + str(int(t)).translate(SUPERSCRIPTS) if t else "1" for t in ticks])
+    bar = dict(title=dict(text=title), tickvals=ticks.tolist(),
+               ticktext=["10" + str(int(t)).translate(SUPERSCRIPTS) if t else "1" for t in ticks])
+    return bar, float(lo), float(hi)
 
 
 def _sweep_cells(eta: Array, param: Array, hover: Array, size: float) -> go.Scatter:
@@ -303,10 +308,14 @@ def sweep_heatmap(
     diverged = np.asarray(status) == Status.DIVERGED
     z = np.log10(np.maximum(np.abs(values), LOG_FLOOR)) if log_colour else values.copy()
     z[diverged] = np.nan
-    colorbar = _log_colorbar(z, colour_title) if log_colour else dict(title=dict(text=colour_title))
+    if log_colour:
+        colorbar, zmin, zmax = _log_colorbar(z, colour_title)
+        span = dict(zmin=zmin, zmax=zmax)
+    else:
+        colorbar, span = dict(title=dict(text=colour_title)), {}
     xe, ye = _log_edges(eta), _log_edges(param)
     fig = go.Figure(go.Heatmap(x=xe, y=ye, z=z, colorscale=colorscale, colorbar=colorbar,
-                               name=title, hoverinfo="skip"))
+                               name=title, hoverinfo="skip", **span))
     size = float(np.clip(330 / max(len(eta), len(param)), 5, 16))
     fig.add_trace(_sweep_cells(eta, param, hover, size))
     rows, cols = np.nonzero(diverged)

@@ -154,6 +154,10 @@ def test_log_colour_bar_is_ticked_in_powers_of_ten():
     assert bar.ticktext[-1] == "1" and bar.tickvals[0] >= -16 and len(bar.tickvals) <= 9
     assert bar.ticktext[-2] == "10" + str(int(bar.tickvals[-2])).translate(SUPERSCRIPTS)
     assert list(bar.tickvals) == sorted(bar.tickvals)
+    # the colours span whole decades from the lowest value's to the highest's, so that the
+    # top tick ("1", above 0.5) is shown: plotly hides the ticks outside the colours' range
+    assert (fig.data[0].zmin, fig.data[0].zmax) == (np.log10(figures.LOG_FLOOR), 0.0)
+    assert bar.tickvals[-1] == fig.data[0].zmax
 
 
 @pytest.mark.parametrize("step", ["constant", "safe"])
