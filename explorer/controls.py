@@ -256,7 +256,7 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
                    "This link's settings were corrected:\n" + "\n".join(f"- {w}" for w in warnings),
                    icon="⚠️")
     sb = st.sidebar
-    lecture = sb.toggle("Lecture mode", key="w_lecture",
+    lecture = sb.toggle("Lecture mode", key="w_lecture", on_change=deck.toggled,
                         help="For a projector: large type, thick lines, the sidebar folded and "
                              "the explanations hidden. A link keeps it (lecture=1).")
     sb.header("Problem")

@@ -24,8 +24,7 @@ from .state import ITER_MAX, AppConfig
 
 KEYS_KEY = "deck_keys"  # the key listener's container, hidden by app.py (.st-key-deck_keys)
 KEYS_VALUE = "deck_keys_value"  # the listener's value: {action, seq}
-FOLDS = "lecture_folds"  # how often lecture mode was turned on in this session (the listener
-LECTURE_WAS = "lecture_was_on"  # folds the sidebar once for each: ``keys``)
+FOLDS = "lecture_folds"  # how often the sidebar's toggle turned lecture mode on (``toggled``)
 SHOWN_PAGE = "deck_page"  # the preset page ("explorer", ...) the last run showed, else None
 REVEAL_KEYS = "the . key (or b)"
 QUESTION_KEY = "deck_question"  # its block; app.py sets its text large
@@ -155,20 +154,25 @@ def keys(config: AppConfig) -> None:
     """The deck in the URL and, in lecture mode, the clicker's key listener (``deck_keys/``,
     hidden): its value is a key pressed, which ``act`` does on the next run.
 
-    Each time lecture mode is turned on (a link with lecture=1 included) the listener is
-    handed a new ``fold`` and folds the sidebar if it is open: the page config's folded
-    sidebar (app.py) gives way to the last fold or unfold the user made by hand, which
-    Streamlit keeps in the browser's localStorage, so a lecturer who had once opened the
-    sidebar by hand would never see lecture mode fold it."""
+    Each time the sidebar's toggle turns lecture mode on (``toggled``) the listener is handed
+    a new ``fold`` and folds the sidebar if it is open."""
     order()
     write_url()
     st.session_state[SHOWN_PAGE] = None  # until the page says which it is (``question``)
-    if config.lecture and not st.session_state.get(LECTURE_WAS, False):
-        st.session_state[FOLDS] = st.session_state.get(FOLDS, 0) + 1
-    st.session_state[LECTURE_WAS] = config.lecture
     if config.lecture:
         with st.container(key=KEYS_KEY):
-            _keys(key=KEYS_VALUE, default=None, fold=st.session_state[FOLDS])
+            _keys(key=KEYS_VALUE, default=None, fold=st.session_state.get(FOLDS, 0))
+
+
+def toggled() -> None:
+    """The sidebar's lecture toggle, changed by a click: turned on, the sidebar is to fold
+    (``keys``). The page config's folded sidebar (app.py) gives way to the last fold or unfold
+    made by hand, which Streamlit keeps in the browser's localStorage: a lecturer who had
+    opened the sidebar by hand (to reach the toggle) saw lecture mode fold it only the first
+    time. Only the toggle: a preset or a link that opens lecture mode leaves the sidebar to
+    the page config, as before."""
+    if st.session_state.get("w_lecture"):
+        st.session_state[FOLDS] = st.session_state.get(FOLDS, 0) + 1
 
 
 def compare_matches(preset: Preset) -> bool:

@@ -5,7 +5,7 @@
  * this component's value {action, seq}; seq grows with every press (it starts from the clock,
  * so that a new instance of this iframe never repeats an old value).
  *
- * It also folds the sidebar when lecture mode is turned on (``fold``).
+ * It also folds the sidebar when the sidebar's toggle turns lecture mode on (``fold``).
  *
  * This iframe is hidden (display: none). A key goes to whichever document has the focus: the
  * page around it, or another of the page's iframes (the player): the listener is attached to
@@ -66,14 +66,26 @@
     setInterval(scan, 400);  // iframes come and go (the player is re-created with its page)
     window.addEventListener("pagehide", () => { if (top.__landingDeck === handler) { top.__landingDeck = null; top.__landingDeckForget = null; } forget(); });
   }
-  // lecture mode turned on hands a new args.fold (explorer/lecture.py): fold the sidebar once
-  // for it, if open, with Streamlit's own button (which also records the fold as the user's)
+  // the sidebar's toggle turning lecture mode on hands a new args.fold (explorer/lecture.py):
+  // fold the sidebar once for it, if open, with Streamlit's own button (which also records
+  // the fold as the user's)
   function fold(n) {
     if (!top || !n || top.__landingFolded === n) return;
     top.__landingFolded = n;
     const bar = top.document.querySelector('[data-testid="stSidebar"]');
     const button = top.document.querySelector('[data-testid="stSidebarCollapseButton"] button');
-    if (bar && button && bar.getBoundingClientRect().right > 0) button.click();
+    if (!bar || !button || bar.getBoundingClientRect().right <= 0) return;
+    // the button records the fold as the user's own choice, which Streamlit would then prefer
+    // to the page config on every later load (a folded sidebar outside lecture mode): the
+    // stored choices are put back as they were
+    const store = top.localStorage, mine = (k) => k && k.startsWith("stSidebarCollapsed");
+    const saved = {};
+    try { for (let i = 0; i < store.length; i++) if (mine(store.key(i))) saved[store.key(i)] = store.getItem(store.key(i)); } catch (err) { /* no storage */ }
+    button.click();
+    try {
+      for (let i = store.length - 1; i >= 0; i--) if (mine(store.key(i)) && !(store.key(i) in saved)) store.removeItem(store.key(i));
+      for (const k of Object.keys(saved)) store.setItem(k, saved[k]);
+    } catch (err) { /* no storage */ }
   }
   window.addEventListener("message", (event) => {
     if (!event.data || event.data.type !== "streamlit:render") return;
