@@ -177,8 +177,11 @@ def cell_summary(outcome: SweepOutcome, infeasibility: str, row: int, col: int
     res, g = outcome.result, outcome.grid
     gap = float(g(outcome.gap)[row, col])
     known = outcome.f_star is not None
-    summary = (f"**{STATUS_LABELS[g(res.status)[row, col]]}** after "
-               f"**{g(res.iterations)[row, col]}** iterations  \n"
+    status, k = g(res.status)[row, col], g(res.iterations)[row, col]
+    # "iteration limit after 500 iterations" read awkwardly (a tour): the limit says it
+    ended = (f"**stopped at the iteration limit** of **{k}**" if status == Status.MAX_ITER
+             else f"**{STATUS_LABELS[status]}** after **{k}** iterations")
+    summary = (f"{ended}  \n"
                f"{'f − f*' if known else 'f'} = {gap:.3e} · {infeasibility} = "
                f"{g(res.final_infeasibility)[row, col]:.3e} · ‖grad‖ = "
                f"{g(res.final_grad_norm)[row, col]:.3e}")

@@ -123,8 +123,17 @@ def test_the_chosen_cells_text_says_why_f_can_be_below_f_star(constant_sweep):
     above, note = page.cell_summary(outcome, "‖XᵀX − I‖", row, col)
     gap = outcome.grid(outcome.gap)[row, col]
     assert f"f − f* = {gap:.3e} · ‖XᵀX − I‖ = " in above and note == ""
-    status = page.STATUS_LABELS[outcome.grid(res.status)[row, col]]
-    assert above.startswith(f"**{status}** after **{outcome.grid(res.iterations)[row, col]}** ")
+    status, k = outcome.grid(res.status)[row, col], outcome.grid(res.iterations)[row, col]
+    assert above.startswith(f"**stopped at the iteration limit** of **{k}**  \n"
+                            if status == "max_iter" else
+                            f"**{page.STATUS_LABELS[status]}** after **{k}** iterations  \n")
+    # both forms, whichever the cell above is
+    done = np.argwhere(outcome.grid(res.status) == "converged")[0]
+    assert page.cell_summary(outcome, "‖h‖", *done)[0].startswith(
+        f"**converged** after **{outcome.grid(res.iterations)[tuple(done)]}** iterations")
+    limit = np.argwhere(outcome.grid(res.status) == "max_iter")[0]
+    assert page.cell_summary(outcome, "‖h‖", *limit)[0].startswith(
+        f"**stopped at the iteration limit** of **{outcome.grid(res.iterations)[tuple(limit)]}**")
     # the same cell under an f* 1 higher: f ends 1 below it
     shifted = replace(outcome, result=replace(res, f_star=res.f_star + 1.0))
     below, note = page.cell_summary(shifted, "‖XᵀX − I‖", row, col)
