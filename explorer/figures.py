@@ -180,6 +180,7 @@ def stochastic_figure(
     f_star: float,
     epochs: int | None = None,
     height: int = 440,
+    decay_from: float | None = None,
 ) -> go.Figure:
     """Stochastic runs over epochs (passes over the data): the relative gap |f - f*| / |f*| of
     the full sum, ||X^T X - I||_F and the stationarity ||grad_1 f|| of the full gradient, on log
@@ -187,7 +188,9 @@ def stochastic_figure(
 
     Each run is a dict with "label", "epoch", "cost", "infeasibility", "grad_norm", and
     optionally "colour" and "status" (a diverged run's last point gets a cross). ``epochs``
-    fixes the x range, so that curves arriving live grow into a fixed frame.
+    fixes the x range, so that curves arriving live grow into a fixed frame. ``decay_from``:
+    the epoch where SGD's decreasing step starts to decrease, a dotted line on each panel,
+    where its curve leaves the constant step's.
     """
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
                         subplot_titles=("|f − f*| / |f*| (full sum)", "‖XᵀX − I‖<sub>F</sub>",
@@ -197,6 +200,12 @@ def stochastic_figure(
     fig.update_yaxes(**LOG_AXIS)
     fig.update_xaxes(title_text="epoch (passes over the data)",
                      range=None if epochs is None else [0, epochs])
+    if decay_from is not None:
+        # unnamed: the page's caption names it (a name on a third of the width ran into the
+        # next panel, or past the axis to the line's left)
+        for col in (1, 2, 3):
+            fig.add_vline(x=decay_from, row=1, col=col,
+                          line=dict(dash="dot", width=1.5, color="#777"))
     return _legend_below(fig, height)
 
 

@@ -145,7 +145,7 @@ if not config.lecture:
     eta_used = spec.eta or default_step(run.problem, spec.batch)
     st.caption(f"m = {spec.samples:,} samples, batch {spec.batch}: "
                f"{-(-spec.samples // spec.batch)} updates per epoch · η = {eta_used:.3g}"
-               + (f" (SGD's step decreasing after epoch {model.SWITCH * spec.epochs:g})"
+               + (f" (SGD's step decreasing after epoch {model.SWITCH * spec.epochs:g}, dotted)"
                   if spec.decreasing and "sgd" in spec.methods else "")
                + f" · f* = {run.f_star:.6g} from the eigenvalues of the samples' covariance")
 
@@ -161,8 +161,11 @@ def curves() -> None:
     drawn = st.session_state.get("stoch_figure")
     if drawn is None or drawn[0] != (key, config.lecture) or \
             not figures.refresh_stochastic_figure(drawn[1], runs, run.f_star):
+        decaying = spec.decreasing and "sgd" in spec.methods
         fig = figures.stochastic_figure(runs, f_star=run.f_star, epochs=spec.epochs,
-                                        height=520 if config.lecture else 440)
+                                        height=520 if config.lecture else 440,
+                                        decay_from=model.SWITCH * spec.epochs if decaying
+                                        else None)
         drawn = ((key, config.lecture), figures.text_size(fig, config.lecture))
         st.session_state.stoch_figure = drawn
     st.plotly_chart(drawn[1], key="stoch_chart", theme=None, width="stretch")

@@ -94,6 +94,19 @@ def _stochastic_runs(epochs: int, span: float, diverged: bool = False) -> list[d
             for i, label in enumerate(("SGD", "SAGA", "full-batch landing"))]
 
 
+def test_the_decreasing_steps_start_is_marked_on_every_panel():
+    runs = _stochastic_runs(30, 2.0)
+    fig = figures.stochastic_figure(runs, f_star=-5.0, epochs=100, decay_from=50.0)
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert [(s.x0, s.x1, s.xref) for s in lines] == [(50.0, 50.0, x) for x in ("x", "x2", "x3")]
+    assert len(fig.layout.annotations) == 3  # the panels' titles only (the caption names it)
+    plain = figures.stochastic_figure(runs, f_star=-5.0, epochs=100)
+    assert plain.layout.shapes == ()
+    # the live page refreshes the points only: the line stays
+    assert figures.refresh_stochastic_figure(fig, _stochastic_runs(40, 2.0), -5.0)
+    assert len(fig.layout.shapes) == 3
+
+
 @pytest.mark.parametrize("lecture", [False, True])
 def test_a_stochastic_figure_refreshed_in_place_is_the_one_built_anew(lecture):
     """The live page replaces the points of the figure it drew (ticks recomputed from the new
