@@ -201,8 +201,8 @@ def stochastic_figure(
     fig.update_xaxes(title_text="epoch (passes over the data)",
                      range=None if epochs is None else [0, epochs])
     if decay_from is not None:
-        # unnamed: the page's caption names it (a name on a third of the width ran into the
-        # next panel, or past the axis to the line's left)
+        # unnamed: the page's caption names it (a third of the width has no room for a name
+        # between the axis and the line, nor beside it)
         for col in (1, 2, 3):
             fig.add_vline(x=decay_from, row=1, col=col,
                           line=dict(dash="dot", width=1.5, color="#777"))

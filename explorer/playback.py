@@ -187,9 +187,8 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
         data |= shape
     elif name == "cone":
         M = np.asarray(trace.gram, dtype=float)
-        # the cone is drawn up to the ring tr M = top, beyond every point of the path: with
-        # top from max(m11, m22) instead, a start far off the manifold (trace up to 1.74 top)
-        # lay outside the drawn cone
+        # the cone is drawn up to the ring tr M = top, beyond every point of the path (a PSD
+        # M with tr M <= top is a convex combination of the apex and the ring)
         top = 1.1 * max(2.0, float(np.max(M[:, 0, 0] + M[:, 1, 1])))
         # the view turns about the ring's centre (top/2, top/2, 0): the cone lies within
         # top/√2 of it, its axes within 0.77 top (views.js); the path's farthest point is

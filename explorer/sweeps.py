@@ -178,7 +178,7 @@ def cell_summary(outcome: SweepOutcome, infeasibility: str, row: int, col: int
     gap = float(g(outcome.gap)[row, col])
     known = outcome.f_star is not None
     status, k = g(res.status)[row, col], g(res.iterations)[row, col]
-    # "iteration limit after 500 iterations" read awkwardly (a tour): the limit says it
+    # the limit is a count of iterations itself: "iteration limit after 500 iterations"
     ended = (f"**stopped at the iteration limit** of **{k}**" if status == Status.MAX_ITER
              else f"**{STATUS_LABELS[status]}** after **{k}** iterations")
     summary = (f"{ended}  \n"

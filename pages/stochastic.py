@@ -173,8 +173,8 @@ def curves() -> None:
         st.error(error)
     done = max((r["epoch"][-1] for r in runs if r["epoch"]), default=0)
     if finished:
-        # a run cut short by the time limit says so beside its info box: "Done: 166 epochs."
-        # read as if 166 had been asked for
+        # a run cut short by the time limit says so beside its info box, with the epoch it
+        # reached and the number asked for
         cut = any(r["status"] == Status.STOPPED for r in runs)
         st.caption(f"Stopped at epoch {done} of {spec.epochs}." if cut else
                    f"Done: {done} epochs.")

@@ -94,8 +94,8 @@
       return ticks.filter((_, i) => i % stride === 0);
     }
     if (ticks.length < 2) {
-      // the range's ends too, all labels in one notation ("0.145" and "0.0689" around "10⁻¹"
-      // mixed two): decimals from 0.001 to 10⁴, narrower than m×10ᵉ, else m×10ᵉ
+      // the range's ends too, all labels in one notation: decimals from 0.001 to 10⁴
+      // (narrower than m×10ᵉ), else m×10ᵉ
       for (const t of [lo, hi]) {
         if (!ticks.some((k) => Math.abs(k.v - t) < 1e-9)) ticks.push({ v: t });  // not on a decade
       }
@@ -265,7 +265,7 @@
     ctx.strokeStyle = "#000"; ctx.lineWidth = width; ctx.stroke();
   }
   // a value of 0 on a log axis: a triangle pointing down, its tip on the plot's floor at x,
-  // and "= 0" to its left (the triangle alone read as a value near the floor, or a glitch)
+  // and "= 0" to its left: the triangle alone would read as a value near the floor
   function floorMark(ctx, x, floor, r, fill, font) {
     ctx.beginPath();
     ctx.moveTo(x, floor); ctx.lineTo(x + r, floor - 1.7 * r); ctx.lineTo(x - r, floor - 1.7 * r);

@@ -329,8 +329,7 @@
       ctx.beginPath(); ctx.moveTo(qa[0], qa[1]); ctx.lineTo(qb[0], qb[1]); ctx.stroke();
       arrowHead(ctx, qa[0], qa[1], qb[0], qb[1], 7, "#999");
       const dx = qb[0] - qa[0], dy = qb[1] - qa[1], L = Math.hypot(dx, dy) || 1;
-      // after the arrow head, which fills with its grey: the labels were drawn in it, faint
-      // on a projector, where #333 was meant
+      // after the arrow head, which fills with its lighter grey
       ctx.fillStyle = "#333";
       ctx.fillText(labels[i], qb[0] + (12 * dx) / L, qb[1] + (12 * dy) / L);
     }
