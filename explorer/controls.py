@@ -43,6 +43,9 @@ BETA_GRID = log_grid(*limits("beta"))
 OMEGA_GRID = log_grid(*limits("omega"))
 TOL_GRID = [10.0**e for e in range(round(np.log10(limits("tol")[0])),
                                     round(np.log10(limits("tol")[1])) + 1)]
+# above the sidebar's settings on a page that reads only some of them (``sidebar(unused=...)``)
+UNUSED_CAPTION = ("Greyed out: not used on this page, which sets its own. They keep their "
+                  "values for the other pages.")
 STEP_HELP = (
     "**constant**: η at every step (too large diverges). "
     f"**safe**: η shortened where needed so that ‖XᵀX − I‖, once below ε = {SAFE_EPS:g} "
@@ -158,7 +161,7 @@ def _matrix_misfit(config: AppConfig, matrix: np.ndarray) -> str | None:
     return None
 
 
-def _matrix_upload(config: AppConfig) -> None:
+def _matrix_upload(config: AppConfig, disabled: bool = False) -> None:
     """The 'your own matrix' expander: parse and validate; a rejected file is reported and not
     used (the matrix in use stays until the uploader is emptied, as replacing a file does).
     The caption says which matrix runs: the upload, or the built-in one when the upload does
@@ -175,7 +178,7 @@ def _matrix_upload(config: AppConfig) -> None:
         st.caption(f"Upload the {role[1]} as .csv (comma-separated) or .npy.")
         key = f"w_upload_{st.session_state.get('upload_version', 0)}"
         upload = st.file_uploader("Matrix file", type=["csv", "npy", "txt"], key=key,
-                                  on_change=_upload_changed, args=(key,))
+                                  on_change=_upload_changed, args=(key,), disabled=disabled)
         if upload is not None and upload.file_id != st.session_state.get("matrix_id"):
             try:  # a rejected file is read again on each rerun: its warning stays while it does
                 matrix = parse_matrix(upload.name, upload.getvalue())
@@ -199,14 +202,16 @@ def _matrix_upload(config: AppConfig) -> None:
                 f"Using {held}." if misfit is None else
                 f"{held} does not fit this problem ({misfit}): the built-in matrix is used. "
                 f"The upload is kept for when it fits again."))
-            st.button("Use the built-in matrix again", on_click=_use_built_in)
+            st.button("Use the built-in matrix again", on_click=_use_built_in,
+                      disabled=disabled)
 
 
-def _B_upload(config: AppConfig) -> None:
+def _B_upload(config: AppConfig, disabled: bool = False) -> None:
     """The uploader of the constraint's B (n × n symmetric positive definite); a rejected file
-    is reported and not used."""
+    is reported and not used (``disabled``: greyed out)."""
     st.caption("Upload B (n × n, symmetric positive definite) as .csv or .npy.")
-    upload = st.file_uploader("B for XᵀBX = I", type=["csv", "npy", "txt"], key="w_upload_B")
+    upload = st.file_uploader("B for XᵀBX = I", type=["csv", "npy", "txt"], key="w_upload_B",
+                              disabled=disabled)
     if upload is not None and upload.file_id != st.session_state.get("B_id"):
         try:
             st.session_state.B_matrix = check_uploaded_B(
@@ -230,11 +235,15 @@ def session_B(config: AppConfig) -> np.ndarray | None:
         return None
 
 
-def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
+def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step. The
     page's own URL parameters (``owns``, among PAGE_PARAMS) and the lecture deck's stay; other
     pages' are dropped. In lecture mode a clicker's keys open another preset from here
-    (``lecture.act``, ``lecture.keys``)."""
+    (``lecture.act``, ``lecture.keys``).
+
+    ``unused``: the settings (AppConfig's names; "scrub" for the Scrub section, "matrix" for
+    the uploads) the page does not read, drawn greyed out under a caption that says so: they
+    keep their values (a disabled widget keeps its state) for the pages that read them."""
     fragments.page_run_started()
     navigation.through_navigation()
     from . import lecture as deck  # it imports this module: imported here, not at the top
@@ -260,19 +269,24 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
                         help="For a projector: large type, thick lines, the sidebar folded and "
                              "the explanations hidden. A link keeps it (lecture=1).")
     sb.header("Problem")
+    if unused:
+        sb.caption(UNUSED_CAPTION)
     problem = sb.selectbox("Cost function", list(PROBLEM_LABELS), key="w_problem",
-                           format_func=PROBLEM_LABELS.get)
+                           format_func=PROBLEM_LABELS.get, disabled="problem" in unused)
     constraint = sb.selectbox("Constraint", list(CONSTRAINT_LABELS), key="w_constraint",
                               format_func=CONSTRAINT_LABELS.get,
+                              disabled="constraint" in unused,
                               help="XᵀBX = I (B symmetric positive definite): the generalized "
                                    "Stiefel manifold of Vary et al. (2024); its layers "
                                    "xᵀBx = c are ellipses in the plane view.")
     c1, c2 = sb.columns(2)
-    n = c1.number_input("n", *limits("n"), step=1, key="w_n")
-    p = c2.number_input("p", *limits("p"), step=1, key="w_p")
+    n = c1.number_input("n", *limits("n"), step=1, key="w_n", disabled="n" in unused)
+    p = c2.number_input("p", *limits("p"), step=1, key="w_p", disabled="p" in unused)
     c1, c2 = sb.columns(2)
-    seed = c1.number_input("seed", *limits("seed"), step=1, key="w_seed")
+    seed = c1.number_input("seed", *limits("seed"), step=1, key="w_seed",
+                           disabled="seed" in unused)
     distance = c2.number_input("X₀ distance", *limits("distance"), step=0.1, key="w_distance",
+                               disabled="distance" in unused,
                                help="Frobenius distance of X₀ from St(n, p): ‖s − 1‖ for its "
                                     "singular values s.")
     sb.header("Landing")
@@ -291,31 +305,33 @@ def sidebar(owns: tuple[str, ...] = ()) -> AppConfig:
                              _options(OMEGA_GRID, st.session_state.get("w_omega", config.omega)),
                              key="w_omega", format_func=fmt, help=OMEGA_HELP)
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,
-                        help=STEP_HELP)
+                        help=STEP_HELP, disabled="step" in unused)
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",
                           *limits("eta"), step=0.01, format="%.4g", key="w_eta",
-                          disabled=not USES_ETA[step])
+                          disabled=not USES_ETA[step] or "eta" in unused)
     c1, c2 = sb.columns(2)
     tol = c1.select_slider("tolerance", _options(TOL_GRID, st.session_state.get("w_tol",
                                                                                config.tol)),
-                           key="w_tol", format_func=lambda v: f"{v:.0e}")
+                           key="w_tol", format_func=lambda v: f"{v:.0e}",
+                           disabled="tol" in unused)
     max_iter = c2.number_input("max iterations", *limits("max_iter"), step=100,
-                               key="w_max_iter")
+                               key="w_max_iter", disabled="max_iter" in unused)
     speed = sb.radio("Animation speed", list(SPEEDS), key="w_speed", horizontal=True,
+                     disabled="speed" in unused,
                      help="Iterations per second while Run animates: slow 30, normal 250, "
                           "instant as fast as the browser draws.")
     new = replace(config, problem=problem, constraint=constraint, n=int(n), p=int(p),
                   seed=int(seed), distance=float(distance), tangent=tangent, beta=float(beta),
                   omega=float(omega), step=step, eta=float(eta), tol=float(tol),
                   max_iter=int(max_iter), speed=speed, lecture=bool(lecture))
-    new = _scrub(sb, new)
+    new = _scrub(sb, new, disabled="scrub" in unused)
     new, messages = validate(new)
     for message in messages:
         st.warning(message, icon="⚠️")
     with sb:
-        _matrix_upload(new)
+        _matrix_upload(new, disabled="matrix" in unused)
         if new.constraint == "upload":
-            _B_upload(new)
+            _B_upload(new, disabled="matrix" in unused)
     st.session_state.config = new
     write_url(to_query(new), keep=set(owns) | set(LECTURE_PARAMS))
     deck.keys(new)
@@ -352,20 +368,21 @@ def _offer(name: str) -> None:
     _scrub_default()
 
 
-def _scrub(sb: object, config: AppConfig) -> AppConfig:
+def _scrub(sb: object, config: AppConfig, disabled: bool = False) -> AppConfig:
     """The Scrub control: off, or the parameter the player's family runs over, with its range
-    and count; beside it, where the parameter does nothing here, why, and the others."""
+    and count; beside it, where the parameter does nothing here, why, and the others
+    (``disabled``: greyed out, on a page without the player)."""
     sb.header("Scrub")
     scrub = sb.selectbox("Scrub a family of runs", list(SCRUB_LABELS), key="w_scrub",
                          format_func=SCRUB_LABELS.get, help=SCRUB_HELP,
-                         on_change=_scrub_default)
+                         on_change=_scrub_default, disabled=disabled)
     if scrub == "off":
         return replace(config, scrub="off")
     if (st.session_state.w_scrub_lo, st.session_state.w_scrub_hi) == SCRUB_DEFAULT:
         # the default pair stands for the parameter's own default: shown as such
         st.session_state.w_scrub_lo, st.session_state.w_scrub_hi = scrub_default(scrub,
                                                                                   config.eta)
-    idle = family.idle_reason(scrub, config)
+    idle = None if disabled else family.idle_reason(scrub, config)
     if idle is not None:
         sb.warning(f"{family.SYMBOLS[scrub]} does nothing here: {idle}. Scrub another "
                    "parameter:", icon=":material/info:")
@@ -374,9 +391,12 @@ def _scrub(sb: object, config: AppConfig) -> AppConfig:
             col.button(f"Scrub {family.SYMBOLS[name]}",
                        key=fragments.button_key(f"w_offer_{name}"), on_click=_offer, args=(name,))
     c1, c2, c3 = sb.columns(3)
-    lo = c1.number_input("from", *limits("scrub_lo"), format="%.4g", key="w_scrub_lo")
-    hi = c2.number_input("to", *limits("scrub_hi"), format="%.4g", key="w_scrub_hi")
-    count = c3.number_input("runs", *limits("scrub_count"), step=1, key="w_scrub_count")
+    lo = c1.number_input("from", *limits("scrub_lo"), format="%.4g", key="w_scrub_lo",
+                         disabled=disabled)
+    hi = c2.number_input("to", *limits("scrub_hi"), format="%.4g", key="w_scrub_hi",
+                         disabled=disabled)
+    count = c3.number_input("runs", *limits("scrub_count"), step=1, key="w_scrub_count",
+                            disabled=disabled)
     return replace(config, scrub=scrub, scrub_lo=float(lo), scrub_hi=float(hi),
                    scrub_count=int(count))
 

@@ -41,7 +41,10 @@ def _fix_widgets() -> None:
     st.session_state.stoch_notes = (spec, messages)
 
 
-config = controls.sidebar(owns=("stoch",))
+# the page's problem, size and step are its own (the Settings below)
+config = controls.sidebar(owns=("stoch",), unused=frozenset({
+    "problem", "constraint", "n", "p", "step", "eta", "tol", "max_iter", "speed", "scrub",
+    "matrix"}))
 
 preset = st.session_state.pop("stoch_preset", None)
 if preset is not None:  # a lecture preset: its settings replace the page's
@@ -71,7 +74,7 @@ if not config.lecture:
         "each sample, so its noise vanishes at the optimum and a constant step converges. "
         "**Full-batch landing** makes one update per pass over the data. SGD's cost may end "
         "below f*: its noise holds X off the manifold, where f is lower. The sidebar's seed, "
-        "X₀ distance, tangent term, β and ω apply; its cost function, n and p do not.")
+        "X₀ distance, tangent term, β and ω apply; the rest is greyed out there.")
     with st.expander("The updates"):
         st.latex(r"X_{k+1} = X_k - \eta\big(\operatorname{grad}_\beta[G_k](X_k)"
                  r" + \omega X_k(X_k^\top X_k - I_p)\big)")

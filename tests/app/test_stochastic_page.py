@@ -168,6 +168,29 @@ def test_the_settings_survive_a_visit_to_another_page():
     assert at.session_state.stoch_spec.epochs == 30
 
 
+def test_the_sidebar_greys_out_what_the_page_does_not_read_and_keeps_it():
+    """The page reads the sidebar's seed, X₀ distance, tangent term, β and ω (the runs' key);
+    the rest is greyed out under a caption, and a size set on the explorer survives a visit."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.number_input(key="w_n").set_value(7).run()
+    at.switch_page("pages/stochastic.py").run()
+    assert not at.exception
+    greyed = {w.key: w.disabled for kind in ("number_input", "selectbox", "select_slider",
+                                             "radio")
+              for w in getattr(at.sidebar, kind) if w.key and w.key.startswith("w_")}
+    assert {k for k, off in greyed.items() if off} == {
+        "w_problem", "w_constraint", "w_n", "w_p", "w_step", "w_eta", "w_tol", "w_max_iter",
+        "w_speed", "w_scrub"}
+    assert {k for k, off in greyed.items() if not off} == {
+        "w_seed", "w_distance", "w_tangent", "w_beta", "w_omega"}
+    assert any("Greyed out" in c.value for c in at.sidebar.caption)
+    assert at.number_input(key="w_n").value == 7
+    at.switch_page("pages/explorer.py").run()
+    assert not at.exception
+    assert at.number_input(key="w_n").value == 7 and not at.number_input(key="w_n").disabled
+    assert not any("Greyed out" in c.value for c in at.sidebar.caption)
+
+
 def test_spec_round_trips_through_the_url():
     spec = model.StochasticSpec(n=7, p=2, samples=5000, batch=33, eta=0.0125, epochs=12,
                                 methods=("sgd", "landing"), decreasing=True)
