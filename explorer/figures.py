@@ -152,25 +152,44 @@ def comparison_figure(
     return _legend_below(fig, height)
 
 
+BELOW_F_STAR = "ringed: f below f* (X off the manifold)"
+
+
 def _stochastic_traces(runs: list[dict], f_star: float) -> list[tuple[int, go.Scatter]]:
     """The traces of ``stochastic_figure`` in their order, each with its panel (column)."""
     scale = max(abs(f_star), 1e-300)
-    traces = []
+    traces, rings = [], []  # the rings after every curve: a curve's index stays its own
     for i, run in enumerate(runs):
         colour = run.get("colour", PALETTE[i % len(PALETTE)])
         x = np.asarray(run["epoch"])
-        series = (_positive(np.abs(np.asarray(run["cost"], dtype=float) - f_star) / scale),
+        cost = np.asarray(run["cost"], dtype=float)
+        series = (_positive(np.abs(cost - f_star) / scale),
                   _positive(run["infeasibility"]), _positive(run["grad_norm"]))
+        # |f - f*| dips through 0 where f crosses f* (an iterate off the manifold, where f is
+        # lower): the points below f* are ringed, so the dip reads as a crossing
+        below = cost < f_star
         for col, y in enumerate(series, start=1):
             traces.append((col, go.Scatter(x=x, y=y, mode="lines+markers", name=run["label"],
                                            legendgroup=run["label"], showlegend=col == 1,
                                            line=dict(color=colour, width=2),
                                            marker=dict(color=colour, size=4))))
+            if col == 1 and below.any():  # (per-point symbols and sizes in the trace itself
+                # made plotly draw its line dotted)
+                rings.append((1, go.Scatter(
+                    x=x[below], y=y[below], mode="markers", name=f"{run['label']}: f < f*",
+                    legendgroup=run["label"], showlegend=False,
+                    marker=dict(symbol="circle-open", size=8, color=colour,
+                                line=dict(width=1.5)))))
             if run.get("status") == Status.DIVERGED and len(x):
                 traces.append((col, go.Scatter(
                     x=x[-1:], y=y[-1:], mode="markers", name=f"{run['label']}: diverged",
                     legendgroup=run["label"], showlegend=False,
                     marker=dict(symbol="x", size=16, color=colour))))
+    if rings:  # and their key, in the legend
+        traces += rings
+        traces.append((1, go.Scatter(x=[None], y=[None], mode="markers", name=BELOW_F_STAR,
+                                     marker=dict(symbol="circle-open", size=8, color="#555",
+                                                 line=dict(width=1.5)))))
     return traces
 
 
@@ -184,7 +203,8 @@ def stochastic_figure(
 ) -> go.Figure:
     """Stochastic runs over epochs (passes over the data): the relative gap |f - f*| / |f*| of
     the full sum, ||X^T X - I||_F and the stationarity ||grad_1 f|| of the full gradient, on log
-    axes, one point per epoch (lines and markers, so that SGD's noise shows).
+    axes, one point per epoch (lines and markers, so that SGD's noise shows); on the gap's
+    panel the points where f is below f* are ringed (``BELOW_F_STAR`` in the legend).
 
     Each run is a dict with "label", "epoch", "cost", "infeasibility", "grad_norm", and
     optionally "colour" and "status" (a diverged run's last point gets a cross). ``epochs``

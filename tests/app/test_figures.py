@@ -107,6 +107,33 @@ def test_the_decreasing_steps_start_is_marked_on_every_panel():
     assert len(fig.layout.shapes) == 3
 
 
+def test_points_below_f_star_are_ringed_on_the_gap_panel_only():
+    """|f - f*| dips through 0 where SGD's f crosses f*: the points with f < f* are ringed on
+    the gap's panel, keyed in the legend; a refresh that adds the first ones rebuilds."""
+    runs = _stochastic_runs(6, 1.0)
+    above = figures.stochastic_figure(runs, f_star=-5.0)
+    assert [t.name for t in above.data] == [r["label"] for r in runs for _ in range(3)]
+    runs[0]["cost"] = [-4.0, -4.9, -5.0, -5.01, -4.99, -5.2, -4.5]  # f* = -5
+    fig = figures.stochastic_figure(runs, f_star=-5.0)
+    # after the curves, whose indices stay theirs (the browser tests read them)
+    assert [t.name for t in fig.data[:9]] == [t.name for t in above.data]
+    rings = [t for t in fig.data if t.name == "SGD: f < f*"]
+    assert len(rings) == 1 and rings[0].xaxis == "x" and rings[0].showlegend is False
+    assert list(rings[0].x) == [3, 5]
+    np.testing.assert_allclose(rings[0].y, [0.01 / 5, 0.2 / 5], rtol=1e-12)
+    assert rings[0].marker.symbol == "circle-open"
+    key = [t for t in fig.data if t.name == figures.BELOW_F_STAR]
+    assert len(key) == 1 and key[0].showlegend is None  # in the legend
+    # live: the first points above f*, then a crossing arrives: new traces, a rebuild
+    live = figures.stochastic_figure(_stochastic_runs(6, 1.0), f_star=-5.0)
+    assert not figures.refresh_stochastic_figure(live, runs, -5.0)
+    runs[0]["cost"][1] = -5.5  # one more below: refreshed in place, as built anew
+    assert figures.refresh_stochastic_figure(fig, runs, -5.0)
+    fresh = figures.stochastic_figure(runs, f_star=-5.0)
+    assert json.loads(fig.to_json()) == json.loads(fresh.to_json())
+    assert list(rings[0].x) == [1, 3, 5]
+
+
 @pytest.mark.parametrize("lecture", [False, True])
 def test_a_stochastic_figure_refreshed_in_place_is_the_one_built_anew(lecture):
     """The live page replaces the points of the figure it drew (ticks recomputed from the new

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import figures, text, worker
 from explorer import stochastic as model
-from explorer import text, worker
 from explorer.gate import Gate
 from explorer.state import AppConfig
 from landing_core.run import Status
@@ -45,11 +45,14 @@ def _finish(at: AppTest) -> None:
     assert not at.exception
 
 
-def _curves(at: AppTest) -> dict[str, list[np.ndarray]]:
-    """label -> the y values of its three panels (relative gap, ||h||, ||grad||)."""
+def _curves(at: AppTest, mode: str = "lines+markers") -> dict[str, list[np.ndarray]]:
+    """label -> the y values of its three panels (relative gap, ||h||, ||grad||); ``mode``
+    "markers": the rings of the points below f* and their legend key instead."""
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     out: dict[str, list[np.ndarray]] = {}
     for trace in spec["data"]:
+        if trace["mode"] != mode:
+            continue
         y = trace["y"]
         if isinstance(y, dict):  # plotly.py sends numeric arrays base64-encoded
             y = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
@@ -69,6 +72,13 @@ def test_the_default_page_shows_sgd_against_saga_and_full_batch():
         assert len(panels) == 3 and all(len(y) == spec.epochs + 1 for y in panels)
     sgd_gap, saga_gap = curves["SGD"][0][-1], curves["SAGA"][0][-1]
     assert saga_gap < 1e-3 * sgd_gap  # SAGA far below SGD's noise floor
+    # SGD's f crosses f* (its noise holds X off the manifold): those points are ringed
+    below = [r for r in at.session_state.stoch_run.snapshot()[0] if r["label"] == "SGD"][0]
+    below = np.asarray(below["cost"]) < at.session_state.stoch_run.f_star
+    assert 0 < below.sum() < below.size
+    rings = _curves(at, "markers")
+    assert set(rings) == {"SGD: f < f*", figures.BELOW_F_STAR}
+    np.testing.assert_array_equal(rings["SGD: f < f*"][0], curves["SGD"][0][below])
     assert any("Done: 100 epochs." in c.value for c in at.caption)
     table = at.dataframe[0].value
     assert list(table["method"]) == ["SGD", "SAGA", "full-batch landing"]
