@@ -121,6 +121,8 @@
         this.toast,
       ]);
       root.appendChild(this.rootEl);
+      // the hint has served once the keys or the player are used: it goes then, not 7 s later
+      this.rootEl.addEventListener("pointerdown", () => this.toast.classList.remove("on"));
       this.btn.run.onclick = () => this.play();
       this.btn.pause.onclick = () => this.pause();
       this.btn.step.onclick = () => this.step(1);
@@ -300,9 +302,10 @@
       try { seen = sessionStorage.getItem("landing-keys-hint") === "1"; sessionStorage.setItem("landing-keys-hint", "1"); } catch (err) { /* storage off */ }
       if (seen || this.toastShown) return;
       this.toastShown = true;
-      // over the top of the geometry view, where it hides an axis label for 7 s: not over the
-      // status line, which says what the run does, nor below the first screen. Placed once the
-      // page has laid the view out (present() runs before); until then, the CSS's place
+      // over the top of the geometry view, where it hides an axis label for 7 s or until the
+      // first key or click (bindKeys, the constructor): not over the status line, which says
+      // what the run does, nor below the first screen. Placed once the page has laid the view
+      // out (present() runs before); until then, the CSS's place
       const place = () => {
         const box = this.geoCanvas.getBoundingClientRect(), root = this.rootEl.getBoundingClientRect();
         if (!(box.height > 0)) return;
@@ -373,6 +376,7 @@
           "[": () => this.stepMember && this.stepMember(-1), "]": () => this.stepMember && this.stepMember(1) }[e.key];
         if (!act) return;
         e.preventDefault();
+        this.toast.classList.remove("on");
         act();
       };
       document.addEventListener("keydown", handler);

@@ -100,7 +100,7 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
 
 def test_the_keys_hint_of_a_lecture_fits_a_phone(server, browser, shots):
     """The keys' hint (shown once per tab in lecture mode) ran off both sides of a 390-pixel
-    screen on one line: it wraps within the player instead."""
+    screen on one line: it wraps within the player instead; the first key dismisses it."""
     with open_page(browser, 390, 844) as page:
         page.goto(f"{server}/?lecture=1&n=3&p=1")
         frame = player(page)
@@ -113,6 +113,11 @@ def test_the_keys_hint_of_a_lecture_fits_a_phone(server, browser, shots):
         page.screenshot(path=shots / "lecture_keys_hint_390x844.png")
         assert box[0] >= 0 and box[1] <= box[2], box
         assert box[3] >= box[4], box  # below the status line, which it hid before
+        # the first key used dismisses it (it hid an axis label for 7 s whatever was done)
+        assert frame.evaluate("document.querySelector('.lp-toast.on') !== null")
+        page.keyboard.press("ArrowRight")
+        frame.wait_for_function("!document.querySelector('.lp-toast.on')", timeout=3_000)
+        assert frame.evaluate("landingPlayer.kf") == 1  # and the key did its work
         assert page.console_errors == []
 
 
