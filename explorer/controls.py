@@ -295,7 +295,8 @@ def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) ->
     beta_idle = tangent != "beta" or p == 1
     beta = sb.select_slider("β (log scale)",
                             _options(BETA_GRID, st.session_state.get("w_beta", config.beta)),
-                            key="w_beta", format_func=fmt, disabled=beta_idle, help=BETA_HELP)
+                            key="w_beta", format_func=fmt, disabled=beta_idle or "beta" in unused,
+                            help=BETA_HELP)
     if tangent == "beta" and p == 1:
         sb.caption("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0). "
                    "Set p ≥ 2 to see β act.")
@@ -303,7 +304,8 @@ def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) ->
         sb.caption("β only enters the β-metric tangent term.")
     omega = sb.select_slider("ω (normal term weight)",
                              _options(OMEGA_GRID, st.session_state.get("w_omega", config.omega)),
-                             key="w_omega", format_func=fmt, help=OMEGA_HELP)
+                             key="w_omega", format_func=fmt, help=OMEGA_HELP,
+                             disabled="omega" in unused)
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,
                         help=STEP_HELP, disabled="step" in unused)
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",

@@ -143,6 +143,7 @@ def _compute(spec: SweepSpec) -> SweepOutcome | None:
         return None
 
 
+
 def _on_click(chart_key: str, params: Array, etas: Array) -> None:
     """A heatmap click (points selection): choose the clicked cell."""
     points = st.session_state[chart_key].selection.points
@@ -189,8 +190,22 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome) -> None:
         st.switch_page("pages/explorer.py")
 
 
+def _plane() -> str:
+    """The plane this run draws, before the page's widgets are: the page's radio, else its
+    saved settings, else the link's or the default plane."""
+    if "sw_plane" in st.session_state:
+        return st.session_state.sw_plane
+    saved = st.session_state.get("sweep_settings")
+    if saved:
+        return saved["sw_plane"]
+    return from_query(st.query_params.get("sweep"))[0].get("plane", _SPEC.plane)
+
+
 def main() -> None:
-    config = controls.sidebar(owns=("sweep",))
+    # the page sets its own step rule, and sweeps eta and the plane's parameter; the sidebar's
+    # are read once only, for a first visit's chosen cell (_first_settings)
+    config = controls.sidebar(owns=("sweep",), unused=frozenset({
+        "step", "eta", _plane(), "speed", "scrub"}))
     st.title("Parameter sweep")
     st.markdown(
         f"**{PROBLEM_LABELS[config.problem]}** on St({config.n}, {config.p}), seed "

@@ -254,6 +254,24 @@ def test_choosing_a_cell_opens_it_in_the_explorer():
     assert (at.selectbox(key="sw_row").value, at.selectbox(key="sw_col").value) == (2, 7)
 
 
+def _greyed(at) -> set[str]:
+    return {w.key for kind in ("number_input", "selectbox", "select_slider", "radio")
+            for w in getattr(at.sidebar, kind) if w.key and w.key.startswith("w_") and w.disabled}
+
+
+def test_the_sidebar_greys_out_the_swept_parameter_and_step():
+    """The page sweeps eta and its plane's parameter with a step rule of its own: those
+    sidebar settings are greyed out, the parameter following the plane from the first draw,
+    for a link's plane too."""
+    at = _sweep_page()
+    assert _greyed(at) == {"w_step", "w_eta", "w_beta", "w_speed", "w_scrub"}
+    at.radio(key="sw_plane").set_value("omega").run()
+    assert _greyed(at) == {"w_step", "w_eta", "w_omega", "w_speed", "w_scrub"}
+    linked = open_app({"sweep": "plane=omega,size=5"}, page="pages/sweep.py")
+    assert _greyed(linked) == {"w_step", "w_eta", "w_omega", "w_speed", "w_scrub"}
+    assert any("Greyed out" in c.value for c in linked.sidebar.caption)
+
+
 def test_armijo_in_the_sidebar_is_explained():
     at = _sweep_page({"step": "armijo"})
     assert any("safe or constant step only" in i.value for i in at.info)
