@@ -73,8 +73,12 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
                 f"{config.eta:g} is too large for f and the run circles instead of converging. "
                 "Lower the cap η, or choose Armijo or Barzilai–Borwein.")
     if config.step == "safe":  # trimmed below its cap, at the safe region's edge
+        # a circling run's last ||h|| is any value of its circle, and a sweep's cell, the same
+        # run computed in a batch, ends elsewhere on it: the last quarter's median, as eta_k
+        edge = float(np.median(trace.infeasibility[3 * len(trace.infeasibility) // 4:]))
         return (f" The safe step only guards feasibility: it trims η to keep {h} below ε = "
-                f"{SAFE_EPS:g} (here ηₖ ≈ {recent:.1e}, {h} = {d:.3g}); it does not make f "
+                f"{SAFE_EPS:g} (over the last quarter of the run, ηₖ ≈ {recent:.1e} and {h} ≈ "
+                f"{edge:.2g}); it does not make f "
                 "decrease, and these steps are still too large for f: the run circles at the "
                 f"region's edge instead of converging. Lower the cap η below {recent:.1e}, or "
                 "choose Armijo or Barzilai–Borwein.")

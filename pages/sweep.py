@@ -16,7 +16,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from explorer import budget, controls, figures, text, work
+from explorer import budget, controls, figures, runner, text, work
 from explorer.state import (
     PROBLEM_LABELS,
     STEP_LABELS,
@@ -42,6 +42,7 @@ from explorer.sweeps import (
     nearest_index,
     to_query,
 )
+from landing_core.problems import Problem
 from landing_core.run import FINISHED, Status
 
 _SPEC = SweepSpec(AppConfig())  # the page's default settings
@@ -119,9 +120,9 @@ def _settings(config: AppConfig) -> SweepSpec:
                      eta_range=tuple(eta_range), size=int(size))
 
 
-def _compute(spec: SweepSpec) -> SweepOutcome | None:
-    """The cached sweep with the session's matrix (as the explorer uses it); None, with a clear
-    message, when the batch fails."""
+def _compute(spec: SweepSpec) -> tuple[SweepOutcome | None, Problem]:
+    """The cached sweep with the session's matrix (as the explorer uses it), and its problem;
+    None, with a clear message, when the batch fails."""
     problem, matrix = controls.session_problem(spec.base)
     rows = budget.matrix_rows(spec.base.problem, getattr(matrix, "shape", None))
 
@@ -136,12 +137,22 @@ def _compute(spec: SweepSpec) -> SweepOutcome | None:
     cost = cost_of(spec.size)
     work.admit(cost, hint=hint)
     try:
-        return work.served(cached_sweep, spec, matrix, problem.B, cost)
+        return work.served(cached_sweep, spec, matrix, problem.B, cost), problem
     except np.linalg.LinAlgError as err:  # the batch runner marks singular runs as diverged;
         st.error(f"The sweep stopped: a linear-algebra failure in the batch ({err}). Narrow "
                  "the η range or use the safe step.", icon=":material/error:")  # kept as a net
-        return None
+        return None, problem
 
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _limit_hint(config: AppConfig, matrix_id: str | None, B_id: str | None,
+                _problem: Problem) -> str:
+    """Why a cell's run reached the iteration limit, in the explorer's words
+    (``runner.limit_hint``), from the cell's run alone: the batch keeps final values only, and
+    the words need the steps taken. Cached by the cell's configuration and the session's
+    uploads (``_problem`` is built from them). One run is 1/size² of the admitted sweep."""
+    trace, records = runner.start(config, _problem)
+    return runner.limit_hint(runner.run_to_end(trace, records, config), config).strip()
 
 
 def _on_click(chart_key: str, params: Array, etas: Array) -> None:
@@ -167,8 +178,10 @@ def _summary(spec: SweepSpec, outcome: SweepOutcome) -> None:
         "explorer.")
 
 
-def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome) -> None:
-    """Pick a cell, see its numbers, open it in the explorer."""
+def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome, problem: Problem
+             ) -> None:
+    """Pick a cell, see its numbers (for a safe step's run at the iteration limit, why it got
+    there), open it in the explorer."""
     params, etas = spec.axes()
     symbol = SYMBOLS[spec.plane]
     st.subheader("Chosen cell")
@@ -182,6 +195,11 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome) -> None:
     if note:
         st.caption(note)
     new = spec.cell_config(config, row, col)
+    if outcome.grid(outcome.result.status)[row, col] == Status.MAX_ITER:
+        hint = _limit_hint(new, st.session_state.get("matrix_id"), st.session_state.get("B_id"),
+                           problem)
+        if hint:
+            st.caption(hint)
     st.caption(f"Opens β = {new.beta:g}, ω = {new.omega:g}, η = {new.eta:g} with the "
                f"{STEP_LABELS[new.step]} in the explorer.")
     if st.button("Open in explorer", icon=":material/open_in_new:", type="primary"):
@@ -215,7 +233,7 @@ def main() -> None:
         "from the same X₀.")
     _restore_widgets(config)
     spec = _settings(config)
-    outcome = _compute(spec)
+    outcome, problem = _compute(spec)
     if outcome is None:
         _save_widgets(spec)
         st.stop()
@@ -233,7 +251,7 @@ def main() -> None:
                                  on_select=partial(_on_click, key, params, etas),
                                  selection_mode="points")
     with right:
-        _chooser(config, spec, outcome)
+        _chooser(config, spec, outcome, problem)
     _save_widgets(spec)
 
 

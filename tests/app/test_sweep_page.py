@@ -272,6 +272,29 @@ def test_the_sidebar_greys_out_the_swept_parameter_and_step():
     assert any("Greyed out" in c.value for c in linked.sidebar.caption)
 
 
+def test_a_safe_step_cell_at_the_iteration_limit_says_why():
+    """Every cell right of eta ~ 0.3 reaches the iteration limit with the safe step (its cap
+    is then irrelevant: the steps are the safe region's); the chosen cell's run says why, in
+    the explorer's words, and what cap would do; a converged cell, and a constant step,
+    say nothing of the kind."""
+    at = _sweep_page()
+    spec = page.make_spec(at.session_state.config, plane="beta", step="safe")
+    params, etas = spec.axes()
+    at.selectbox(key="sw_col").set_value(20).run()  # eta = 1.17
+    assert not at.exception and etas[20] > 1.0
+    assert any("stopped at the iteration limit" in m.value for m in at.markdown)
+    why = [c.value for c in at.caption if "only guards feasibility" in c.value]
+    assert len(why) == 1 and "region's edge" in why[0], why
+    cap = float(why[0].split("Lower the cap η below ")[1].split(",")[0])
+    assert 0.1 < cap < 0.5  # the steps it took; the cells left of it converge
+    at.selectbox(key="sw_col").set_value(12).run()  # eta = 0.17: converged
+    assert any("**converged**" in m.value for m in at.markdown)
+    assert not any("only guards feasibility" in c.value for c in at.caption)
+    at.radio(key="sw_step").set_value("constant").run()
+    at.selectbox(key="sw_col").set_value(20).run()
+    assert not any("only guards feasibility" in c.value for c in at.caption)
+
+
 def test_armijo_in_the_sidebar_is_explained():
     at = _sweep_page({"step": "armijo"})
     assert any("safe or constant step only" in i.value for i in at.info)
