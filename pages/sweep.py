@@ -195,7 +195,8 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome, problem:
     if note:
         st.caption(note)
     new = spec.cell_config(config, row, col)
-    if outcome.grid(outcome.result.status)[row, col] == Status.MAX_ITER:
+    # (a constant step's stall has no such words: its run is not computed)
+    if spec.step == "safe" and outcome.grid(outcome.result.status)[row, col] == Status.MAX_ITER:
         hint = _limit_hint(new, st.session_state.get("matrix_id"), st.session_state.get("B_id"),
                            problem)
         if hint:

@@ -17,6 +17,7 @@ from explorer.state import AppConfig
 from explorer.style import SUPERSCRIPTS
 from landing_core import initial_point, landing
 from landing_core import sweep as batch
+from landing_core.run import Status
 from landing_core.steps import Safe
 from tests.app.helpers import open_app, visit
 from tests.app.test_fuzz import HOSTILE, check_page
@@ -272,7 +273,7 @@ def test_the_sidebar_greys_out_the_swept_parameter_and_step():
     assert any("Greyed out" in c.value for c in linked.sidebar.caption)
 
 
-def test_a_safe_step_cell_at_the_iteration_limit_says_why():
+def test_a_safe_step_cell_at_the_iteration_limit_says_why(monkeypatch):
     """Every cell right of eta ~ 0.3 reaches the iteration limit with the safe step (its cap
     is then irrelevant: the steps are the safe region's); the chosen cell's run says why, in
     the explorer's words, and what cap would do; a converged cell, and a constant step,
@@ -291,7 +292,19 @@ def test_a_safe_step_cell_at_the_iteration_limit_says_why():
     assert any("**converged**" in m.value for m in at.markdown)
     assert not any("only guards feasibility" in c.value for c in at.caption)
     at.radio(key="sw_step").set_value("constant").run()
-    at.selectbox(key="sw_col").set_value(20).run()
+    # a constant step's stall has no words of the kind: its run is not computed
+    from explorer import runner
+    runs = []
+    monkeypatch.setattr(runner, "start", lambda *a: runs.append(a))
+    constant = page.make_spec(at.session_state.config, plane="beta", step="constant")
+    stalled = np.argwhere(page.run_sweep(constant).result.status.reshape(30, 30)
+                          == Status.MAX_ITER)
+    row, col = stalled[len(stalled) // 2]
+    at.selectbox(key="sw_row").set_value(int(row))
+    at.selectbox(key="sw_col").set_value(int(col)).run()
+    assert not at.exception
+    assert any("stopped at the iteration limit" in m.value for m in at.markdown)
+    assert runs == []
     assert not any("only guards feasibility" in c.value for c in at.caption)
 
 
