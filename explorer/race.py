@@ -98,12 +98,18 @@ def race_id(runs: list[dict], against: str) -> str:
 
 
 def payload(runs: list[dict], f_star: float | None, config: AppConfig, problem: Problem,
-            B: Array, against: str, *, lecture: bool = False) -> dict:
+            B: Array, against: str, *, lecture: bool = False, ask: int | None = None,
+            run_id: str | None = None) -> dict:
     """The player's arguments for a race of ``runs`` (``compare.run_rows``'s, with f* the
     comparison's): every row (``row``), and a header as the explorer's (``playback.header``:
     sizes, speed, the views' static data, drawn around every row's iterates) with the race's
     clock (``against``) and the name of the rows' infeasibility. ``problem``: the sidebar's;
-    ``B``: the rows' on XᵀBX = I (``compare.rows_B``)."""
+    ``B``: the rows' on XᵀBX = I (``compare.rows_B``).
+
+    ``ask``: a lecture's question stops the race at that iteration (``runs`` cut there,
+    ``compare.until``): the player says so where it would call the race over. ``run_id``: the
+    id of the whole race when ``runs`` is cut (``race_id`` of the runs uncut), so that on
+    Reveal the player keeps its place and plays on instead of starting afresh."""
     if against not in AGAINST:
         raise ValueError(f"against must be one of {', '.join(AGAINST)}, got {against!r}")
     names = views(problem.n, problem.p, runs)
@@ -129,7 +135,9 @@ def payload(runs: list[dict], f_star: float | None, config: AppConfig, problem: 
                 view["unit"] = True  # rows on XᵀX = I too: the unit circle or sphere as well
     head["B"] = all(run.get("B") for run in runs)  # the panels name ‖XᵀBX − I‖ then
     head["race"] = {"against": against,
-                    "h_name": infeasibility_name(bool(run.get("B")) for run in runs)}
-    return {"run_id": race_id(runs, against), "done": True, "status": "", "message": "",
+                    "h_name": infeasibility_name(bool(run.get("B")) for run in runs),
+                    "ask": ask}
+    return {"run_id": run_id or race_id(runs, against), "done": True, "status": "",
+            "message": "",
             "header": head,
             "rows": [row(run, i, B, names) for i, run in enumerate(runs)]}

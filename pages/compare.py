@@ -189,7 +189,7 @@ race_key = (compare_job.job_key(compare.shared(config), valid, compare.FAIRNESS[
             race.race_id(shown, against), hide_after, config.speed, config.lecture)
 live.race_player(race_key, lambda: race.payload(
     shown, f_star, config, problem, compare.rows_B(config, problem.B), against,
-    lecture=config.lecture))
+    lecture=config.lecture, ask=hide_after, run_id=race.race_id(runs, against)))
 if config.p == 1 and compare.differ_only_in_beta(valid):  # below the race, as the notes after
     st.info("For p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0): rows "
             "that differ only in β coincide. Compare methods, tangent terms or steps, or set "

@@ -24,6 +24,9 @@
     receiveRace(args) {
       const h = args.header, R = h.race;
       const fresh = !this.run || this.run.id !== args.run_id;
+      // the same race, longer (a question's Reveal): on the wall-time clock the place is a
+      // time, kept as such (kf runs over [0, C], and C and T change)
+      const clock = !fresh && this.run.race && R.against === "time" ? this.clockX() : null;
       this.raceArgs = args;  // for the HTML export
       this.raceCaption = null;  // raceText writes the caption afresh
       if (this.hideFamily) this.hideFamily();
@@ -43,7 +46,8 @@
         id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter, rate: h.rate, lecture: !!h.lecture, B: !!h.B,
         views: h.views, view, done: true, status: "", message: "", xmax: C, sigmaHi,
         x: rows[0].x, sigma: rows[0].sigma,  // the 3-D views aim at the first row's path
-        race: { rows, data: args.data_id, against: R.against, hName: R.h_name, C, T, xmax: time ? T : C, xtitle: time ? "wall time (s)" : "iteration k" },
+        race: { rows, data: args.data_id, against: R.against, hName: R.h_name, C, T, xmax: time ? T : C, xtitle: time ? "wall time (s)" : "iteration k",
+          ask: Number.isInteger(R.ask) ? R.ask : null },
       };
       if (fresh) {
         this.kf = 0;
@@ -52,7 +56,7 @@
         this.paused = false;
         this.costScale = makeScale(h.colorscale);
       }
-      this.kf = Math.min(this.kf, C);
+      this.kf = clock === null ? Math.min(this.kf, C) : Math.min(C, (clock / T) * C);
       this.present();
       this.aim();
       this.raceRanges();
@@ -192,6 +196,7 @@
       });
       let text, cls = "";
       if (this.playing) text = `Racing… ${clock}`;
+      else if (k >= race.C && race.ask !== null) text = `Stopped at k = ${race.ask} for the question: predict, then Reveal.`;
       else if (k >= race.C && (this.ended || k > 0)) {
         // the winner: the row that converged in the fewest iterations, or the least time
         const done = race.rows.filter((r) => r.status === "converged");

@@ -84,11 +84,22 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
     race.wait_for_function("landingPlayer.run && landingPlayer.run.race")
     assert race.evaluate("landingPlayer.run.race.rows.map((r) => r.cost.length)") == [11] * len(
         race.evaluate("landingPlayer.run.race.rows"))
+    # the race runs to the question and says so: it is not over, nor summed up below
+    race.locator("canvas").first.click()
+    page.keyboard.press("Space")
+    race.wait_for_function("!landingPlayer.playing && landingPlayer.kf === 10", timeout=60_000)
+    assert race.evaluate("landingPlayer.status.textContent") == (
+        "Stopped at k = 10 for the question: predict, then Reveal.")
     page.screenshot(path=shots / "lecture_question_compare.png")
     page.keyboard.press(".")
     page.get_by_text("Answer (the runs shown)", exact=False).first.wait_for(timeout=60_000)
     wait_idle(page)
     page.get_by_text("Summary", exact=True).wait_for(timeout=60_000)
+    # the same race, whole now: the player keeps its place, and Run plays on from there
+    race = player(page)
+    race.wait_for_function("landingPlayer.run.race.C > 10", timeout=30_000)
+    assert race.evaluate("landingPlayer.kf") == 10
+    assert "The race is over" not in race.evaluate("landingPlayer.status.textContent")
     page.screenshot(path=shots / "lecture_answer_compare.png")
 
     page.keyboard.press("PageUp")  # back: the answer hidden again
