@@ -291,7 +291,7 @@ def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) ->
                                     "singular values s.")
     sb.header("Landing")
     tangent = sb.selectbox("Tangent term", list(TANGENT_LABELS), key="w_tangent",
-                           format_func=TANGENT_LABELS.get)
+                           format_func=TANGENT_LABELS.get, disabled="tangent" in unused)
     beta_idle = tangent != "beta" or p == 1
     beta = sb.select_slider("β (log scale)",
                             _options(BETA_GRID, st.session_state.get("w_beta", config.beta)),

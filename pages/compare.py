@@ -19,7 +19,10 @@ from explorer import (
 from explorer.gate import GATE, HEAVY_SECONDS
 from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS, limits
 
-config = controls.sidebar(owns=("rows", "steps", "against"))
+# each row sets its own tangent term, beta, omega, step rule and eta (the sidebar's are only
+# an added row's first values)
+config = controls.sidebar(owns=("rows", "steps", "against"), unused=frozenset({
+    "tangent", "beta", "omega", "step", "eta", "scrub"}))
 st.title("Compare configurations")
 
 STEPS_CODE = {label: code or "rows" for label, code in compare.FAIRNESS.items()}  # for the URL

@@ -439,3 +439,13 @@ def test_the_note_on_a_negative_gap_points_at_the_tables_infeasibility():
     note = next(c.value for c in at.caption if "negative final f − f*" in c.value)
     assert "slightly" not in note
     assert "off the manifold (by the table's final ‖XᵀX − I‖)" in note
+
+
+def test_the_sidebar_greys_out_what_each_row_sets():
+    """Each row sets its tangent term, beta, omega, step rule and eta: the sidebar's, which
+    changed the URL and nothing else, are greyed out."""
+    at = open_app({"n": "3", "p": "2"}, page="pages/compare.py")
+    greyed = {w.key for kind in ("number_input", "selectbox", "select_slider", "radio")
+              for w in getattr(at.sidebar, kind) if w.key and w.key.startswith("w_")
+              and w.disabled}
+    assert greyed == {"w_tangent", "w_beta", "w_omega", "w_step", "w_eta", "w_scrub"}
