@@ -57,8 +57,11 @@ def _number(label: str, name: str, help: str | None = None) -> st.column_config.
 
 
 labels = " · ".join(text.plain(r.get("label")) for r in st.session_state.compare_rows)
-# folded by default: the charts, not the table, fill a projector's first screen
-table_box = st.expander(text.markdown(f"Rows: {labels} (edit, add or remove)"))
+# folded by default: the charts, not the table, fill a projector's first screen; in a lecture
+# the Steps and Against controls fold there too (at 1024 x 768 with a question above, the
+# race's panels were left 40 px each)
+table_box = st.expander(text.markdown(
+    f"Rows: {labels} (edit, add or remove" + ("; steps and clock)" if config.lecture else ")")))
 if not config.lecture:  # how the rows run, where they are edited (not a fold of its own above
     # the race: the race fills what the controls leave of the first screen)
     table_box.markdown(
@@ -135,7 +138,8 @@ if not valid:
 
 controls.persist("compare_fairness", next(iter(compare.FAIRNESS)))
 controls.persist("compare_against", "iteration")
-steps_box, against_box = st.columns([3, 2], vertical_alignment="bottom")
+steps_box, against_box = (table_box if config.lecture else st).columns(
+    [3, 2], vertical_alignment="bottom")
 fair_label = steps_box.selectbox("Steps", list(compare.FAIRNESS), key="compare_fairness",
                                  help=compare.STEPS_HELP)
 fairness_note = None  # said below the race, which comes first on a projector's screen

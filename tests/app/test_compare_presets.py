@@ -441,11 +441,19 @@ def test_the_note_on_a_negative_gap_points_at_the_tables_infeasibility():
     assert "off the manifold (by the table's final ‖XᵀX − I‖)" in note
 
 
-def test_the_sidebar_greys_out_what_each_row_sets():
+def test_the_sidebar_greys_out_what_each_row_sets_and_a_lecture_folds_the_steps():
     """Each row sets its tangent term, beta, omega, step rule and eta: the sidebar's, which
-    changed the URL and nothing else, are greyed out."""
+    changed the URL and nothing else, are greyed out. In a lecture the Steps and Against
+    controls fold with the rows (the race keeps the first screen)."""
     at = open_app({"n": "3", "p": "2"}, page="pages/compare.py")
     greyed = {w.key for kind in ("number_input", "selectbox", "select_slider", "radio")
               for w in getattr(at.sidebar, kind) if w.key and w.key.startswith("w_")
               and w.disabled}
     assert greyed == {"w_tangent", "w_beta", "w_omega", "w_step", "w_eta", "w_scrub"}
+    assert at.selectbox(key="compare_fairness").value  # drawn, on the page
+    assert not any("steps and clock" in e.label for e in at.expander)
+    lecture = open_app({"n": "3", "p": "2", "lecture": "1"}, page="pages/compare.py")
+    box = [e for e in lecture.expander if "steps and clock" in e.label]
+    assert len(box) == 1
+    assert {w.key for w in box[0].selectbox} == {"compare_fairness"}
+    assert {w.key for w in box[0].radio} == {"compare_against"}

@@ -151,7 +151,10 @@ def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shot
         for width, height in SCREENS:
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_timeout(800)  # the player re-fits once the page above it has settled
-            boxes = {"Steps": page.get_by_text("Steps", exact=True).bounding_box(),
+            # in a lecture the Steps control is folded with the rows
+            steps = page.get_by_text("steps and clock", exact=False) if lecture else \
+                page.get_by_text("Steps", exact=True)
+            boxes = {"Steps": steps.bounding_box(),
                      "Run": race.get_by_role("button", name="Run", exact=True).bounding_box(),
                      "geometry": race.locator("canvas").nth(0).bounding_box(),
                      "convergence": race.locator("canvas").nth(1).bounding_box()}
@@ -162,6 +165,29 @@ def test_the_compare_first_screen_holds_steps_and_the_race(server, browser, shot
             assert_frame_fits(page)
             # three panels side by side: "stationarity ‖grad₁ f‖" ran off the canvas's edge
             _titles_fit(race, ["|f(Xₖ) − f*|", "‖XᵀX − I‖", "stationarity ‖grad₁ f‖"])
+
+
+def test_a_compare_question_leaves_the_race_room_on_a_small_projector(server, browser, shots):
+    """A Compare preset's question in a lecture at 1024 x 768: the question's line above the
+    page's controls left the race's three panels 40 px each; the Steps and Against controls
+    fold with the rows there, and the views keep 280 px of height."""
+    with open_page(browser, *SCREENS[1]) as page:
+        page.goto(f"{server}/?deck=0&lecture=1")
+        page.wait_for_function("() => !!window.__landingDeck", timeout=60_000)
+        player(page).wait_for_function("landingPlayer.run && landingPlayer.run.done")
+        page.keyboard.press("PageDown")  # preset 0: a race with a question
+        page.get_by_text("Where does each method end").first.wait_for(timeout=60_000)
+        race = player(page)
+        race.wait_for_function("landingPlayer.run && landingPlayer.run.race")
+        page.wait_for_timeout(800)  # the player re-fits once the page above it has settled
+        boxes = {"Run": race.get_by_role("button", name="Run", exact=True).bounding_box(),
+                 "geometry": race.locator("canvas").nth(0).bounding_box(),
+                 "convergence": race.locator("canvas").nth(1).bounding_box()}
+        page.screenshot(path=shots / "compare_question_1024x768_lecture.png")
+        assert {k: b for k, b in boxes.items() if not _inside(b, *SCREENS[1])} == {}
+        assert boxes["geometry"]["height"] >= 280 and boxes["convergence"]["height"] >= 280, \
+            boxes
+        assert page.get_by_text("Steps", exact=True).is_hidden()  # folded with the rows
 
 
 CLIPPED_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
