@@ -18,6 +18,7 @@ import streamlit as st
 
 from explorer import budget, controls, figures, runner, text, work
 from explorer.state import (
+    CACHE_LIMITS,
     PROBLEM_LABELS,
     STEP_LABELS,
     TANGENT_LABELS,
@@ -144,7 +145,7 @@ def _compute(spec: SweepSpec) -> tuple[SweepOutcome | None, Problem]:
         return None, problem
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(**CACHE_LIMITS, show_spinner=False)
 def _limit_hint(config: AppConfig, matrix_id: str | None, B_id: str | None,
                 _problem: Problem) -> str:
     """Why a cell's run reached the iteration limit, in the explorer's words
