@@ -35,7 +35,9 @@ MARGIN = 1.25  # the model's spread over sizes and methods, and a loaded machine
 # (Armijo backtracks: several cost evaluations per iteration)
 METHOD_FACTOR = {"landing": 1.0, "rgd-qr": 1.3, "rgd-polar": 2.3, "rgd-cayley": 2.3,
                  "penalty": 0.7, "momentum": 1.6}
-STEP_FACTOR = {"safe": 1.0, "constant": 1.0, "armijo": 3.2, "bb": 1.1}  # every STEP_RULES name
+# (scale-free forms the tangent term apart from the normal one: one more n p^2 product)
+STEP_FACTOR = {"safe": 1.0, "constant": 1.0, "armijo": 3.2, "bb": 1.1,
+               "scalefree": 1.4}  # every STEP_RULES name
 # on XᵀBX = I (``constrained``) landing's Python per iteration is ~3.5x (more p x p steps, the
 # memo of B X), and its linear algebra adds B X and about three more n p^2 products
 B_OVERHEAD = 3.5

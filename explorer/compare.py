@@ -40,6 +40,7 @@ FAIRNESS = {  # the "Steps" choice: label -> the rule every row runs with (None:
     "each at its safe step (η as the cap; not adaptive)": "safe",
     "each with Armijo (no η to tune)": "armijo",
     "each with Barzilai–Borwein (no η to tune)": "bb",
+    "each with the scale-free rule (no η to tune)": "scalefree",
 }
 NUMBERS = ("beta", "omega", "eta")  # a row's numbers, bounded as the sidebar's (state.BOUNDS)
 BETA_OPTION = "metric_beta"
@@ -157,7 +158,8 @@ def default_rows(config: AppConfig) -> list[Row]:
 
 # short labels for the library's names, keyed by its lists (a new name fails here at import)
 _STEP_TEXT = {name: {"safe": "safe (η ≤ {eta:g})", "constant": "η = {eta:g}",
-                     "armijo": "Armijo", "bb": "BB"}[name] for name in STEP_RULES}
+                     "armijo": "Armijo", "bb": "BB", "scalefree": "scale-free"}[name]
+              for name in STEP_RULES}
 _TANGENT_TEXT = {name: {"beta": "β = {beta:g}", "euclidean": "Frobenius",
                         "relative": "relative"}[name] for name in TANGENT_TERMS}
 

@@ -57,7 +57,10 @@ STEP_HELP = (
     "μ bounded), first trial η; ‖XᵀX − I‖ never rises above max(ε, its start). "
     "**Barzilai–Borwein**: the step from the last two iterates, made safe; needs no η. "
     "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "
-    "by ηω = ½: the cap guards the normal term, not the descent."
+    "by ηω = ½: the cap guards the normal term, not the descent. "
+    "**scale-free** (the library's default): BB steps on the tangent term alone, ω following "
+    "the step (ωₖ = min(ω, 1)/(2ηₖ)), made safe; needs no η, and converges whatever the "
+    "cost's scale, where the safe step and BB can stall on a large gradient."
 )
 BETA_HELP = (
     "The β-metric's weight on rotations within span(X): the tangent term's rotation block, "

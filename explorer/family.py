@@ -19,11 +19,12 @@ import numpy as np
 from landing_core.problems import Problem
 from landing_core.run import Status, StopCheck, stopped_message
 from landing_core.solvers import Record, stop_reason
+from landing_core.steps import USES_ETA
 from landing_core.sweep import BATCH_STEP_RULES, Iterates, run_batch
 
 from . import runner
 from .runner import SAFE_EPS, Trace
-from .state import AppConfig
+from .state import STEP_LABELS, AppConfig
 
 Array = np.ndarray
 
@@ -60,13 +61,14 @@ def scrub_values(config: AppConfig) -> Array:
 
 def idle_reason(param: str, config: AppConfig) -> str | None:
     """Why the parameter does nothing in this configuration (None where it acts): β at p = 1
-    (skew(XᵀG) is 1 × 1) or off the β-metric; η under Barzilai–Borwein (it needs no η)."""
+    (skew(XᵀG) is 1 × 1) or off the β-metric; η under a rule that takes none (Barzilai–Borwein,
+    the scale-free rule)."""
     if param == "beta" and config.tangent != "beta":
         return "β only enters the β-metric tangent term"
     if param == "beta" and config.p == 1:
         return "for p = 1 every β gives the same tangent term (skew(XᵀG) is 1 × 1, so 0)"
-    if param == "eta" and config.step == "bb":
-        return "Barzilai–Borwein takes no η"
+    if param == "eta" and not USES_ETA[config.step]:
+        return f"{STEP_LABELS[config.step].split(' (')[0]} takes no η"
     return None
 
 

@@ -38,6 +38,7 @@ _STEP_TEXT = {
     "constant": "constant η",
     "armijo": "Armijo (augmented Lagrangian)",
     "bb": "Barzilai–Borwein (safeguarded)",
+    "scalefree": "scale-free (BB, ω follows the step)",
 }
 PROBLEM_LABELS = {name: _PROBLEM_TEXT[name] for name in PROBLEMS}
 CONSTRAINT_LABELS = {  # the constraint the run keeps to: XᵀX = I, or XᵀBX = I (explorer.constraint)

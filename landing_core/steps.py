@@ -588,11 +588,13 @@ STEP_RULES: dict[str, Callable[[float], StepRule]] = {
     "constant": lambda eta: Constant(eta=eta),
     "armijo": lambda eta: Armijo(eta0=eta),
     "bb": lambda eta: BarzilaiBorwein(),
+    "scalefree": lambda eta: ScaleFree(),
 }
 """The step rules by name, each built from one step size eta: the cap of the safe step, the
-constant step, Armijo's first trial; Barzilai-Borwein needs none (``USES_ETA``)."""
+constant step, Armijo's first trial; Barzilai-Borwein and the scale-free default (``None``,
+:class:`ScaleFree`) need none (``USES_ETA``)."""
 
-USES_ETA: dict[str, bool] = {name: name != "bb" for name in STEP_RULES}
+USES_ETA: dict[str, bool] = {name: name not in ("bb", "scalefree") for name in STEP_RULES}
 
 
 def make_step_rule(name: str, eta: float) -> StepRule:

@@ -4,6 +4,7 @@ import streamlit as st
 
 from explorer import budget, controls, lecture, live, views, work
 from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
+from landing_core.steps import USES_ETA
 
 config = controls.sidebar(owns=("view",))
 problem, matrix = controls.session_problem(config)
@@ -17,7 +18,7 @@ if not config.lecture:  # a lecture shows the run; the words are the lecturer's
         f"{TANGENT_LABELS[config.tangent]}"
         + (f" · β = {config.beta:g}" if config.tangent == "beta" else "")
         + f" · ω = {config.omega:g} · {STEP_LABELS[config.step]}"
-        + ("" if config.step == "bb" else f", η = {config.eta:g}")
+        + (f", η = {config.eta:g}" if USES_ETA[config.step] else "")
     )
     with st.expander("The update, and how to use this page"):
         st.latex(r"X_{k+1} = X_k - \eta_k\left(\operatorname{grad} f(X_k)"
@@ -26,6 +27,11 @@ if not config.lecture:  # a lecture shows the run; the words are the lecturer's
             st.caption("Barzilai–Borwein: a step ηₖ > 1/(2ω) keeps its full length on the "
                        "tangent term and lowers ω for that step to about 1/(2ηₖ), so that the "
                        "normal term still moves by ½ Xₖ(XₖᵀXₖ − I).")
+        elif config.step == "scalefree":
+            st.caption("Scale-free: Barzilai–Borwein steps ηₖ on the tangent term alone, with "
+                       "ωₖ = min(ω, 1)/(2ηₖ), so that the normal term moves by "
+                       "½ min(ω, 1) Xₖ(XₖᵀXₖ − I) at every step whatever the cost's scale; "
+                       "made safe.")
         st.caption("Set the problem, β, ω and the step in the sidebar; **Run** plays the "
                    "iterations from X₀ (keys: Space, →, ←, Home); the tabs above the view "
                    "switch views; drag a 3-D view to turn it. New here? Start from a "

@@ -85,6 +85,20 @@ def test_run_to_completion_reports_the_status():
     assert data["status"] == "converged" and data["message"].startswith("Converged after")
 
 
+def test_the_scale_free_rule_converges_where_the_safe_step_circles():
+    """brockett(50, 10): the safe step (cap 0.1) circles at the safe region's edge for 1,000
+    iterations; the library's default rule, offered as "scale-free", converges (454 iterations
+    here), takes no η and says how it sets ω."""
+    safe = _player(open_app({"n": "50", "p": "10", "max_iter": "1000"}))
+    assert safe["status"] == "max_iter"
+    at = open_app({"n": "50", "p": "10", "max_iter": "1000", "step": "scalefree"})
+    data = _player(at)
+    assert data["status"] == "converged" and len(data["cost"]) - 1 < 600, len(data["cost"])
+    assert at.number_input(key="w_eta").disabled
+    assert any("ωₖ = min(ω, 1)/(2ηₖ)" in c.value for c in at.caption)
+    assert not any("η = " in m.value for m in at.markdown if "scale-free" in m.value)
+
+
 def test_a_diverging_step_is_reported_not_raised():
     data = _player(open_app({"step": "constant", "eta": "5.0", "problem": "brockett", "n": "20",
                             "p": "4"}))

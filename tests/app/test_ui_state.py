@@ -237,7 +237,7 @@ def test_the_apps_names_are_the_librarys_lists_in_their_order():
     assert list(state.PROBLEM_LABELS) == list(problems.PROBLEMS)
     assert list(state.TANGENT_LABELS) == list(geometry.TANGENT_TERMS)
     assert list(state.STEP_LABELS) == list(steps.STEP_RULES) == ["safe", "constant", "armijo",
-                                                                 "bb"]
+                                                                 "bb", "scalefree"]
     assert state.BOUNDS["problem"] == tuple(problems.PROBLEMS)
     assert state.BOUNDS["tangent"] == tuple(geometry.TANGENT_TERMS)
     assert state.BOUNDS["step"] == tuple(steps.STEP_RULES)
@@ -271,9 +271,12 @@ def test_make_step_rule_builds_each_named_rule_with_its_eta():
     assert steps.make_step_rule("constant", 0.3) == steps.Constant(eta=0.3)
     assert steps.make_step_rule("armijo", 0.3) == steps.Armijo(eta0=0.3)
     assert steps.make_step_rule("bb", 0.3) == steps.BarzilaiBorwein()
-    assert steps.USES_ETA == {"safe": True, "constant": True, "armijo": True, "bb": False}
+    assert steps.make_step_rule("scalefree", 0.3) == steps.ScaleFree() == \
+        steps.as_step_rule(None)  # the library's default
+    assert steps.USES_ETA == {"safe": True, "constant": True, "armijo": True, "bb": False,
+                              "scalefree": False}
     with pytest.raises(ValueError, match="unknown step rule 'fast'; choose one of safe, "
-                                         "constant, armijo, bb"):
+                                         "constant, armijo, bb, scalefree"):
         steps.make_step_rule("fast", 0.1)
 
 
