@@ -24,7 +24,7 @@ from .state import ITER_MAX, AppConfig
 
 KEYS_KEY = "deck_keys"  # the key listener's container, hidden by app.py (.st-key-deck_keys)
 KEYS_VALUE = "deck_keys_value"  # the listener's value: {action, seq}
-FOLDS = "lecture_folds"  # how often the sidebar's toggle turned lecture mode on (``toggled``)
+FOLDS = "lecture_folds"  # how often the toggle or a preset turned lecture mode on (``toggled``)
 SHOWN_PAGE = "deck_page"  # the preset page ("explorer", ...) the last run showed, else None
 REVEAL_KEYS = "the . key (or b)"
 QUESTION_KEY = "deck_question"  # its block; app.py sets its text large
@@ -87,6 +87,8 @@ def open_preset(index: int) -> None:
     (a key, ``act``, before the page draws) the run goes on with it."""
     preset = PRESETS[index]
     log.info("open preset %s on %s", index, preset.page)
+    if not st.session_state.get("w_lecture"):  # into lecture mode: fold as the toggle does
+        st.session_state[FOLDS] = st.session_state.get(FOLDS, 0) + 1
     set_config(replace(preset.config, lecture=True))
     if preset.page == "compare":
         # the table's own cells: PRESETS is one object shared by every session of the server
@@ -169,8 +171,8 @@ def toggled() -> None:
     (``keys``). The page config's folded sidebar (app.py) gives way to the last fold or unfold
     made by hand, which Streamlit keeps in the browser's localStorage: a lecturer who had
     opened the sidebar by hand (to reach the toggle) saw lecture mode fold it only the first
-    time. Only the toggle: a preset or a link that opens lecture mode leaves the sidebar to
-    the page config, as before."""
+    time. A preset opened outside lecture mode folds it too (``open_preset``); a link that
+    opens lecture mode leaves it to the page config."""
     if st.session_state.get("w_lecture"):
         st.session_state[FOLDS] = st.session_state.get(FOLDS, 0) + 1
 

@@ -5,7 +5,8 @@
  * this component's value {action, seq}; seq grows with every press (it starts from the clock,
  * so that a new instance of this iframe never repeats an old value).
  *
- * It also folds the sidebar when the sidebar's toggle turns lecture mode on (``fold``).
+ * It also folds the sidebar when the sidebar's toggle or a preset turns lecture mode on
+ * (``fold``).
  *
  * This iframe is hidden (display: none). A key goes to whichever document has the focus: the
  * page around it, or another of the page's iframes (the player): the listener is attached to
@@ -66,7 +67,8 @@
     setInterval(scan, 400);  // iframes come and go (the player is re-created with its page)
     window.addEventListener("pagehide", () => { if (top.__landingDeck === handler) { top.__landingDeck = null; top.__landingDeckForget = null; } forget(); });
   }
-  // the sidebar's toggle turning lecture mode on hands a new args.fold (explorer/lecture.py):
+  // the sidebar's toggle or a preset turning lecture mode on hands a new args.fold
+  // (explorer/lecture.py):
   // fold the sidebar once for it, if open, with Streamlit's own button (which also records
   // the fold as the user's)
   function fold(n) {

@@ -208,3 +208,24 @@ def test_the_sidebars_toggle_folds_the_sidebar_and_unfolding_keeps_it(server, pa
     assert page.evaluate(STORED_FOLDS) == {"stSidebarCollapsed-": "false"}
     page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('stSidebarCollapsed'))"
                   ".forEach(k => localStorage.removeItem(k))")
+
+
+def test_a_preset_shown_from_the_presets_page_folds_the_sidebar(server, page, shots):
+    """'Show me' turns lecture mode on: the sidebar folded only on a later rerun (after
+    Reveal), so the preset's first screen, where the class looks, kept it open. It folds as
+    the toggle folds it, and leaves no stored choice of its own."""
+    folded = ("() => { const r = document.querySelector('[data-testid=\"stSidebar\"]')"
+              ".getBoundingClientRect(); return r.right <= 0 || r.width === 0; }")
+    page.goto(server)
+    player(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Lecture presets",
+                                                              exact=True).click()
+    page.get_by_role("button", name="Show me").first.wait_for(timeout=60_000)
+    wait_idle(page, charts=False)
+    assert page.locator('[data-testid="stSidebar"]').bounding_box()["width"] > 200
+    page.get_by_role("button", name="Show me").nth(2).click()
+    page.get_by_text("Will the constant step η = 0.08 converge?").wait_for(timeout=60_000)
+    page.wait_for_function(folded, timeout=30_000)
+    page.screenshot(path=shots / "preset_shown_folded.png")
+    assert page.evaluate(STORED_FOLDS) == {}
+    assert page.console_errors == []
