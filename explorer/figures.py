@@ -63,8 +63,10 @@ def _power_label(mantissa: int, exponent: int) -> str:
 def _decade_ticks(fig: go.Figure) -> None:
     """Readable ticks on log y axes. Left to itself plotly labels minor log ticks with bare
     digits ("10⁻¹, 9, 8, 7 …"). Data spanning two decades or more: powers of ten only (at most
-    about six); one to two decades, where that leaves a single label: 1, 2 and 5 times the
-    powers of ten, labelled in full; narrower: plotly's own ticks (e.g. 3.73×10⁻⁶)."""
+    about six); narrower, where that leaves a single label or none: 1, 2 and 5 times the
+    powers of ten, else 1, 2, 3 and 5, else every digit, labelled in full, the first of these
+    that gives two labels; narrower still (within one digit's step): plotly's own ticks
+    (e.g. 3.73×10⁻⁶)."""
     values: dict[str, list[Array]] = {}
     for trace in fig.data:
         y = np.asarray(trace.y if trace.y is not None else [], dtype=float)
@@ -77,11 +79,17 @@ def _decade_ticks(fig: go.Figure) -> None:
         low, high = np.log10(y.min()), np.log10(y.max())
         if high - low >= 2:
             fig.layout[name].update(dtick=max(1, math.ceil((high - low) / 5)))
-        elif high - low >= 1:
-            ticks = [(m, e) for e in range(math.floor(low), math.ceil(high) + 1) for m in (1, 2, 5)
-                     if y.min() <= m * 10.0**e <= y.max()]
-            fig.layout[name].update(tickvals=[m * 10.0**e for m, e in ticks],
-                                    ticktext=[_power_label(m, e) for m, e in ticks])
+        else:
+            # the mantissas that give two labels at least: plotly's own below a decade read
+            # "3, 2, 1, 9 … 4, 3" (0.3 to 3: the digits of 3×10⁻¹ … 3×10⁰)
+            decades = range(math.floor(low), math.ceil(high) + 1)
+            for mantissas in ((1, 2, 5), (1, 2, 3, 5), tuple(range(1, 10))):
+                ticks = [(m, e) for e in decades for m in mantissas
+                         if y.min() <= m * 10.0**e <= y.max()]
+                if len(ticks) >= 2:
+                    fig.layout[name].update(tickvals=[m * 10.0**e for m, e in ticks],
+                                            ticktext=[_power_label(m, e) for m, e in ticks])
+                    break
 
 
 def _positive(values: Array) -> Array:

@@ -23,14 +23,23 @@ def test_the_history_csv_reads_back_as_therun_config():
 
 def test_log_axes_over_a_decade_or_more_tick_at_powers_of_ten_only():
     """plotly labels minor log ticks with bare digits ("10⁻¹, 9, 8 …"). Panels whose data span
-    >= 1 decade get dtick = ceil(span / 5) decades; narrower ones keep plotly's ticks."""
+    >= 2 decades get dtick = ceil(span / 5) decades; narrower ones labelled values placed."""
     k = np.arange(50)
     run = dict(label="a", cost=10.0 ** (-k / 4), infeasibility=0.3 * 0.8**k,
                grad_norm=0.5 * 0.97**k, time=k)
     fig = figures.comparison_figure([run], f_star=0.0)
     assert fig.layout.yaxis.dtick == 3  # |f - f*| over 12.25 decades
     assert fig.layout.yaxis2.dtick == 1  # ||h|| over 4.7 decades
-    assert fig.layout.yaxis3.dtick is None  # grad over 0.65 decades: plotly's own labels
+    # grad from 0.115 to 0.5 (0.64 decades): 2 and 5 x 10^-1 (plotly's read "2, 3, 4, 5")
+    assert fig.layout.yaxis3.dtick is None
+    assert list(fig.layout.yaxis3.ticktext) == ["2×10⁻¹", "5×10⁻¹"]
+    # the Stochastic page's batch 100: 0.3 to 3 read "3, 2, 1, 9 … 4, 3"
+    run["grad_norm"] = np.geomspace(3.05, 0.305, 50)
+    fig = figures.comparison_figure([run], f_star=0.0)
+    assert list(fig.layout.yaxis3.ticktext) == ["5×10⁻¹", "10⁰", "2×10⁰"]
+    # within one digit's step: plotly's own (e.g. 3.73×10⁻⁶)
+    run["grad_norm"] = np.linspace(3.71e-6, 3.78e-6, 50)
+    assert figures.comparison_figure([run], f_star=0.0).layout.yaxis3.tickvals is None
     # 1 to 2 decades would show a single power of ten: there 1, 2, 5 x 10^k are placed
     run = dict(label="a", cost=[1.0] * 4, infeasibility=[1.0] * 4,
                grad_norm=[np.nan, 3e-3, 1e-2, 0.09], time=np.arange(4))
