@@ -37,18 +37,21 @@ if st.button("Start the lecture", icon=":material/slideshow:",
 
 
 def card(i: int) -> None:
-    """Preset i: its number, its title, what to look at (in lecture mode its question instead,
-    where it has one: what to look at tells the outcome) and its button."""
+    """Preset i: its number, its title, what to look at and its button. Where it asks a
+    question, what to look at tells the outcome: the question comes first, and what to look
+    at is folded (a page projected while a lecture is prepared showed every answer), or in
+    lecture mode left out."""
     preset = PRESETS[i]
     with st.container(border=True):
         st.subheader(f"{i} · {preset.title}")
-        if preset.question is not None and config.lecture:
+        if preset.question is None:
+            st.markdown(preset.look_at)
+        elif config.lecture:
             st.markdown(f"**Predict:** {preset.question.ask}")
         else:
-            st.markdown(preset.look_at)
-            if preset.question is not None:
-                st.markdown(f"**Question** (answer hidden until Reveal in lecture mode): "
-                            f"{preset.question.ask}")
+            st.markdown(f"**Question** (answer hidden until Reveal in lecture mode): "
+                        f"{preset.question.ask}")
+            st.expander("What it shows (the answer)").markdown(preset.look_at)
         if st.button("Show me", key=fragments.button_key(f"preset_{i}"),
                      icon=":material/play_circle:"):
             lecture.open_preset(i)

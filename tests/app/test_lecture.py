@@ -64,6 +64,28 @@ def test_a_deck_link_orders_the_presets_page_and_keeps_the_configuration():
     assert at.session_state.deck_order == [7, 2] and at.query_params["deck"] == "7,2"
 
 
+def test_the_presets_page_folds_what_tells_a_questions_answer():
+    """Outside lecture mode the presets page showed each preset's 'what to look at', which
+    tells a question's outcome, above the question: projected while a lecture was prepared, it
+    gave every answer away. It is folded under the question; a preset with no question shows
+    it as before, and lecture mode leaves it out."""
+    asked = [i for i, p in enumerate(PRESETS) if p.question is not None]
+    plain = [i for i, p in enumerate(PRESETS) if p.question is None]
+    assert asked and plain
+    at = open_app({}, "pages/presets.py")
+    every = [m.value for m in at.markdown]  # (the folded ones too)
+    folds = [e for e in at.expander if e.label == "What it shows (the answer)"]
+    folded = [m.value for e in folds for m in e.markdown]
+    assert len(folds) == len(asked)
+    for i in asked:  # each answer once, in a fold, after its question
+        assert every.count(PRESETS[i].look_at) == 1 and PRESETS[i].look_at in folded
+        assert every.index(PRESETS[i].look_at) > next(
+            k for k, v in enumerate(every) if PRESETS[i].question.ask in v)
+    assert all(PRESETS[i].look_at in every and PRESETS[i].look_at not in folded for i in plain)
+    lecture = open_app({"lecture": "1"}, "pages/presets.py")
+    assert not [e for e in lecture.expander if e.label == "What it shows (the answer)"]
+
+
 def test_the_answer_the_summary_and_the_curves_end_wait_for_reveal():
     preset = PRESETS[OMEGA]
     at = open_app({"deck": f"{OMEGA},{GRAM}"}, "pages/presets.py")
