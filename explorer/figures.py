@@ -34,7 +34,9 @@ __all__ = [
 # (tick labels and axis titles, panel titles and legend) in pixels, by lecture mode.
 TEXT_SIZES = {False: (13, 15), True: (17, 19)}
 FONT = dict(family="sans-serif", color="#333", size=TEXT_SIZES[False][0])
-LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=40, b=90),
+# the top margin holds the panels' titles below plotly's toolbar, which shows over the
+# figure's top right on hover (at 40 px it covered "stationarity ‖grad₁ f‖")
+LAYOUT = dict(font=FONT, template="plotly_white", margin=dict(l=70, r=30, t=64, b=90),
               legend=dict(font=dict(size=TEXT_SIZES[False][1]), orientation="h",
                           yanchor="top", y=-0.14, xanchor="left", x=0))
 LOG_AXIS = dict(type="log", exponentformat="power", nticks=6)  # few labels, even over <1 decade
