@@ -264,6 +264,7 @@
     ctx.fillText(title, x + w + 3, y + h / 2);
   }
 
+  const BAR_STRIP = 64;  // px at the right of a view with a colour bar (bar and its labels)
   // 3-D helpers: a projector for a box, the unit sphere's wire, axes
   function projector(box, R, cam, P) {
     const s = (Math.min(box.w, box.h) - 2 * P.pad) / (2 * R);
@@ -340,7 +341,9 @@
     three: true,
     initialCamera: (run) => aimAtPath(run.x.map((r) => r.slice(0, 3))),
     background(ctx, box, run, P, cam) {
-      const v = run.view, pr = projector(box, v.R, cam, P);
+      // the sphere and its axes left of the colour bar's strip (an axis's arrow and label ran
+      // under the bar)
+      const v = run.view, pr = projector({ ...box, w: box.w - BAR_STRIP }, v.R, cam, P);
       ctx.save();
       ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
       const R = v.R;
