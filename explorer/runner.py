@@ -65,13 +65,14 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
         return (f" Xₖ is still outside the safe region ({h} = {d:.3g} > ε = "
                 f"{SAFE_EPS:g}), where the safe step lets {h} only shrink; a large "
                 f"tangent term then leaves room for short steps only (ηₖ ≈ {recent:.1e}). "
-                "Raise ω to pull Xₖ in sooner, start nearer the manifold (X₀ distance), or "
-                "raise the iteration limit.")
+                "Raise ω to pull Xₖ in sooner, start nearer the manifold (X₀ distance), "
+                "choose the scale-free step rule (its ω follows the step), or raise the "
+                "iteration limit.")
     if config.step == "safe" and recent >= 0.5 * config.eta:
         return (f" The safe step only guards feasibility ({h} stays below ε = "
                 f"{SAFE_EPS:g} once there); it does not make f decrease: here η = "
                 f"{config.eta:g} is too large for f and the run circles instead of converging. "
-                "Lower the cap η, or choose Armijo or Barzilai–Borwein.")
+                "Lower the cap η, or choose Armijo, Barzilai–Borwein or the scale-free rule.")
     if config.step == "safe":  # trimmed below its cap, at the safe region's edge
         # a circling run's last ||h|| is any value of its circle, and a sweep's cell, the same
         # run computed in a batch, ends elsewhere on it: the last quarter's median, as eta_k
@@ -81,7 +82,7 @@ def limit_hint(trace: Trace, config: AppConfig) -> str:
                 f"{edge:.2g}); it does not make f "
                 "decrease, and these steps are still too large for f: the run circles at the "
                 f"region's edge instead of converging. Lower the cap η below {recent:.1e}, or "
-                "choose Armijo or Barzilai–Borwein.")
+                "choose Armijo, Barzilai–Borwein or the scale-free rule.")
     return ""
 
 

@@ -330,6 +330,7 @@ def test_a_run_circling_at_the_safe_regions_edge_is_explained():
     text = _hint(open_app({"n": "40", "p": "8"}))
     assert "only guards feasibility" in text and "region's edge" in text, text
     assert "Lower the cap η below 3.0e-02" in text, text
+    assert "or the scale-free rule" in text  # it converges there (325 iterations)
     assert "outside the safe region" not in text
 
 
@@ -340,6 +341,7 @@ def test_a_run_held_outside_the_safe_region_is_not_called_circling(step):
     text = _hint(open_app({"problem": "brockett", "n": "50", "p": "10", "max_iter": "100",
                            "step": step}))
     assert "outside the safe region" in text and "Raise ω" in text
+    assert "choose the scale-free step rule" in text  # it converges there (454 iterations)
     assert "only guards feasibility" not in text
 
 
