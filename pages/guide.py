@@ -49,7 +49,9 @@ five costs at sizes 3 × 2 to 10 × 3 (seeds 0 and 1), but on 41 % for brockett 
 ω still slows BB; a large one costs it less. In this app's runs BB took 149, 25, 20 and 36
 iterations for ω = 0.1, 1, 10 and 100 on brockett 3 × 2 (the default problem), and about 1150,
 179, 154 and 165 on brockett 20 × 4. To see the cap $1/(2\omega)$ at work, use the constant or
-the safe step.
+the safe step. The *scale-free* rule (the library's default) sets $\omega_k = \min(\omega, 1)/(2\eta_k)$
+at every step, so that the normal term moves by $\tfrac12\min(\omega, 1)\,X_k(X_k^\top X_k - I)$
+whatever the cost's scale: there ω above 1 changes nothing.
 
 **In a lecture.** Start from a **Lecture preset**: one click loads a configuration, says what
 to look at and opens it in *lecture mode* (large type, thick lines, the sidebar folded; switch it
@@ -85,7 +87,8 @@ be about what is shown.
   in the player: one clock (the iteration, or the wall time each row took), every row's iterate
   on one view in its colour, Run, Pause, Step and the keys as in the explorer.
   A constant η favours whichever tangent term happens to be scaled for it: compare "each with
-  Armijo" or "each with Barzilai–Borwein", the two rules that adapt the step to each field.
+  Armijo", "each with Barzilai–Borwein" or "each with the scale-free rule", the rules that
+  adapt the step to each field.
   "Each at its safe step" is not fair: near the solution the safe bound grows without limit, so
   the step is the constant $\min(\eta, 1/(2\omega))$ and keeps the constant step's bias
   (this app's runs on brockett 3 × 2, cap 0.1: 125, 128, 244 and 1202 iterations for β = 0.1,
@@ -123,7 +126,8 @@ be about what is shown.
   infeasibility is below the tolerance), the step $\eta_k$ and the normal term's step
   $\eta_k\omega_k$, on log axes
   ($\omega_k = \omega$ except where Barzilai–Borwein lowers it on a long step, keeping
-  $\eta_k\omega_k \le \tfrac12$).
+  $\eta_k\omega_k \le \tfrac12$, and under the scale-free rule, where
+  $\eta_k\omega_k = \tfrac12\min(\omega, 1)$).
 - $n = 2, p = 1$: the plane, the unit circle, the layer circle through the current iterate, the
   cost as colour and the landing field as arrows.
 - $n = 3, p = 1$: the unit sphere coloured by the cost, the outline of the layer sphere through
