@@ -296,22 +296,24 @@ def constant_step_is_unfair(rows: list[Row]) -> bool:
 
 # What the "Steps" choice does. Near a solution the safe bound grows without limit (it is a
 # bound on the step that keeps ||h|| <= eps, and ||h|| -> 0), so the safe step is the constant
-# min(eta, 1/(2 omega)) there and keeps the constant step's bias: only Armijo and BB adapt.
+# min(eta, 1/(2 omega)) there and keeps the constant step's bias: Armijo, BB and the
+# scale-free rule adapt.
 STEPS_HELP = (
     "A constant η suits one field and not another: the rotation block of grad_β scales with "
-    "1/β. **Armijo** and **Barzilai–Borwein** adapt the step to each row's field. **The safe "
+    "1/β. **Armijo**, **Barzilai–Borwein** and the **scale-free** rule adapt the step to each "
+    "row's field. **The safe "
     "step does not**: it only shortens steps that would take ‖XᵀX − I‖ above ε; near the solution "
     "its bound grows without limit and every row takes the same constant min(η, 1/(2ω)), with "
     "the constant step's bias (this app's runs on brockett 3 × 2: 125, 128, 244 and 1202 "
     "iterations for β = 0.1, 0.5, 1, 5 at its safe step; 31, 25, 29, 42 with BB).")
 CONSTANT_NOTE = (
     "A constant η favours whichever field happens to be scaled for it. For a fair comparison "
-    "choose “each with Armijo” or “each with Barzilai–Borwein” above: only they adapt the "
-    "step to each row.")
+    "choose “each with Armijo”, “each with Barzilai–Borwein” or “each with the scale-free "
+    "rule” above: they adapt the step to each row.")
 SAFE_NOTE = (
     "Not a fair contest: near the solution the safe step is the constant min(η, 1/(2ω)) for "
     "every row, so it favours whichever field is scaled for that η, as a constant step does. "
-    "Only Armijo and Barzilai–Borwein adapt the step to each row.")
+    "Armijo, Barzilai–Borwein and the scale-free rule adapt the step to each row.")
 TURN_HELP = (
     "How far the frame turns within its own span, summed over the run: the columns keep their "
     "lengths and angles (XₖᵀXₖ) and turn together in span(Xₖ) (for p = 2, the angle turned in "

@@ -59,8 +59,9 @@ STEP_HELP = (
     "A BB step longer than 1/(2ω) lowers ω for that step so that the normal term still moves "
     "by ηω = ½: the cap guards the normal term, not the descent. "
     "**scale-free** (the library's default): BB steps on the tangent term alone, ω following "
-    "the step (ωₖ = min(ω, 1)/(2ηₖ)), made safe; needs no η, and converges whatever the "
-    "cost's scale, where the safe step and BB can stall on a large gradient."
+    "the step (ωₖ = min(ω, 1)/(2ηₖ) on XᵀX = I), made safe; needs no η. Its iterates do not "
+    "depend on the cost's scale, and it lands where the safe step and BB can stall on a "
+    "large gradient; ω above 1 acts as 1."
 )
 BETA_HELP = (
     "The β-metric's weight on rotations within span(X): the tangent term's rotation block, "
@@ -311,6 +312,8 @@ def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) ->
                              disabled="omega" in unused)
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,
                         help=STEP_HELP, disabled="step" in unused)
+    if step == "scalefree" and omega > 1 and "omega" not in unused:
+        sb.caption("The scale-free rule takes ω above 1 as 1: ωₖ = min(ω, 1)/(2ηₖ).")
     eta = sb.number_input("η (step; the cap for safe, first trial for Armijo)",
                           *limits("eta"), step=0.01, format="%.4g", key="w_eta",
                           disabled=not USES_ETA[step] or "eta" in unused)

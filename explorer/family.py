@@ -5,7 +5,7 @@ Every member starts from the same X₀ with every other setting of the sidebar; 
 vectorized batch (``landing_core.sweep.run_batch``, whose ``observe`` hands over every
 iteration's valid iterates), and each member becomes a ``runner.Trace``, the same record a lone
 run of the explorer keeps, so that ``playback.chunk`` sends it unchanged. The step rules the
-batch does not run (Armijo, Barzilai–Borwein) compute their members one by one.
+batch does not run (Armijo, Barzilai–Borwein, scale-free) compute their members one by one.
 """
 
 from __future__ import annotations

@@ -190,11 +190,13 @@ def optimum(config: AppConfig, problem: Problem) -> float | None:
     return problem.optimum_from(initial(config, problem))
 
 
-def start(config: AppConfig, problem: Problem) -> tuple[Trace, Iterator[Record]]:
-    """A fresh trace holding X_0, and the generator of the following iterates."""
+def start(config: AppConfig, problem: Problem, views: bool = True
+          ) -> tuple[Trace, Iterator[Record]]:
+    """A fresh trace holding X_0, and the generator of the following iterates; ``views=False``
+    leaves out the rows only the geometry views draw (the metric's, the safe region's)."""
     records = iterate(problem, initial(config, problem), solver_config(config))
-    extras = tuple(v for v in ("metric", "safe")
-                   if v in available(problem.n, problem.p, problem.B is not None))
+    extras = tuple(v for v in ("metric", "safe") if views and v in available(
+        problem.n, problem.p, problem.B is not None, config.step))
     trace = Trace(problem.n, problem.p, config.omega, B=problem.B,
                   optima=problem.f_star_by_det if problem.n == problem.p else None,
                   extras=extras)

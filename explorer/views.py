@@ -62,12 +62,15 @@ Lyapunov solve for its residual): at St(200, 50) it made a live run's iterations
 times as costly in CPU time, so large sizes do without it."""
 
 
-def available(n: int, p: int, constrained: bool = False) -> list[str]:
+def available(n: int, p: int, constrained: bool = False, step: str | None = None) -> list[str]:
     """The geometry views for this (n, p): the plane (2, 1), the sphere (3, 1), the moving
     frame (3, 2), singular values (any p >= 2, p = 1 beyond n = 3, and St(1, 1)), the SPD(2) cone
     (p = 2); on XᵀX = I (not ``constrained`` to XᵀBX = I) the β-metric where the tangent space
     has a turn and three dimensions (p >= 2, np - p(p+1)/2 >= 3: ``metric_view``'s slice) up to
-    np = METRIC_MAX_NP, and the safe region along the step (every size)."""
+    np = METRIC_MAX_NP, and the safe region along the step (every size) but under the
+    scale-free ``step`` rule: its step moves along T + ω_k N with ω_k = min(ω, 1)/(2η_k), not
+    along the field V the view's curve of ‖h(X − ηV)‖ follows (at its η_k that curve read
+    0.922 where the step reached 0.331)."""
     names = []
     if (n, p) == (2, 1):
         names.append("plane")
@@ -82,5 +85,6 @@ def available(n: int, p: int, constrained: bool = False) -> list[str]:
     if not constrained:
         if p >= 2 and n * p - p * (p + 1) // 2 >= 3 and n * p <= METRIC_MAX_NP:
             names.append("metric")
-        names.append("safe")
+        if step != "scalefree":
+            names.append("safe")
     return names

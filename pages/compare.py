@@ -58,8 +58,8 @@ def _number(label: str, name: str, help: str | None = None) -> st.column_config.
 
 labels = " · ".join(text.plain(r.get("label")) for r in st.session_state.compare_rows)
 # folded by default: the charts, not the table, fill a projector's first screen; in a lecture
-# the Steps and Against controls fold there too (at 1024 x 768 with a question above, the
-# race's panels were left 40 px each)
+# the Steps and Against controls fold there too, so that the race keeps its room below a
+# question at 1024 x 768
 table_box = st.expander(text.markdown(
     f"Rows: {labels} (edit, add or remove" + ("; steps and clock)" if config.lecture else ")")))
 if not config.lecture:  # how the rows run, where they are edited (not a fold of its own above

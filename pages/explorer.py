@@ -40,7 +40,7 @@ if not config.lecture:  # a lecture shows the run; the words are the lecturer's
 m = budget.matrix_rows(config.problem, getattr(matrix, "shape", None))
 uploads = (None if matrix is None else st.session_state.matrix_id,
            st.session_state.get("B_id") if config.constraint == "upload" else None)
-shown = views.available(problem.n, problem.p, problem.B is not None)
+shown = views.available(problem.n, problem.p, problem.B is not None, config.step)
 if config.scrub != "off":  # a family of runs over beta, omega or eta (explorer.family)
     cost = budget.family_cost(config.problem, problem.n, problem.p, config.max_iter,
                               config.scrub_count, step=config.step, m=m,

@@ -49,9 +49,10 @@ five costs at sizes 3 × 2 to 10 × 3 (seeds 0 and 1), but on 41 % for brockett 
 ω still slows BB; a large one costs it less. In this app's runs BB took 149, 25, 20 and 36
 iterations for ω = 0.1, 1, 10 and 100 on brockett 3 × 2 (the default problem), and about 1150,
 179, 154 and 165 on brockett 20 × 4. To see the cap $1/(2\omega)$ at work, use the constant or
-the safe step. The *scale-free* rule (the library's default) sets $\omega_k = \min(\omega, 1)/(2\eta_k)$
-at every step, so that the normal term moves by $\tfrac12\min(\omega, 1)\,X_k(X_k^\top X_k - I)$
-whatever the cost's scale: there ω above 1 changes nothing.
+the safe step. The *scale-free* rule (the library's default) sets
+$\omega_k = \min(\omega, 1)/(2\eta_k)$ at every step, so that the normal term moves by
+$\tfrac12\min(\omega, 1)\,X_k(X_k^\top X_k - I)$ whatever the cost's scale: there ω above 1
+changes nothing.
 
 **In a lecture.** Start from a **Lecture preset**: one click loads a configuration, says what
 to look at and opens it in *lecture mode* (large type, thick lines, the sidebar folded; switch it
@@ -105,8 +106,9 @@ be about what is shown.
   where β acts as the β-metric does for Riemannian GD on St(n, p)); *the ω trade-off* (a
   larger ω lands faster per unit time but caps the step at $1/(2\omega)$; the penalty method
   stops off the manifold, at $\|h\| = 2|\lambda_{\min}|/\omega$ on the sphere, landing does
-  not); *fair rates* (local rates against β under the two rules that adapt the step, on the
-  one stationarity measure; for $p = n$, β only rescales the tangent term, so with ω scaled
+  not); *fair rates* (local rates against β under Barzilai–Borwein and Armijo, which adapt
+  the step, on the one stationarity measure; for $p = n$, β only rescales the tangent term, so
+  with ω scaled
   to ω/β, as there, BB's iterations do not change; with ω fixed they do: 118, 37, 22, 25 and 32
   on O(3) for β = 0.1, 0.3, 1, 3 and 10 in this app's runs). Lecture mode hides their
   explanations; presets open them. A third part, **XᵀBX = I**: the generalized Stiefel

@@ -96,7 +96,15 @@ def test_the_scale_free_rule_converges_where_the_safe_step_circles():
     assert data["status"] == "converged" and len(data["cost"]) - 1 < 600, len(data["cost"])
     assert at.number_input(key="w_eta").disabled
     assert any("ωₖ = min(ω, 1)/(2ηₖ)" in c.value for c in at.caption)
-    assert not any("η = " in m.value for m in at.markdown if "scale-free" in m.value)
+    header = [m.value for m in at.markdown if "scale-free (BB" in m.value]
+    assert len(header) == 1 and "η = " not in header[0], header
+    # its steps move along T + omega_k N, not along the V the safe region's curve follows
+    kinds = [[v["kind"] for v in run["header"]["views"]] for run in (data, safe)]
+    assert "safe" not in kinds[0] and "safe" in kinds[1], kinds
+    # omega above 1 acts as 1 there: said under the rule
+    above = open_app({"n": "50", "p": "10", "step": "scalefree", "omega": "5"})
+    assert any("takes ω above 1 as 1" in c.value for c in above.sidebar.caption)
+    assert not any("takes ω above 1 as 1" in c.value for c in at.sidebar.caption)
 
 
 def test_a_diverging_step_is_reported_not_raised():
