@@ -165,7 +165,7 @@ def nearest_index(values: Array, x: float) -> int:
     return int(np.argmin(np.abs(np.log10(np.asarray(values, dtype=float)) - np.log10(x))))
 
 
-ROUNDING_UNITS = 100  # a gap below f* within this many eps |f*| is put down to rounding
+ROUNDING_UNITS = figures.ROUNDING_UNITS
 
 
 def cell_summary(outcome: SweepOutcome, infeasibility: str, row: int, col: int

@@ -21,7 +21,7 @@ def test_the_history_csv_reads_back_as_therun_config():
         np.testing.assert_array_equal(rows[name], getattr(trace, name))
 
 
-def test_log_axes_over_a_decade_or_more_tick_at_powers_of_ten_only():
+def test_log_axes_label_placed_values_not_plotlys_bare_digits():
     """plotly labels minor log ticks with bare digits ("10⁻¹, 9, 8 …"). Panels whose data span
     >= 2 decades get dtick = ceil(span / 5) decades; narrower ones labelled values placed."""
     k = np.arange(50)
@@ -141,6 +141,12 @@ def test_points_below_f_star_are_ringed_on_the_gap_panel_only():
     fresh = figures.stochastic_figure(runs, f_star=-5.0)
     assert json.loads(fig.to_json()) == json.loads(fresh.to_json())
     assert list(rings[0].x) == [1, 3, 5]
+    # within f's rounding of f* (SAGA at its optimum): not ringed as off the manifold
+    runs[0]["cost"] = [-5.0 * (1 + 4e-15), -5.0 * (1 + 1e-12), -4.0]
+    runs[0]["epoch"] = [0, 1, 2]
+    rings = [t for t in figures.stochastic_figure(runs[:1], f_star=-5.0).data
+             if t.name == "SGD: f < f*"]
+    assert len(rings) == 1 and list(rings[0].x) == [1]
 
 
 @pytest.mark.parametrize("lecture", [False, True])
