@@ -173,8 +173,10 @@
       this.kLabel.textContent = clock;
       // the numbers' elements are made once per race; a frame sets their text only (rebuilt
       // every frame, they cost a layout of the player's document each time)
-      if (this.nums.dataset.race !== run.id + race.against) {
-        this.nums.dataset.race = run.id + race.against;
+      // (a question's Reveal keeps the race's id: the rows' messages arrive with it)
+      const made = run.id + race.against + race.ask;
+      if (this.nums.dataset.race !== made) {
+        this.nums.dataset.race = made;
         this.nums.innerHTML = "";
         const head = el("span");
         head.append(time ? "wall time " : "iteration k ", el("b"), run.fStar !== null ? " · |f − f*|:" : " · f:");
@@ -196,7 +198,7 @@
       });
       let text, cls = "";
       if (this.playing) text = `Racing… ${clock}`;
-      else if (k >= race.C && race.ask !== null) text = `Stopped at k = ${race.ask} for the question: predict, then Reveal.`;
+      else if (k >= race.C && race.ask !== null) text = `Stopped at k = ${race.C} for the question: predict, then Reveal.`;
       else if (k >= race.C && (this.ended || k > 0)) {
         // the winner: the row that converged in the fewest iterations, or the least time
         const done = race.rows.filter((r) => r.status === "converged");

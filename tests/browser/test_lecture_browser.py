@@ -100,6 +100,9 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
     race.wait_for_function("landingPlayer.run.race.C > 10", timeout=30_000)
     assert race.evaluate("landingPlayer.kf") == 10
     assert "The race is over" not in race.evaluate("landingPlayer.status.textContent")
+    # the rows' messages (their tooltips), blank while the question hid them, arrive
+    titles = race.evaluate("[...document.querySelectorAll('.lp-row')].map((s) => s.title)")
+    assert titles and all(titles), titles
     page.screenshot(path=shots / "lecture_answer_compare.png")
 
     page.keyboard.press("PageUp")  # back: the answer hidden again
