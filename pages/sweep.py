@@ -19,6 +19,7 @@ import streamlit as st
 from explorer import budget, controls, figures, runner, text, work
 from explorer.state import (
     CACHE_LIMITS,
+    PRESENTATION,
     PROBLEM_LABELS,
     STEP_LABELS,
     TANGENT_LABELS,
@@ -151,8 +152,9 @@ def _limit_hint(config: AppConfig, matrix_id: str | None, B_id: str | None,
     """Why a cell's run reached the iteration limit, in the explorer's words
     (``runner.limit_hint``), from the cell's run alone: the batch keeps final values only, and
     the words need the steps taken. Cached by the cell's configuration and the session's
-    uploads (``_problem`` is built from them). One run is 1/size² of the admitted sweep."""
-    trace, records = runner.start(config, _problem)
+    uploads (``_problem`` is built from them), the presentation's fields left out. One run is
+    1/size² of the admitted sweep, without the views' rows."""
+    trace, records = runner.start(config, _problem, views=False)
     return runner.limit_hint(runner.run_to_end(trace, records, config), config).strip()
 
 
@@ -198,7 +200,9 @@ def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome, problem:
     new = spec.cell_config(config, row, col)
     # (a constant step's stall has no such words: its run is not computed)
     if spec.step == "safe" and outcome.grid(outcome.result.status)[row, col] == Status.MAX_ITER:
-        hint = _limit_hint(new, st.session_state.get("matrix_id"), st.session_state.get("B_id"),
+        run = replace(new, **{name: getattr(AppConfig(), name) for name in PRESENTATION},
+                      scrub="off")  # what the run does not read: not in the cache's key
+        hint = _limit_hint(run, st.session_state.get("matrix_id"), st.session_state.get("B_id"),
                            problem)
         if hint:
             st.caption(hint)
