@@ -39,8 +39,8 @@ if st.button("Start the lecture", icon=":material/slideshow:",
 def card(i: int) -> None:
     """Preset i: its number, its title, what to look at and its button. Where it asks a
     question, what to look at tells the outcome: the question comes first, and what to look
-    at is folded (a page projected while a lecture is prepared showed every answer), or in
-    lecture mode left out."""
+    at is folded (so that the page, projected while a lecture is prepared, gives no answer
+    away), or in lecture mode left out."""
     preset = PRESETS[i]
     with st.container(border=True):
         st.subheader(f"{i} · {preset.title}")

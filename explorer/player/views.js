@@ -341,8 +341,7 @@
     three: true,
     initialCamera: (run) => aimAtPath(run.x.map((r) => r.slice(0, 3))),
     background(ctx, box, run, P, cam) {
-      // the sphere and its axes left of the colour bar's strip (an axis's arrow and label ran
-      // under the bar)
+      // the sphere and its axes left of the colour bar's strip, so that no axis runs under it
       const v = run.view, pr = projector({ ...box, w: box.w - BAR_STRIP }, v.R, cam, P);
       ctx.save();
       ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
