@@ -44,6 +44,8 @@ OMEGA_GRID = log_grid(*limits("omega"))
 TOL_GRID = [10.0**e for e in range(round(np.log10(limits("tol")[0])),
                                     round(np.log10(limits("tol")[1])) + 1)]
 # above the sidebar's settings on a page that reads only some of them (``sidebar(unused=...)``)
+UNUSABLE = frozenset({"problem", "constraint", "n", "p", "seed", "distance", "tangent", "beta",
+                      "omega", "step", "eta", "tol", "max_iter", "speed", "scrub", "matrix"})
 UNUSED_CAPTION = ("Greyed out: not used on this page, which sets its own. They keep their "
                   "values for the other pages.")
 STEP_HELP = (
@@ -248,6 +250,8 @@ def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) ->
     ``unused``: the settings (AppConfig's names; "scrub" for the Scrub section, "matrix" for
     the uploads) the page does not read, drawn greyed out under a caption that says so: they
     keep their values (a disabled widget keeps its state) for the pages that read them."""
+    if unused - UNUSABLE:  # a misspelt name would grey nothing, silently
+        raise ValueError(f"unknown sidebar settings {sorted(unused - UNUSABLE)}")
     fragments.page_run_started()
     navigation.through_navigation()
     from . import lecture as deck  # it imports this module: imported here, not at the top
@@ -272,9 +276,9 @@ def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) ->
     lecture = sb.toggle("Lecture mode", key="w_lecture", on_change=deck.toggled,
                         help="For a projector: large type, thick lines, the sidebar folded and "
                              "the explanations hidden. A link keeps it (lecture=1).")
-    sb.header("Problem")
-    if unused:
+    if unused:  # above the sections: on Compare the greyed ones are all under Landing
         sb.caption(UNUSED_CAPTION)
+    sb.header("Problem")
     problem = sb.selectbox("Cost function", list(PROBLEM_LABELS), key="w_problem",
                            format_func=PROBLEM_LABELS.get, disabled="problem" in unused)
     constraint = sb.selectbox("Constraint", list(CONSTRAINT_LABELS), key="w_constraint",

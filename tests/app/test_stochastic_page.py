@@ -311,3 +311,10 @@ def test_the_lecture_presets_claims_hold():
     assert np.argmax(gaps["saga"] <= 1e-8) <= 110
     assert 3e-3 < gaps["sgd"][-1] < 3e-2 and 3e-3 < feas["sgd"][-1] < 3e-2
     assert gaps["landing"][-1] > 0.1
+
+
+def test_a_misspelt_unused_setting_is_refused():
+    from explorer import controls
+
+    with pytest.raises(ValueError, match=r"unknown sidebar settings \['n_max'\]"):
+        controls.sidebar(unused=frozenset({"n", "n_max"}))
