@@ -102,7 +102,10 @@ epochs = c[4].number_input("epochs", *lim["epochs"][1:], step=10, key="so_epochs
 eta = c[5].number_input("step η (0: default)", *lim["eta"][1:], step=1e-4, format="%.4g",
                         key="so_eta", help="One constant step for every method; 0 takes "
                         "min(1, b/10)/(5L), L = maxᵢ‖aᵢ‖² (the sample gradients' Lipschitz "
-                        "constant): smaller batches are noisier and need smaller steps.")
+                        "constant): smaller batches are noisier and need smaller steps. From "
+                        "b = 10 up the step stays 1/(5L), so a larger batch, making fewer "
+                        "updates per epoch, moves less per epoch at that step (full-batch "
+                        "landing, one update per epoch, the least).")
 c1, c2 = box.columns([3, 2])
 methods = c1.multiselect("methods", list(model.METHOD_LABELS), key="so_methods",
                          format_func=model.METHOD_LABELS.get)
