@@ -277,23 +277,44 @@ def test_a_safe_step_cell_at_the_iteration_limit_says_why(monkeypatch):
     """Every cell right of eta ~ 0.3 reaches the iteration limit with the safe step (its cap
     is then irrelevant: the steps are the safe region's); the chosen cell's run says why, in
     the explorer's words, and what cap would do; a converged cell, and a constant step,
-    say nothing of the kind."""
+    say nothing of the kind.
+
+    These runs circle chaotically: whether one counts as stalled (``runner.stalled``: no
+    progress in its last quarter) depends on its rounding, so on the BLAS kernel (under
+    Prescott the cell beta = 0.452 did not, its neighbours did). The test takes a cell whose
+    own run stalls under this kernel and checks the page says what that run says."""
+    from explorer import runner
+
     at = _sweep_page()
-    spec = page.make_spec(at.session_state.config, plane="beta", step="safe")
+    config = at.session_state.config
+    spec = page.make_spec(config, plane="beta", step="safe")
     params, etas = spec.axes()
-    at.selectbox(key="sw_col").set_value(20).run()  # eta = 1.17
+    status = page.run_sweep(spec).result.status.reshape(len(params), len(etas))
+    for row in range(len(params)):
+        new = spec.cell_config(config, row, 20)  # eta = 1.17
+        trace = runner.run_to_end(*runner.start(new, runner.build_problem(new), views=False),
+                                  new)
+        hint = runner.limit_hint(trace, new).strip()
+        if status[row, 20] == Status.MAX_ITER and "region's edge" in hint:
+            break
+    else:
+        pytest.fail("no cell at eta = 1.17 circles at the safe region's edge")
+    at.selectbox(key="sw_row").set_value(row)
+    at.selectbox(key="sw_col").set_value(20).run()
     assert not at.exception and etas[20] > 1.0
     assert any("stopped at the iteration limit" in m.value for m in at.markdown)
     why = [c.value for c in at.caption if "only guards feasibility" in c.value]
-    assert len(why) == 1 and "region's edge" in why[0], why
+    assert why == [hint], (why, hint)
     cap = float(why[0].split("Lower the cap η below ")[1].split(",")[0])
-    assert 0.1 < cap < 0.5  # the steps it took; the cells left of it converge
-    at.selectbox(key="sw_col").set_value(12).run()  # eta = 0.17: converged
+    assert 0 < cap < etas[20] / 2  # the steps it took, trimmed well below the cap
+    converged = np.argwhere(status == Status.CONVERGED)
+    assert len(converged)
+    at.selectbox(key="sw_row").set_value(int(converged[0][0]))
+    at.selectbox(key="sw_col").set_value(int(converged[0][1])).run()
     assert any("**converged**" in m.value for m in at.markdown)
     assert not any("only guards feasibility" in c.value for c in at.caption)
     at.radio(key="sw_step").set_value("constant").run()
     # a constant step's stall has no words of the kind: its run is not computed
-    from explorer import runner
     runs = []
     monkeypatch.setattr(runner, "start", lambda *a: runs.append(a))
     constant = page.make_spec(at.session_state.config, plane="beta", step="constant")
