@@ -233,30 +233,3 @@ def test_a_race_without_a_geometry_view_saves_as_html_and_plays_offline(server, 
         standalone.wait_for_function("landingPlayer.kf >= 5", timeout=30_000)
         assert errors == []
     assert not [e for e in page.console_errors if "404" not in e], page.console_errors
-
-
-def test_the_rows_stay_open_while_they_are_edited(server, browser):
-    """An edit relabels the rows' expander ("Rows: β = 0.2, ω = 1, ..."): it came back folded
-    after every edit, so each one meant opening the table again. It stays open."""
-    with open_page(browser, 1366, 900) as page:  # the cell's place below is for this width
-        page.goto(server)
-        player(page)
-        page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare", exact=True).click()
-        page.get_by_role("heading", name="Compare configurations").wait_for(timeout=60_000)
-        wait_idle(page, charts=False)
-        page.get_by_text("Rows: β = 0.1", exact=False).click()
-        words = page.get_by_text("Every row runs on", exact=False)
-        words.wait_for()
-        page.wait_for_timeout(1500)  # the grid draws its cells after the expander opens
-        grid = page.get_by_test_id("stDataFrame").first.bounding_box()
-        # the first row's β cell, by its place: the grid is a canvas (its fourth column, after
-        # the row markers, label, method and tangent term; rows 35 px under the header)
-        page.mouse.dblclick(grid["x"] + 430, grid["y"] + 52)
-        page.wait_for_timeout(500)  # the cell's editor opens
-        page.keyboard.press("Control+a")
-        page.keyboard.type("0.2")
-        page.keyboard.press("Enter")
-        page.get_by_text("Rows: β = 0.2", exact=False).wait_for(timeout=60_000)
-        wait_idle(page, charts=False)
-        assert words.is_visible()  # the table still open under its new label
-        assert page.console_errors == []
