@@ -69,8 +69,7 @@ def available(n: int, p: int, constrained: bool = False, step: str | None = None
     has a turn and three dimensions (p >= 2, np - p(p+1)/2 >= 3: ``metric_view``'s slice) up to
     np = METRIC_MAX_NP, and the safe region along the step (every size) but under the
     scale-free ``step`` rule: its step moves along T + ω_k N with ω_k = min(ω, 1)/(2η_k), not
-    along the field V the view's curve of ‖h(X − ηV)‖ follows (at its η_k that curve read
-    0.922 where the step reached 0.331)."""
+    along the field V the view's curve of ‖h(X − ηV)‖ follows."""
     names = []
     if (n, p) == (2, 1):
         names.append("plane")

@@ -49,6 +49,12 @@ def run_config(**settings) -> tuple[runner.Trace, object, AppConfig]:
     return runner.run_to_end(*runner.start(config, problem), config), problem, config
 
 
+def greyed(at: AppTest) -> set[str]:
+    """The keys of the sidebar's settings drawn greyed out (``controls.sidebar(unused=...)``)."""
+    return {w.key for kind in ("number_input", "selectbox", "select_slider", "radio")
+            for w in getattr(at.sidebar, kind) if w.key and w.key.startswith("w_") and w.disabled}
+
+
 def renew_until(run, condition: Callable[[], object], seconds: float = 60.0) -> None:
     """Renew a leased worker's lease, as a page that keeps asking does, until ``condition()``
     holds. The deadline is for a hung worker only: a loaded machine schedules the thread late,

@@ -16,7 +16,7 @@ from explorer.gate import Gate
 from explorer.state import AppConfig
 from landing_core.run import Status
 from landing_core.stochastic import epochs, stochastic_config
-from tests.app.helpers import APP, renew_until
+from tests.app.helpers import APP, greyed, renew_until
 from tests.app.test_fuzz import HOSTILE, check_page
 
 TIMEOUT = 60
@@ -185,13 +185,12 @@ def test_the_sidebar_greys_out_what_the_page_does_not_read_and_keeps_it():
     at.number_input(key="w_n").set_value(7).run()
     at.switch_page("pages/stochastic.py").run()
     assert not at.exception
-    greyed = {w.key: w.disabled for kind in ("number_input", "selectbox", "select_slider",
-                                             "radio")
-              for w in getattr(at.sidebar, kind) if w.key and w.key.startswith("w_")}
-    assert {k for k, off in greyed.items() if off} == {
+    drawn = {w.key for kind in ("number_input", "selectbox", "select_slider", "radio")
+             for w in getattr(at.sidebar, kind) if w.key and w.key.startswith("w_")}
+    assert greyed(at) == {
         "w_problem", "w_constraint", "w_n", "w_p", "w_step", "w_eta", "w_tol", "w_max_iter",
         "w_speed", "w_scrub"}
-    assert {k for k, off in greyed.items() if not off} == {
+    assert drawn - greyed(at) == {
         "w_seed", "w_distance", "w_tangent", "w_beta", "w_omega"}
     assert any("Greyed out" in c.value for c in at.sidebar.caption)
     assert at.number_input(key="w_n").value == 7

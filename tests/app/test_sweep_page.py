@@ -19,7 +19,7 @@ from landing_core import initial_point, landing
 from landing_core import sweep as batch
 from landing_core.run import Status
 from landing_core.steps import Safe
-from tests.app.helpers import open_app, visit
+from tests.app.helpers import greyed, open_app, visit
 from tests.app.test_fuzz import HOSTILE, check_page
 
 CONFIG = AppConfig()  # brockett on St(3, 2), X₀ at distance 0.4, 500 iterations
@@ -255,21 +255,16 @@ def test_choosing_a_cell_opens_it_in_the_explorer():
     assert (at.selectbox(key="sw_row").value, at.selectbox(key="sw_col").value) == (2, 7)
 
 
-def _greyed(at) -> set[str]:
-    return {w.key for kind in ("number_input", "selectbox", "select_slider", "radio")
-            for w in getattr(at.sidebar, kind) if w.key and w.key.startswith("w_") and w.disabled}
-
-
 def test_the_sidebar_greys_out_the_swept_parameter_and_step():
     """The page sweeps eta and its plane's parameter with a step rule of its own: those
     sidebar settings are greyed out, the parameter following the plane from the first draw,
     for a link's plane too."""
     at = _sweep_page()
-    assert _greyed(at) == {"w_step", "w_eta", "w_beta", "w_speed", "w_scrub"}
+    assert greyed(at) == {"w_step", "w_eta", "w_beta", "w_speed", "w_scrub"}
     at.radio(key="sw_plane").set_value("omega").run()
-    assert _greyed(at) == {"w_step", "w_eta", "w_omega", "w_speed", "w_scrub"}
+    assert greyed(at) == {"w_step", "w_eta", "w_omega", "w_speed", "w_scrub"}
     linked = open_app({"sweep": "plane=omega,size=5"}, page="pages/sweep.py")
-    assert _greyed(linked) == {"w_step", "w_eta", "w_omega", "w_speed", "w_scrub"}
+    assert greyed(linked) == {"w_step", "w_eta", "w_omega", "w_speed", "w_scrub"}
     assert any("Greyed out" in c.value for c in linked.sidebar.caption)
 
 
