@@ -331,7 +331,8 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
                     return move_by(X, fld, step, omega_k)
 
                 step = rule(StepContext(X, fld.V, G, d, omega, cost_of, move, k, fld.H,
-                                        landing, fld.tangent_norm, constraint), rule_state)
+                                        landing, fld.tangent_norm, constraint, fld.T,
+                                        float(fld.gain)), rule_state)
                 own = isinstance(step, Step)
                 eta = float(step.eta if own else step)
                 if not (math.isfinite(eta) and eta > 0):

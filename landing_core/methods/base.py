@@ -48,12 +48,22 @@ class Field(NamedTuple):
     estimates reports ``tangent_norm`` here, ``minibatch.StochasticLanding.measure``);
     tangent_norm: the norm of V's tangent part (what a step rule may use; it differs from
     grad_norm with the tangent term, its beta, or a transform such as momentum).
+    T: the tangent term of the cost's gradient where V's tangent part is another (momentum's
+    buffer M_k = T_k + gamma Proj(M_{k-1})), None where it is V's own; gain: how much longer
+    V's tangent part moves than T in the long run (1 / (1 - gamma) for the buffer, whose
+    steady state under a constant T is T / (1 - gamma)). A rule that measures the curvature
+    from differences of the field (``steps.BarzilaiBorwein``, ``steps.ScaleFree``) reads them
+    from T + omega N(X), the cost's, and divides its step by the gain: the buffer's
+    differences mix the cost's curvature with the buffer's memory, and BB's steps on them did
+    not converge.
     """
 
     V: Array
     H: Array
     grad_norm: float | Array
     tangent_norm: float | Array
+    T: Array | None = None
+    gain: float | Array = 1.0
 
 
 @dataclass(frozen=True)

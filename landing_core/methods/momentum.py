@@ -9,7 +9,10 @@ Sepulchre 2008, Sec. 8.1):
 
 T_k is the landing method's tangent term and Proj the projection onto T_{X_k} St_{X_k^T X_k}
 of eq. (proj_beta), so X_k^T M_k is skew: M_k is again a tangent term and the safe step lemma
-holds for the field. The stopping rule reads the stationarity at X_k (``inner.stationarity``,
+holds for the field. The field also carries T_k and the buffer's gain 1 / (1 - gamma)
+(``Field.T``, ``Field.gain``): Barzilai-Borwein's quotients on the buffer's differences mix
+the cost's curvature with the buffer's memory, so the curvature rules read T_k's instead.
+The stopping rule reads the stationarity at X_k (``inner.stationarity``,
 the same measure as without momentum), not ||M_k||. gamma = 0 is
 Algorithm 1. The transform needs only the constraint's parts (its tangent term, projection,
 h and normal term, ``landing_core.constraints``), so it applies unchanged on any constraint:
@@ -67,7 +70,8 @@ class Momentum(OnLanding):
             M = T + constraint.project(X, per_run(self.gamma) * state["M"])
         H = constraint.h(X)
         V = M + constraint.normal_term(X, per_run(self.inner.omega) * H)
-        return Field(V, H, constraint.stationarity(X, G), frobenius_norm(M)), {"M": M}
+        return Field(V, H, constraint.stationarity(X, G), frobenius_norm(M), T,
+                     1.0 / (1.0 - per_run(self.gamma))), {"M": M}
 
 
 @register("momentum", "Landing with heavy-ball momentum")
