@@ -60,8 +60,11 @@ labels = " · ".join(text.plain(r.get("label")) for r in st.session_state.compar
 # folded by default: the charts, not the table, fill a projector's first screen; in a lecture
 # the Steps and Against controls fold there too, so that the race keeps its room below a
 # question at 1024 x 768
+# (a key keeps it open when its label changes: an edited row relabels it, and a fresh
+# expander came back folded after every edit)
 table_box = st.expander(text.markdown(
-    f"Rows: {labels} (edit, add or remove" + ("; steps and clock)" if config.lecture else ")")))
+    f"Rows: {labels} (edit, add or remove" + ("; steps and clock)" if config.lecture else ")")),
+    key="compare_rows_box")
 if not config.lecture:  # how the rows run, where they are edited (not a fold of its own above
     # the race: the race fills what the controls leave of the first screen)
     table_box.markdown(

@@ -233,3 +233,21 @@ def test_a_race_without_a_geometry_view_saves_as_html_and_plays_offline(server, 
         standalone.wait_for_function("landingPlayer.kf >= 5", timeout=30_000)
         assert errors == []
     assert not [e for e in page.console_errors if "404" not in e], page.console_errors
+
+
+def test_the_rows_stay_open_while_they_are_edited(server, page):
+    """An edit relabels the rows' expander ("Rows: β = 0.1 · ... · <the new row>"): without a
+    key it came back folded after every edit, so each one meant opening the table again. The
+    edit here is the grid toolbar's "Add row" (a button, where a cell of the grid is a place
+    on its canvas)."""
+    _open(page, server, "Compare", charts=False)
+    page.get_by_text("Rows: β = 0.1", exact=False).click()
+    words = page.get_by_text("Every row runs on", exact=False)
+    words.wait_for()
+    page.get_by_test_id("stDataFrame").first.hover()  # the toolbar shows on hover
+    page.get_by_role("button", name="Add row").click()
+    # the added row is the sidebar's run, labelled by its settings
+    page.get_by_text("β = 5 · β = 0.5, ω = 1", exact=False).wait_for(timeout=60_000)
+    wait_idle(page, charts=False)
+    assert words.is_visible()  # still open under its new label
+    assert page.console_errors == []
