@@ -228,14 +228,18 @@ def question(config: AppConfig, page: str) -> int | None:
     if q is None:
         box.caption(where)
         return None
-    ask, button = box.columns([6, 1], vertical_alignment="center")
-    ask.markdown(f"**Predict** ({place}): {q.ask}", help=where)
+    predict = f"**Predict** ({place}): {q.ask}"
     if not revealed():
+        ask, button = box.columns([6, 1], vertical_alignment="center")
+        ask.markdown(predict, help=where)
         # a callback, not the click's return value: it runs before the script, so the click
         # holds even if another rerun interrupts the run the click started
         button.button("Reveal", key=fragments.button_key("deck_reveal"),
                       icon=":material/visibility:", type="primary", on_click=_reveal,
                       help=f"Show the answer, the outcome and the rest of the run ({REVEAL_KEYS})")
         return ask_at(preset)
-    box.success(f"{ANSWER} {q.answer}", icon=":material/check_circle:")
+    # the answer goes on in the question's paragraph, highlighted, over Reveal's column too:
+    # a box of its own below pushed the race's panels 110 px down, past a 1280 x 720 screen
+    box.markdown(f"{predict} :green-background[:material/check_circle: {ANSWER} {q.answer}]",
+                 help=where)
     return None

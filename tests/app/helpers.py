@@ -49,6 +49,15 @@ def run_config(**settings) -> tuple[runner.Trace, object, AppConfig]:
     return runner.run_to_end(*runner.start(config, problem), config), problem, config
 
 
+def answer(at: AppTest) -> str | None:
+    """The paragraph of a revealed lecture question (``explorer.lecture.question``: the answer
+    follows the question in it), or None while the answer is hidden."""
+    from explorer.lecture import ANSWER
+    found = [m.value for m in at.markdown if ANSWER in m.value]
+    assert len(found) <= 1, found
+    return found[0] if found else None
+
+
 def greyed(at: AppTest) -> set[str]:
     """The keys of the sidebar's settings drawn greyed out (``controls.sidebar(unused=...)``)."""
     return {w.key for kind in ("number_input", "selectbox", "select_slider", "radio")

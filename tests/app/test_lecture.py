@@ -11,7 +11,7 @@ import numpy as np
 from explorer import compare
 from explorer.lecture import ANSWER
 from explorer.presets import PRESETS
-from tests.app.helpers import open_app, race_data
+from tests.app.helpers import answer, open_app, race_data
 
 OMEGA = 4  # "ω: pull harder, step shorter": a Compare preset with a question
 GRAM = 3  # "The Gram matrix flows to I": an Explorer preset with a question
@@ -94,7 +94,7 @@ def test_the_answer_the_summary_and_the_curves_end_wait_for_reveal():
     assert at.query_params["preset"] == str(OMEGA) and at.query_params["lecture"] == "1"
     assert _predict(at) == [f"**Predict** (Preset {OMEGA} · 1 of 2 in the deck): "
                             f"{preset.question.ask}"]
-    assert not at.success and "Summary" not in [s.value for s in at.subheader]
+    assert answer(at) is None and "Summary" not in [s.value for s in at.subheader]
     at_k = preset.question.at
     race = race_data(at)  # every row stops at the question, with no outcome
     assert {len(row["cost"]) for row in race["rows"]} == {at_k + 1}
@@ -102,7 +102,7 @@ def test_the_answer_the_summary_and_the_curves_end_wait_for_reveal():
     assert not at.get("plotly_chart")  # the curves below the summary wait too
     # Reveal, by the clicker's key: the answer, the summary and the whole race
     _press(at, "reveal", 10, "pages/compare.py")
-    assert at.success[0].value == f"{ANSWER} {preset.question.answer}"
+    assert f"{ANSWER} {preset.question.answer}]" in answer(at)
     assert "Summary" in [s.value for s in at.subheader]
     # whole runs, as the rows run on their own, in the race and in the curves (three panels)
     runs, _ = compare.run_rows(preset.config, preset.rows, None)
@@ -116,12 +116,12 @@ def test_page_down_and_up_walk_the_deck_and_hide_each_new_answer():
     _press(at, "next", 1, "pages/presets.py", "pages/compare.py")  # none shown: the first
     assert at.query_params["preset"] == str(OMEGA)
     _press(at, "reveal", 2, "pages/compare.py")
-    assert at.success
+    assert answer(at)
     _press(at, "next", 3, "pages/compare.py", "pages/explorer.py")
     assert at.query_params["preset"] == str(GRAM) and at.query_params["view"] == "cone"
     assert _predict(at) == [f"**Predict** (Preset {GRAM} · 2 of 3 in the deck): "
                             f"{PRESETS[GRAM].question.ask}"]
-    assert not at.success  # a new preset: its answer hidden again
+    assert answer(at) is None  # a new preset: its answer hidden again
     data = _player(at)
     assert data["header"]["ask"] == {"at": PRESETS[GRAM].question.at}
     assert not at.get("download_button")  # the history would tell the outcome
@@ -134,7 +134,7 @@ def test_page_down_and_up_walk_the_deck_and_hide_each_new_answer():
     assert at.query_params["preset"] == str(THEORY)
     assert "last preset of the deck" in at.toast[0].value
     _press(at, "prev", 7, "pages/theory.py", "pages/explorer.py")
-    assert at.query_params["preset"] == str(GRAM) and not at.success
+    assert at.query_params["preset"] == str(GRAM) and answer(at) is None
     _press(at, "prev", 7, "pages/explorer.py")  # the same key again (no new seq): nothing
     assert at.query_params["preset"] == str(GRAM)
 
@@ -178,9 +178,9 @@ def test_a_key_opens_the_next_preset_of_the_page_shown_in_the_same_run():
     _press(at, "next", 1, "pages/explorer.py")
     assert at.query_params["preset"] == str(GRAM) and _player(at)["header"]["view"] == "cone"
     _press(at, "reveal", 2, "pages/explorer.py")
-    assert at.success
+    assert answer(at)
     _press(at, "next", 3, "pages/explorer.py")
-    assert at.query_params["preset"] == str(ellipse) and not at.success
+    assert at.query_params["preset"] == str(ellipse) and answer(at) is None
     head = _player(at)["header"]
     assert head["view"] == "plane" and head["ask"] == {"at": PRESETS[ellipse].question.at}
     assert at.session_state.config.constraint == "preset"

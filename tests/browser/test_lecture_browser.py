@@ -91,9 +91,13 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
     assert race.evaluate("landingPlayer.status.textContent") == (
         "Stopped at k = 10 for the question: predict, then Reveal.")
     page.screenshot(path=shots / "lecture_question_compare.png")
+    asked_top = page.locator(PLAYER).bounding_box()["y"]
     page.keyboard.press(".")
     page.get_by_text("Answer (the runs shown)", exact=False).first.wait_for(timeout=60_000)
     wait_idle(page)
+    # the answer goes on in the question's paragraph (one line more here): in a box of its
+    # own it pushed the race 110 px down, its panels' axes past the 720 px screen
+    assert page.locator(PLAYER).bounding_box()["y"] - asked_top <= 50
     page.get_by_text("Summary", exact=True).wait_for(timeout=60_000)
     # the same race, whole now: the player keeps its place, and Run plays on from there
     race = player(page)
