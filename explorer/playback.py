@@ -122,19 +122,36 @@ def _flow(trace: Trace, start: int, show_sigma: bool) -> tuple[list | None, list
     return sigma, gram
 
 
+VIEW_REACH = 3.0
+"""The farthest |x| the plane, sphere and frame views take in to frame the iterates: a
+diverging run's iterates reach 20 and more, and a view scaled to them drew the unit circle
+or sphere as a dot; they leave the view instead (the player clips them to its box)."""
+
+
+def _reach(points: np.ndarray, margin: float) -> tuple[float, str]:
+    """The radius the iterates ``points`` (rows) ask of a view, ``margin`` times the farthest
+    one's norm, capped at VIEW_REACH; and the caption's words where the cap cut them."""
+    far = float(np.max(np.linalg.norm(points, axis=1)))
+    if margin * far <= VIEW_REACH:
+        return margin * far, ""
+    return VIEW_REACH, (f" The view reaches |x| = {VIEW_REACH:g}: this run's iterates go "
+                        f"out to |x| = {far:.3g}, beyond it.")
+
+
 def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
     """The plane (n = 2, p = 1): the cost on a grid around the iterates and the landing field
     -V on a coarser one, each arrow scaled to at most one grid spacing. The field is the
     configured method's for the problem (on XᵀBX = I when the problem carries B)."""
     pts = np.asarray(trace.X, dtype=float).reshape(-1, 2)
     shape = _ellipsoid(problem)
-    R = max(1.6, 1.15 * float(np.max(np.linalg.norm(pts, axis=1))),
-            1.15 * shape.get("axis", 0.0))
+    reach, cut = _reach(pts, 1.15)
+    R = max(1.6, reach, 1.15 * shape.get("axis", 0.0))
     g = np.linspace(-R, R, PLANE_GRID)
     gx, gy = np.meshgrid(g, g)  # row i: x2 = g[i]
     Z = problem.cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None])
     return {"R": R, "m": PLANE_GRID, "z": json_floats(Z), "zlo": float(np.min(Z)),
-            "zhi": float(np.max(Z)), "arrows": plane_arrows(problem, config, R)} | shape
+            "zhi": float(np.max(Z)), "arrows": plane_arrows(problem, config, R),
+            "cut": cut} | shape
 
 
 def plane_arrows(problem: Problem, config: AppConfig, R: float) -> list[list[float]]:
@@ -164,10 +181,10 @@ def _sphere(trace: Trace, problem: Problem) -> dict:
     if shape:
         pts = pts @ np.asarray(shape["W"]).T
     Z = problem.cost(pts.reshape(-1, 3)[:, :, None])
-    R = max(1.3, 1.1 * float(np.max(np.linalg.norm(np.asarray(trace.X).reshape(-1, 3), axis=1))),
-            1.1 * shape.get("axis", 0.0))
+    reach, cut = _reach(np.asarray(trace.X, dtype=float).reshape(-1, 3), 1.1)
+    R = max(1.3, reach, 1.1 * shape.get("axis", 0.0))
     return {"R": R, "nlat": nlat, "nlon": nlon, "z": json_floats(Z), "zlo": float(np.min(Z)),
-            "zhi": float(np.max(Z))} | shape
+            "zhi": float(np.max(Z)), "cut": cut} | shape
 
 
 def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> dict:
@@ -180,11 +197,10 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
     elif name == "sphere":
         data |= _sphere(trace, problem)
     elif name == "frame":  # on XᵀBX = I each column lies on the ellipsoid xᵀBx = 1
-        tips = np.asarray(trace.X, dtype=float)
         shape = _ellipsoid(problem)
-        data["R"] = max(1.3, 1.1 * float(np.max(np.linalg.norm(tips, axis=1))),
-                        1.1 * shape.get("axis", 0.0))
-        data |= shape
+        # ||X_k||_F (a row of trace.X is X_k): beyond each column's tip
+        reach, cut = _reach(np.asarray(trace.X, dtype=float), 1.1)
+        data |= {"R": max(1.3, reach, 1.1 * shape.get("axis", 0.0)), "cut": cut} | shape
     elif name == "cone":
         M = np.asarray(trace.gram, dtype=float)
         # the cone is drawn up to the ring tr M = top, beyond every point of the path (a PSD
@@ -202,6 +218,8 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
                  "which": which, "caption": f"{which} {caption}"}
     elif name == "safe":
         data |= {"eps": trace.eps, "omega": trace.omega, "rule": config.step}
+    if cut := data.pop("cut", ""):
+        data["caption"] += cut
     return data
 
 

@@ -594,27 +594,32 @@
           octx.fillStyle = "#fff"; octx.fillRect(0, 0, box.w, box.h);
           const frame = view.background(octx, inner, run, P, cam);
           legend(octx, legendItems, box.x + 8, inner.y + inner.h + P.font / 2 + 4, P.font, box.w - 16);
-          this.background = { off, frame };
+          this.background = { off, frame, inner };
         }
         ctx.save();
         ctx.setTransform(1, 0, 0, 1, 0, 0);
         ctx.drawImage(this.background.off, 0, 0);
         ctx.restore();
-        this.moving(ctx, view, this.background.frame, P);
+        this.moving(ctx, view, this.background.frame, P, this.background.inner);
       } else {
         const { items: legendItems, inner } = frame0();
         ctx.fillStyle = "#fff"; ctx.fillRect(box.x, box.y, box.w, box.h);
         const frame = view.background(ctx, inner, run, P, cam);
         legend(ctx, legendItems, box.x + 8, inner.y + inner.h + P.font / 2 + 4, P.font, box.w - 16);
-        this.moving(ctx, view, frame, P);
+        this.moving(ctx, view, frame, P, inner);
       }
       this.stats.draws.geometry++;
     }
 
-    // the moving part of the view: the run's X_k, or every row's of a race (race.js)
-    moving(ctx, view, frame, P) {
+    // the moving part of the view: the run's X_k, or every row's of a race (race.js), within
+    // the view's box: a view's reach is capped (playback.py, VIEW_REACH), and a diverging
+    // run's iterates leave it rather than run over the legend
+    moving(ctx, view, frame, P, inner) {
+      ctx.save();
+      ctx.beginPath(); ctx.rect(inner.x, inner.y, inner.w, inner.h); ctx.clip();
       if (this.run.race) this.raceMoving(ctx, view, frame, P);
       else view.moving(ctx, frame, this.run, this.kf, P);
+      ctx.restore();
     }
 
     convLayout(box, P) {

@@ -116,6 +116,27 @@ def test_the_header_carries_the_speed_the_optimum_and_the_view():
         playback.header(names, "plane", trace, problem, config, None)
 
 
+@pytest.mark.parametrize(("n", "p", "view"), [(3, 2, "frame"), (3, 1, "sphere"),
+                                             (2, 1, "plane")])
+def test_a_diverging_run_leaves_the_view_rather_than_shrink_the_sphere(n, p, view):
+    """Scaled to a diverging run's iterates (|x| in the hundreds) the unit circle or sphere
+    was a dot. The view's reach is capped at VIEW_REACH and its caption says how far the
+    iterates went; a run that stays near the manifold is framed by its iterates as before."""
+    trace, problem, config = run_config(n=n, p=p, step="constant", eta=2.0, max_iter=50)
+    assert trace.status == "diverged"
+    far = float(np.max(np.linalg.norm(np.asarray(trace.X), axis=1)))
+    assert far > 10 * playback.VIEW_REACH
+    data = playback.view_data(view, trace, problem, config)
+    assert data["R"] == playback.VIEW_REACH
+    assert data["caption"].endswith(f"this run's iterates go out to |x| = {far:.3g}, beyond it.")
+    calm, problem, config = run_config(n=n, p=p, max_iter=50)
+    data = playback.view_data(view, calm, problem, config)
+    margin = 1.15 if view == "plane" else 1.1
+    reach = margin * float(np.max(np.linalg.norm(np.asarray(calm.X), axis=1)))
+    assert data["R"] == max(1.6 if view == "plane" else 1.3, reach) < playback.VIEW_REACH
+    assert "beyond it" not in data["caption"]
+
+
 def test_the_cone_view_holds_the_whole_path_inside_its_cone():
     """The Gram view draws the cone up to the ring tr M = top and turns about its centre
     c = (top/2, top/2, 0) with radius 0.8 top (the cone reaches top/√2 from c). A nearly
