@@ -17,6 +17,8 @@ OMEGA, GRAM = 4, 3  # a Compare preset and an Explorer preset, each with a quest
 LISTENING = "() => !!window.__landingDeck"  # the deck's key listener is installed
 STORED_FOLDS = ("Object.fromEntries(Object.keys(localStorage)"
                 ".filter(k => k.startsWith('stSidebarCollapsed')).map(k => [k, localStorage[k]]))")
+FOLDED = ("() => { const r = document.querySelector('[data-testid=\"stSidebar\"]')"
+          ".getBoundingClientRect(); return r.right <= 0 || r.width === 0; }")  # off screen
 
 
 @pytest.fixture
@@ -191,8 +193,6 @@ def test_the_sidebars_toggle_folds_the_sidebar_and_unfolding_keeps_it(server, pa
     or unfold by hand (the unfold before turning it off) and prefers it, so the toggle has
     lecture mode's key listener fold it (explorer/lecture.py, deck_keys/keys.js)."""
     sidebar = page.locator('[data-testid="stSidebar"]')
-    folded = ("() => { const r = document.querySelector('[data-testid=\"stSidebar\"]')"
-              ".getBoundingClientRect(); return r.right <= 0 || r.width === 0; }")
     page.goto(server)
     page.get_by_role("heading", name="Landing on St(n, p)").wait_for()
     wait_idle(page, charts=False)
@@ -200,7 +200,7 @@ def test_the_sidebars_toggle_folds_the_sidebar_and_unfolding_keeps_it(server, pa
     for turn in range(2):
         sidebar.get_by_text("Lecture mode", exact=True).click()
         page.wait_for_function("location.search.includes('lecture=1')")
-        page.wait_for_function(folded, timeout=30_000)
+        page.wait_for_function(FOLDED, timeout=30_000)
         player(page)  # the run, now across the screen
         if turn == 0:
             page.screenshot(path=shots / "lecture_from_the_sidebar.png")
@@ -221,8 +221,6 @@ def test_a_preset_shown_from_the_presets_page_folds_the_sidebar(server, page, sh
     """'Show me' turns lecture mode on: the sidebar folded only on a later rerun (after
     Reveal), so the preset's first screen, where the class looks, kept it open. It folds as
     the toggle folds it, and leaves no stored choice of its own."""
-    folded = ("() => { const r = document.querySelector('[data-testid=\"stSidebar\"]')"
-              ".getBoundingClientRect(); return r.right <= 0 || r.width === 0; }")
     page.goto(server)
     player(page)
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Lecture presets",
@@ -232,7 +230,7 @@ def test_a_preset_shown_from_the_presets_page_folds_the_sidebar(server, page, sh
     assert page.locator('[data-testid="stSidebar"]').bounding_box()["width"] > 200
     page.get_by_role("button", name="Show me").nth(2).click()
     page.get_by_text("Will the constant step η = 0.08 converge?").wait_for(timeout=60_000)
-    page.wait_for_function(folded, timeout=30_000)
+    page.wait_for_function(FOLDED, timeout=30_000)
     page.screenshot(path=shots / "preset_shown_folded.png")
     assert page.evaluate(STORED_FOLDS) == {}
     assert page.console_errors == []
