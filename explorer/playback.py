@@ -23,6 +23,7 @@ from landing_core.run import Status
 from .family import SYMBOLS, Family, selected
 from .runner import Trace
 from .state import SPEEDS, AppConfig
+from .style import SUPERSCRIPTS
 from .views import B_VIEWS, VIEWS, available
 
 Array = np.ndarray
@@ -123,19 +124,25 @@ def _flow(trace: Trace, start: int, show_sigma: bool) -> tuple[list | None, list
 
 
 VIEW_REACH = 3.0
-"""The farthest |x| the plane, sphere and frame views take in to frame the iterates: a
-diverging run's iterates reach 20 and more, and a view scaled to them drew the unit circle
-or sphere as a dot; they leave the view instead (the player clips them to its box)."""
+"""The farthest |x| the plane, sphere and frame views take in to frame the iterates (or the
+ellipsoid xᵀBx = 1's longest axis, if longer): a diverging run's iterates reach 20 and more,
+and a view scaled to them drew the unit circle or sphere as a dot; they leave the view
+instead (the player clips them to the view's plot)."""
 
 
-def _reach(points: np.ndarray, margin: float) -> tuple[float, str]:
-    """The radius the iterates ``points`` (rows) ask of a view, ``margin`` times the farthest
-    one's norm, capped at VIEW_REACH; and the caption's words where the cap cut them."""
+def _radius(points: np.ndarray, margin: float, least: float, axis: float) -> tuple[float, str]:
+    """A view's radius R: ``margin`` times the farthest iterate's |x| or the ellipsoid's longest
+    ``axis`` (0 without B), at least ``least``, at most VIEW_REACH or that axis; and the
+    caption's words where an iterate lies beyond R. ``points``: the iterates, their |x| taken
+    along axis 1 (rows of a (K, n) array; the columns of a (K, n, p) stack)."""
     far = float(np.max(np.linalg.norm(points, axis=1)))
-    if margin * far <= VIEW_REACH:
-        return margin * far, ""
-    return VIEW_REACH, (f" The view reaches |x| = {VIEW_REACH:g}: this run's iterates go "
-                        f"out to |x| = {far:.3g}, beyond it.")
+    R = min(max(least, margin * far, margin * axis), max(VIEW_REACH, least, margin * axis))
+    if far <= R:
+        return R, ""
+    e = math.floor(math.log10(far))
+    shown = f"{far:.3g}" if e < 3 else f"{far / 10**e:.2g}×10{str(e).translate(SUPERSCRIPTS)}"
+    return R, (f" The view reaches |x| = {R:.3g}: the iterates go out to |x| = {shown}, "
+               "beyond it.")
 
 
 def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
@@ -144,8 +151,7 @@ def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
     configured method's for the problem (on XᵀBX = I when the problem carries B)."""
     pts = np.asarray(trace.X, dtype=float).reshape(-1, 2)
     shape = _ellipsoid(problem)
-    reach, cut = _reach(pts, 1.15)
-    R = max(1.6, reach, 1.15 * shape.get("axis", 0.0))
+    R, cut = _radius(pts, 1.15, 1.6, shape.get("axis", 0.0))
     g = np.linspace(-R, R, PLANE_GRID)
     gx, gy = np.meshgrid(g, g)  # row i: x2 = g[i]
     Z = problem.cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None])
@@ -181,8 +187,8 @@ def _sphere(trace: Trace, problem: Problem) -> dict:
     if shape:
         pts = pts @ np.asarray(shape["W"]).T
     Z = problem.cost(pts.reshape(-1, 3)[:, :, None])
-    reach, cut = _reach(np.asarray(trace.X, dtype=float).reshape(-1, 3), 1.1)
-    R = max(1.3, reach, 1.1 * shape.get("axis", 0.0))
+    R, cut = _radius(np.asarray(trace.X, dtype=float).reshape(-1, 3), 1.1, 1.3,
+                     shape.get("axis", 0.0))
     return {"R": R, "nlat": nlat, "nlon": nlon, "z": json_floats(Z), "zlo": float(np.min(Z)),
             "zhi": float(np.max(Z)), "cut": cut} | shape
 
@@ -198,9 +204,9 @@ def view_data(name: str, trace: Trace, problem: Problem, config: AppConfig) -> d
         data |= _sphere(trace, problem)
     elif name == "frame":  # on XᵀBX = I each column lies on the ellipsoid xᵀBx = 1
         shape = _ellipsoid(problem)
-        # ||X_k||_F (a row of trace.X is X_k): beyond each column's tip
-        reach, cut = _reach(np.asarray(trace.X, dtype=float), 1.1)
-        data |= {"R": max(1.3, reach, 1.1 * shape.get("axis", 0.0)), "cut": cut} | shape
+        # the columns' tips (trace.X holds each X_k, n x p)
+        R, cut = _radius(np.asarray(trace.X, dtype=float), 1.1, 1.3, shape.get("axis", 0.0))
+        data |= {"R": R, "cut": cut} | shape
     elif name == "cone":
         M = np.asarray(trace.gram, dtype=float)
         # the cone is drawn up to the ring tr M = top, beyond every point of the path (a PSD

@@ -612,11 +612,13 @@
     }
 
     // the moving part of the view: the run's X_k, or every row's of a race (race.js), within
-    // the view's box: a view's reach is capped (playback.py, VIEW_REACH), and a diverging
-    // run's iterates leave it rather than run over the legend
+    // the view's plot (its frame's clip, else the box above the legend): a view's reach is
+    // capped (playback.py, VIEW_REACH), and a diverging run's iterates leave it rather than
+    // run over the legend, the ticks or the colour bar
     moving(ctx, view, frame, P, inner) {
+      const c = frame.clip || inner;
       ctx.save();
-      ctx.beginPath(); ctx.rect(inner.x, inner.y, inner.w, inner.h); ctx.clip();
+      ctx.beginPath(); ctx.rect(c.x, c.y, c.w, c.h); ctx.clip();
       if (this.run.race) this.raceMoving(ctx, view, frame, P);
       else view.moving(ctx, frame, this.run, this.kf, P);
       ctx.restore();

@@ -118,6 +118,8 @@
       ctx.stroke();
       if (v.unit) unitOutline(ctx, chart.cx, chart.cy, chart.s);
       ctx.restore();
+      // the moving layer's clip (player.js): the square, not its ticks or colour bar
+      chart.clip = { x: chart.X(-R), y: chart.Y(R), w: 2 * R * s, h: 2 * R * s };
       return chart;
     },
     moving(ctx, chart, run, kf, P) {
@@ -378,6 +380,7 @@
       surfaceOutline(ctx, pr, v, "#000", P.thick - 1);
       colourBar(ctx, box.x + box.w - 56, box.y + box.h * 0.2, 12, box.h * 0.6, P.scale, v.zlo, v.zhi, "f", P.font);
       ctx.restore();
+      pr.clip = { x: box.x, y: box.y, w: box.w - BAR_STRIP, h: box.h };  // not the colour bar
       return pr;
     },
     moving(ctx, pr, run, kf, P) {

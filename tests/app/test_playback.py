@@ -128,13 +128,29 @@ def test_a_diverging_run_leaves_the_view_rather_than_shrink_the_sphere(n, p, vie
     assert far > 10 * playback.VIEW_REACH
     data = playback.view_data(view, trace, problem, config)
     assert data["R"] == playback.VIEW_REACH
-    assert data["caption"].endswith(f"this run's iterates go out to |x| = {far:.3g}, beyond it.")
+    e = int(np.floor(np.log10(far)))  # 65.1 as it is, 3.5×10³ from 1000 on
+    shown = f"{far:.3g}" if e < 3 else f"{far / 10**e:.2g}×10{str(e).translate(style.SUPERSCRIPTS)}"
+    assert data["caption"].endswith(
+        f"The view reaches |x| = 3: the iterates go out to |x| = {shown}, beyond it.")
     calm, problem, config = run_config(n=n, p=p, max_iter=50)
     data = playback.view_data(view, calm, problem, config)
-    margin = 1.15 if view == "plane" else 1.1
-    reach = margin * float(np.max(np.linalg.norm(np.asarray(calm.X), axis=1)))
-    assert data["R"] == max(1.6 if view == "plane" else 1.3, reach) < playback.VIEW_REACH
+    # every column of every iterate inside the view, the farthest with its margin
+    columns = np.asarray(calm.X).swapaxes(1, 2).reshape(-1, n)
+    far = float(np.max(np.linalg.norm(columns, axis=1)))
+    assert data["R"] >= (1.15 if view == "plane" else 1.1) * far and data["R"] < 2
     assert "beyond it" not in data["caption"]
+
+
+def test_a_view_says_it_cuts_iterates_only_where_it_does():
+    """Within |x| <= VIEW_REACH no iterate is cut, whatever the margin (at |x| = 2.8 the
+    margin asked for 3.2 and the caption said 2.8 was beyond 3); the ellipsoid xᵀBx = 1 is
+    framed whole however long its axis, and the caption names the radius drawn."""
+    assert playback._radius(np.array([[2.8, 0.0]]), 1.15, 1.6, 0.0) == (3.0, "")
+    assert playback._radius(np.array([[1.0, 0.0]]), 1.15, 1.6, 0.0) == (1.6, "")
+    R, cut = playback._radius(np.array([[0.0, 10.0], [0.0, 40.0]]), 1.15, 1.6, 10.0)
+    assert R == 11.5 and cut == (" The view reaches |x| = 11.5: the iterates go out to "
+                                 "|x| = 40, beyond it.")
+    assert playback._radius(np.array([[0.0, 10.0]]), 1.15, 1.6, 10.0) == (11.5, "")
 
 
 def test_the_cone_view_holds_the_whole_path_inside_its_cone():
