@@ -19,6 +19,12 @@ class Question:
     answer: str
     at: int
 
+    def __post_init__(self) -> None:
+        # the page highlights the answer as :green-background[...] (explorer.lecture), which
+        # a "]" in it would end early
+        if "]" in self.answer:
+            raise ValueError(f"a question's answer may not hold ']': {self.answer!r}")
+
 
 @dataclass(frozen=True)
 class Preset:

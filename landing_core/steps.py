@@ -56,8 +56,8 @@ class StepContext:
 
     ``T`` and ``gain``: the cost's tangent term where V's tangent part is another (momentum's
     buffer), and how much longer that part moves in the long run (``methods.Field``): the
-    curvature rules read their differences from T + omega N(X) and divide their step by
-    the gain. None and 1 for a field whose tangent part is T.
+    curvature rules read their differences from T (BB: T + omega N(X)) and divide their
+    step by the gain. None and 1 for a field whose tangent part is T.
 
     ``constraint``: the constraint h(X) = 0 the iterates approach (``landing_core.constraints``;
     St(n, p) by default, the method's ``Method.constraint`` in a run), for the rules that
@@ -495,7 +495,7 @@ class ScaleFree:
     the step is divided by the buffer's gain 1 / (1 - gamma), so that the buffer's steady move
     is the step measured; the safe step then bounds the move along the buffer. (On the
     buffer's own differences brockett(20, 4) ran 5,000 iterations with ||grad|| 0.8-16 at
-    gamma 0.5-0.9; it now converges in 300-490. Momentum does not make these steps faster:
+    gamma 0.5-0.9; on T's it converges in 300-490. Momentum does not make these steps faster:
     153 iterations at gamma = 0.)
 
     A field that is not a landing field (the retractions', the penalty's), and omega = 0 (the

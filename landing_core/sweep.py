@@ -237,7 +237,7 @@ def run_batch(
             final[active[ended]] = Xa[ended]
             keep_previous(active[blown])
             active, Xa, d = active[keep], Xa[keep], d[keep]
-            fld = Field(*(part if part is None or np.ndim(part) == 0 else part[keep]
+            fld = Field(*(part if np.ndim(part) == 0 else part[keep]  # (None: 0 too)
                           for part in fld))
             runs, state = runs.take(keep), take_state(state, keep)
         if active.size == 0:

@@ -52,8 +52,8 @@ class Field(NamedTuple):
     buffer M_k = T_k + gamma Proj(M_{k-1})), None where it is V's own; gain: how much longer
     V's tangent part moves than T in the long run (1 / (1 - gamma) for the buffer, whose
     steady state under a constant T is T / (1 - gamma)). A rule that measures the curvature
-    from differences of the field (``steps.BarzilaiBorwein``, ``steps.ScaleFree``) reads them
-    from T + omega N(X), the cost's, and divides its step by the gain: the buffer's
+    from differences of the field reads the cost's instead (``steps.BarzilaiBorwein``: of
+    T + omega N(X); ``steps.ScaleFree``: of T) and divides its step by the gain: the buffer's
     differences mix the cost's curvature with the buffer's memory, and BB's steps on them did
     not converge.
     """

@@ -7,10 +7,11 @@ import base64
 import json
 
 import numpy as np
+import pytest
 
 from explorer import compare
 from explorer.lecture import ANSWER
-from explorer.presets import PRESETS
+from explorer.presets import PRESETS, Question
 from tests.app.helpers import answer, open_app, race_data
 
 OMEGA = 4  # "ω: pull harder, step shorter": a Compare preset with a question
@@ -184,3 +185,10 @@ def test_a_key_opens_the_next_preset_of_the_page_shown_in_the_same_run():
     head = _player(at)["header"]
     assert head["view"] == "plane" and head["ask"] == {"at": PRESETS[ellipse].question.at}
     assert at.session_state.config.constraint == "preset"
+
+
+def test_an_answer_that_would_end_its_highlight_is_refused():
+    """The revealed answer is :green-background[...] (explorer.lecture): a "]" in it would end
+    the highlight early and show the rest as plain text with a stray bracket."""
+    with pytest.raises(ValueError, match="may not hold"):
+        Question("Which?", "x[1] lands", 3)

@@ -389,6 +389,40 @@ def brockett_20_4():
     return problem, f_star, initial_point(20, 4, 0.3, seed=1)
 
 
+@pytest.mark.parametrize("rule", [BarzilaiBorwein, steps.ScaleFree])
+def test_on_momentum_the_curvature_rules_measure_the_cost_and_divide_by_the_gain(rule):
+    """With momentum's buffer M in the field V = M + omega N (``StepContext.T``: the cost's
+    tangent term T; ``gain``: 1 / (1 - gamma)) a rule's step is its step on the field
+    T + omega N divided by the gain, where the safe bound does not cut it: its quotients read
+    T's differences, not M's. 20 x 7 (140 entries): ScaleFree's scratch buffers are used."""
+    problem, omega, gain = make_problem("brockett", 20, 7, seed=3), 0.3, 1.0 / (1.0 - 0.8)
+    X1 = initial_point(20, 7, 0.05, seed=2)
+
+    def context(X, k, extra, momentum):
+        """The context at X; the buffer is T + extra (tangent), with momentum."""
+        G, H = problem.egrad(X), X.T @ X - np.eye(7)
+        T, d = geo.grad_beta(X, G, 0.5), float(np.linalg.norm(H))
+        if not momentum:
+            V = STIEFEL.add_normal(np.array(T), X, H, omega)  # as the rule forms T + omega N
+            return steps.StepContext(X, V, G, d, omega, None, None, k, H, True,
+                                     float(np.linalg.norm(T)), STIEFEL)
+        M = T + extra
+        return steps.StepContext(X, M + omega * (X @ H), G, d, omega, None, None, k, H, True,
+                                 float(np.linalg.norm(M)), STIEFEL, T, gain)
+
+    first = context(X1, 0, 0.0, False)
+    X2 = X1 - 0.05 * first.V
+    extra = 0.3 * geo.proj_tangent(X2, np.random.default_rng(0).standard_normal((20, 7)))
+    etas = []
+    for momentum in (True, False):
+        r, state = rule(), {}
+        r(context(X1, 0, 0.0, momentum), state)
+        step = r(context(X2, 2, extra, momentum), state)  # k = 2: BB's short step
+        etas.append(float(getattr(step, "eta", step)))
+    # one division apart (measured: 0.00378 and 0.0189 for BB, 0.00376 and 0.0188 ScaleFree)
+    assert etas[0] * gain == pytest.approx(etas[1], rel=4 * np.finfo(float).eps)
+
+
 def test_barzilai_borwein_converges_on_brockett(brockett_20_4):
     problem, f_star, X0 = brockett_20_4
     res = landing(problem, X0, step=BarzilaiBorwein(), max_iter=3000)
