@@ -215,11 +215,11 @@
     let pen = false;
     // vertices at least a pixel apart (L1): a converging series' tail is flat, and the
     // stroker pays for every vertex
-    let px = -Infinity, py = -Infinity;
+    let px = -Infinity, py = -Infinity, put_at = style.from || 0;
     const put = (i, y) => {
       const x = chart.X(xs ? xAt(xs, i) : i), yy = chart.Y(y);
       if (!pen) { ctx.moveTo(x, yy); pen = true; } else if (Math.abs(x - px) + Math.abs(yy - py) >= 1) ctx.lineTo(x, yy); else return;
-      px = x; py = yy;
+      px = x; py = yy; put_at = i;
     };
     for (let i = style.from || 0; i <= last; i += bucket) {  // from: a race's trail (race.js)
       const end = Math.min(last, i + bucket - 1);
@@ -242,6 +242,7 @@
     }
     ctx.stroke();
     ctx.restore();
+    return put_at;  // the last vertex drawn (a race's trail goes on from it)
   }
 
   // xs at a fractional index i, between its neighbours

@@ -128,10 +128,12 @@
         ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
         t = this.trail = { off, ctx, back, conv: this.conv, k: want.map((row) => row.map(() => 0)) };
       }
+      // from the last vertex drawn, not the last iterate passed: a frame passes a few
+      // iterates, often under a pixel apart, which drawSeries leaves out; a trail that went on
+      // from them drew a flat or slow series as scattered dots (the penalty row's level line)
       charts.forEach((chart, i) => this.conv[i].series.forEach((s, j) => {
         if (want[i][j] <= t.k[i][j]) return;
-        drawSeries(t.ctx, chart, s.ys, want[i][j], { colour: s.colour, width: P.thick, xs: s.xs, from: t.k[i][j], cap: "round" });
-        t.k[i][j] = want[i][j];
+        t.k[i][j] = drawSeries(t.ctx, chart, s.ys, want[i][j], { colour: s.colour, width: P.thick, xs: s.xs, from: t.k[i][j], cap: "round" });
       }));
       return t;
     },
