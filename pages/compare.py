@@ -89,6 +89,7 @@ edited = table_box.data_editor(
                                                    required=True, default="landing"),
         "tangent": st.column_config.SelectboxColumn(
             "tangent term", options=list(TANGENT_LABELS), required=True, default=config.tangent,
+            format_func=TANGENT_LABELS.__getitem__,
             help="Landing's tangent term (also momentum's). The penalty and Riemannian GD "
                  "do not use it."),
         "beta": _number("β", "beta", "The β-metric's β: landing's β-metric tangent term, and "
@@ -97,8 +98,11 @@ edited = table_box.data_editor(
                         "it."),
         "omega": _number("ω", "omega", "The normal term's weight (landing), or the penalty's. "
                          "Riemannian GD has none: it stays on St(n, p)."),
+        # the sidebar's words for the rules, not their codes (typing "Barz" found nothing)
         "step": st.column_config.SelectboxColumn("step rule", options=list(STEP_LABELS),
-                                                 required=True, default=config.step),
+                                                 required=True, default=config.step,
+                                                 format_func=STEP_LABELS.__getitem__,
+                                                 width="medium"),
         "eta": _number("η", "eta"),
         "constraint": st.column_config.SelectboxColumn(
             "constraint", options=list(compare.ROW_CONSTRAINTS), required=True,
