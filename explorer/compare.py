@@ -164,6 +164,9 @@ _TANGENT_TEXT = {name: {"beta": "β = {beta:g}", "euclidean": "Frobenius",
                         "relative": "relative"}[name] for name in TANGENT_TERMS}
 
 
+_OPTION_SYMBOLS = {"gamma": "γ"}
+
+
 def auto_label(r: Row) -> str:
     """A label that names a row's method, tangent term, ω and step rule."""
     step = _STEP_TEXT[r.step].format(eta=r.eta)
@@ -171,8 +174,12 @@ def auto_label(r: Row) -> str:
         retraction = {"qr": "QR", "polar": "polar", "cayley": "Cayley"}[r.method[4:]]
         return f"RGD ({retraction}, β = {r.beta:g}), {step}"
     tangent = _TANGENT_TEXT[r.tangent].format(beta=r.beta)
+    # a method's own numbers (momentum's gamma = 0.9) in its label: no column sets them
+    own = "".join(f", {_OPTION_SYMBOLS.get(name, name)} = {value:g}"
+                  for name, value in REGISTRY[r.method].defaults.items()
+                  if name != BETA_OPTION and isinstance(value, float | int))
     head = {"landing": tangent, "penalty": "penalty"}.get(
-        r.method, f"{METHODS[r.method]} ({tangent})")
+        r.method, f"{METHODS[r.method]} ({tangent}{own})")
     on = {"identity": ", on XᵀX = I", "B": ", on XᵀBX = I"}.get(r.constraint, "")
     return f"{head}, ω = {r.omega:g}, {step}{on}"
 

@@ -52,6 +52,13 @@ class MethodEntry:
         params = inspect.signature(self.factory).parameters
         return tuple(name for name in params if name not in COMMON)
 
+    @property
+    def defaults(self) -> dict[str, object]:
+        """The options' default values, where the factory gives one (momentum's gamma)."""
+        params = inspect.signature(self.factory).parameters
+        return {name: params[name].default for name in self.options
+                if params[name].default is not inspect.Parameter.empty}
+
 
 REGISTRY: dict[str, MethodEntry] = {}
 

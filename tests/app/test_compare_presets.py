@@ -239,7 +239,9 @@ def test_a_label_follows_its_rows_settings():
     frob = compare.Row("x", tangent="euclidean", step="constant", eta=0.05)
     assert compare.auto_label(frob) == "Frobenius, ω = 1, η = 0.05"
     momentum = compare.Row("x", method="momentum", beta=0.3, step="bb")
-    assert compare.auto_label(momentum) == "Landing with heavy-ball momentum (β = 0.3), ω = 1, BB"
+    # its gamma, which no column sets, in its label (the factory's default)
+    assert compare.auto_label(momentum) == (
+        "Landing with heavy-ball momentum (β = 0.3, γ = 0.9), ω = 1, BB")
 
 
 def test_rows_share_only_what_they_do_not_set():

@@ -30,6 +30,15 @@ def test_methods_are_the_registry():
     assert all(METHODS[name] == methods.REGISTRY[name].label for name in named)
 
 
+def test_an_entry_gives_its_options_defaults():
+    """What a run without options gets (the app names momentum's gamma in a row's label):
+    the factory's own default, as the method built with no option has it."""
+    assert methods.REGISTRY["momentum"].defaults == {"gamma": 0.9}
+    assert methods.build("momentum").gamma == 0.9
+    assert methods.REGISTRY["landing"].defaults == {}
+    assert set(methods.REGISTRY["rgd-qr"].defaults) == set(methods.REGISTRY["rgd-qr"].options)
+
+
 def test_build_passes_common_parameters_and_rejects_unknown_options():
     m = methods.build("landing", beta=2.0, omega=3.0, tangent="relative")
     assert (m.beta, m.omega, m.tangent) == (2.0, 3.0, "relative")
