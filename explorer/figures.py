@@ -106,10 +106,12 @@ def _positive(values: Array) -> Array:
 
 
 def _legend_below(fig: go.Figure, height: int) -> go.Figure:
-    """``fig`` (a row of log panels) ``height`` pixels tall, its legend the same distance below
-    the panels whatever the height (the default's -0.2 fits 440 pixels), decade ticks."""
+    """``fig`` (a row of log panels) ``height`` pixels tall, its legend at the figure's foot
+    (measured from the whole figure, so that the panels make room for it however many rows it
+    takes: placed below the panels, in their own units, six long labels ran over their axis
+    titles), decade ticks."""
     fig.update_layout(**LAYOUT, height=height)
-    fig.update_layout(legend=dict(y=-0.2 * 440 / height))
+    fig.update_layout(legend=dict(yref="container", y=0, yanchor="bottom"))
     _decade_ticks(fig)
     return text_size(fig)
 

@@ -288,3 +288,24 @@ def test_a_race_played_frame_by_frame_draws_its_whole_curves(server, browser):
                                "&& landingPlayer.run.done", timeout=60_000)
         assert race.evaluate(TRAIL_JS) < 0.12
         assert page.console_errors == []
+
+
+def test_a_long_legend_stays_below_the_axis_titles(browser, tmp_path):
+    """The comparison's legend sat at a fixed distance below the panels in the panels' own
+    units; six long labels (momentum rows) shrank the panels and the legend's first row ran
+    over the 'iteration k' titles (a new user's tour). It is placed from the figure's foot:
+    plotly makes the panels room for it."""
+    from explorer.figures import comparison_figure
+
+    k = np.arange(400)
+    runs = [{"label": f"Landing with heavy-ball momentum (β = 0.5, γ = 0.9), ω = 1, row {i}",
+             "cost": 1 + np.exp(-k / (50 + 20 * i)), "infeasibility": np.exp(-k / 40),
+             "grad_norm": np.exp(-k / 30), "time": k * 1e-3} for i in range(6)]
+    path = tmp_path / "figure.html"
+    comparison_figure(runs, f_star=1.0).write_html(path, include_plotlyjs=True)
+    with open_page(browser, 930, 700) as page:
+        page.goto(path.as_uri())
+        page.locator(".legend").wait_for()
+        titles = [page.locator(f".x{i}title").bounding_box() for i in ("", "2", "3")]
+        legend = page.locator(".legend").bounding_box()
+        assert legend["y"] >= max(t["y"] + t["height"] for t in titles)
