@@ -52,8 +52,11 @@ def _number(label: str, name: str, help: str | None = None) -> st.column_config.
     """A number column of the table, limited to the range a row accepts (the sidebar's); a row
     added in the table starts with the sidebar's value."""
     low, high = limits(name)
+    # the grid clamps a value beyond the range without a word (1000 became 100): say it here
+    bounds = f"From {low:g} to {high:g}."
     return st.column_config.NumberColumn(label, min_value=low, max_value=high, format="%.3g",
-                                         help=help, default=getattr(config, name))
+                                         help=f"{help} {bounds}" if help else bounds,
+                                         default=getattr(config, name))
 
 
 labels = " · ".join(text.plain(r.get("label")) for r in st.session_state.compare_rows)

@@ -11,7 +11,7 @@ import pytest
 from explorer import compare, figures
 from explorer.lecture import ANSWER
 from explorer.presets import PRESETS
-from explorer.state import STEP_LABELS, TANGENT_LABELS, AppConfig
+from explorer.state import STEP_LABELS, TANGENT_LABELS, AppConfig, limits
 from explorer.views import B_VIEWS, VIEWS
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, riemannian_gd, solve
@@ -461,9 +461,14 @@ def test_the_sidebar_greys_out_what_each_row_sets_and_a_lecture_folds_the_steps(
 def test_the_tables_choices_read_as_the_sidebars():
     """The step rule and tangent term cells offer the sidebar's words, their codes kept as
     the values (a new user typed "Barz" for Barzilai–Borwein and found nothing: the cells
-    offered "bb")."""
+    offered "bb"); the number cells name their range (ω = 1000 became 100 unsaid)."""
     at = open_app({"n": "3", "p": "2"}, page="pages/compare.py")
     columns = json.loads(at.dataframe[0].proto.columns)
     for column, labels in (("step", STEP_LABELS), ("tangent", TANGENT_LABELS)):
         offered = columns[column]["type_config"]["options"]
         assert offered == [{"value": code, "label": label} for code, label in labels.items()]
+    # the number cells say their range: the grid clamps a value beyond it without a word
+    for column in ("beta", "omega", "eta"):
+        low, high = limits(column)
+        assert columns[column]["help"].endswith(f"From {low:g} to {high:g}.")
+        assert columns[column]["type_config"]["max_value"] == high
