@@ -165,6 +165,9 @@ _TANGENT_TEXT = {name: {"beta": "β = {beta:g}", "euclidean": "Frobenius",
 
 
 _OPTION_SYMBOLS = {"gamma": "γ"}
+# a label is cut at text.LABEL_MAX: the library's "Landing with heavy-ball momentum" left a
+# momentum row on XᵀBX = I without its constraint
+_SHORT_NAMES = {"momentum": "momentum"}
 
 
 def auto_label(r: Row) -> str:
@@ -177,9 +180,9 @@ def auto_label(r: Row) -> str:
     # a method's own numbers (momentum's gamma = 0.9) in its label: no column sets them
     own = "".join(f", {_OPTION_SYMBOLS.get(name, name)} = {value:g}"
                   for name, value in REGISTRY[r.method].defaults.items()
-                  if name != BETA_OPTION and isinstance(value, float | int))
+                  if name != BETA_OPTION and type(value) in (int, float))
     head = {"landing": tangent, "penalty": "penalty"}.get(
-        r.method, f"{METHODS[r.method]} ({tangent}{own})")
+        r.method, f"{_SHORT_NAMES.get(r.method, METHODS[r.method])} ({tangent}{own})")
     on = {"identity": ", on XᵀX = I", "B": ", on XᵀBX = I"}.get(r.constraint, "")
     return f"{head}, ω = {r.omega:g}, {step}{on}"
 

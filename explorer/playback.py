@@ -125,22 +125,27 @@ def _flow(trace: Trace, start: int, show_sigma: bool) -> tuple[list | None, list
 
 VIEW_REACH = 3.0
 """The farthest |x| the plane, sphere and frame views take in to frame the iterates (or the
-ellipsoid xᵀBx = 1's longest axis, if longer): a diverging run's iterates reach 20 and more,
-and a view scaled to them drew the unit circle or sphere as a dot; they leave the view
-instead (the player clips them to the view's plot)."""
+margin times the ellipsoid xᵀBx = 1's longest axis, if longer): a diverging run's iterates
+reach 20 and more, and a view scaled to them drew the unit circle or sphere as a dot; they
+leave the view instead (the player clips them to the view's plot)."""
 
 
-def _radius(points: np.ndarray, margin: float, least: float, axis: float) -> tuple[float, str]:
+def _radius(points: np.ndarray, margin: float, least: float, axis: float,
+            square: bool = False) -> tuple[float, str]:
     """A view's radius R: ``margin`` times the farthest iterate's |x| or the ellipsoid's longest
-    ``axis`` (0 without B), at least ``least``, at most VIEW_REACH or that axis; and the
-    caption's words where an iterate lies beyond R. ``points``: the iterates, their |x| taken
-    along axis 1 (rows of a (K, n) array; the columns of a (K, n, p) stack)."""
+    ``axis`` (0 without B), at least ``least``, at most VIEW_REACH or ``margin`` times that
+    axis; and the caption's words where an iterate lies outside the view: beyond |x| = R, or
+    for a ``square`` view (the plane's [-R, R]²) beyond a side. ``points``: the iterates,
+    their |x| taken along axis 1 (rows of a (K, n) array; the columns of a (K, n, p) stack)."""
     far = float(np.max(np.linalg.norm(points, axis=1)))
     R = min(max(least, margin * far, margin * axis), max(VIEW_REACH, least, margin * axis))
-    if far <= R:
+    out = float(np.max(np.abs(points))) if square else far
+    if out <= R:  # (a NaN iterate ends a run before its trace keeps it)
         return R, ""
-    e = math.floor(math.log10(far))
-    shown = f"{far:.3g}" if e < 3 else f"{far / 10**e:.2g}×10{str(e).translate(SUPERSCRIPTS)}"
+    shown = f"{far:.3g}"
+    if "e" in shown:  # 3.5×10³ (999.7 reads 1.0×10³, not 1e+03)
+        mantissa, exponent = f"{far:.1e}".split("e")
+        shown = f"{mantissa}×10{str(int(exponent)).translate(SUPERSCRIPTS)}"
     return R, (f" The view reaches |x| = {R:.3g}: the iterates go out to |x| = {shown}, "
                "beyond it.")
 
@@ -151,7 +156,7 @@ def _plane(trace: Trace, problem: Problem, config: AppConfig) -> dict:
     configured method's for the problem (on XᵀBX = I when the problem carries B)."""
     pts = np.asarray(trace.X, dtype=float).reshape(-1, 2)
     shape = _ellipsoid(problem)
-    R, cut = _radius(pts, 1.15, 1.6, shape.get("axis", 0.0))
+    R, cut = _radius(pts, 1.15, 1.6, shape.get("axis", 0.0), square=True)
     g = np.linspace(-R, R, PLANE_GRID)
     gx, gy = np.meshgrid(g, g)  # row i: x2 = g[i]
     Z = problem.cost(np.stack([gx.ravel(), gy.ravel()], axis=1)[:, :, None])

@@ -199,7 +199,7 @@
   function drawSeries(ctx, chart, ys, upto, style) {
     const xs = style.xs;
     const last = Math.min(Math.floor(upto), ys.length - 1);
-    if (last < 0) return;
+    if (last < 0) return style.from || 0;
     const ok = (y) => y !== null && isFinite(y) && (!chart.ylog || y > 0);
     const bucket = Math.max(1, Math.floor((last + 1) / (2 * chart.rect.w)));
     ctx.save();
@@ -219,7 +219,8 @@
     const put = (i, y) => {
       const x = chart.X(xs ? xAt(xs, i) : i), yy = chart.Y(y);
       if (!pen) { ctx.moveTo(x, yy); pen = true; } else if (Math.abs(x - px) + Math.abs(yy - py) >= 1) ctx.lineTo(x, yy); else return;
-      px = x; py = yy; put_at = i;
+      px = x; py = yy;
+      if (Number.isInteger(i)) put_at = i;  // not the head's point between two iterates
     };
     for (let i = style.from || 0; i <= last; i += bucket) {  // from: a race's trail (race.js)
       const end = Math.min(last, i + bucket - 1);

@@ -696,8 +696,8 @@
         }
       }
       // a race's series: each row's own place (rowKf, race.js) against its iterations or
-      // its wall time (s.xs), the cursor at the race's clock; drawn up to their last whole
-      // iterates on a trail canvas kept between frames (race.js), only their heads here
+      // its wall time (s.xs), the cursor at the race's clock; drawn up to the last vertex
+      // drawn on a trail canvas kept between frames (race.js), only their heads here
       const upto = (s) => (s.row === undefined ? this.kf : this.rowKf(s.row));
       const trail = cached && this.run.race ? this.convTrail(charts, P, upto) : null;
       if (cached) {

@@ -110,11 +110,11 @@
       }));
     },
 
-    // the convergence panels' background with every series drawn to its row's last whole
-    // iterate, kept between frames and extended by the iterates passed since the last one: a
-    // frame then draws only the series' heads (18 series of 1,500 iterates cost 2-3 ms a
-    // frame in software canvas). A step back, a new size, new axes or new panels (ranges())
-    // draw it afresh.
+    // the convergence panels' background with every series drawn to its last vertex drawn
+    // (drawSeries: within a pixel of its row's last whole iterate), kept between frames and
+    // extended from there by the iterates passed since: a frame then draws only the heads
+    // (18 series of 1,500 iterates cost 2-3 ms a frame in software canvas). A step back, a
+    // new size, new axes or new panels (ranges()) draw it afresh.
     convTrail(charts, P, upto) {
       const back = this.convBack;
       const want = this.conv.map((panel) => panel.series.map((s) => Math.max(0, Math.min(Math.floor(upto(s)), s.ys.length - 1))));

@@ -12,6 +12,7 @@ from explorer import compare, figures
 from explorer.lecture import ANSWER
 from explorer.presets import PRESETS
 from explorer.state import STEP_LABELS, TANGENT_LABELS, AppConfig, limits
+from explorer.text import LABEL_MAX
 from explorer.views import B_VIEWS, VIEWS
 from landing_core.problems import initial_point, make_problem
 from landing_core.solvers import Config, riemannian_gd, solve
@@ -240,8 +241,21 @@ def test_a_label_follows_its_rows_settings():
     assert compare.auto_label(frob) == "Frobenius, ω = 1, η = 0.05"
     momentum = compare.Row("x", method="momentum", beta=0.3, step="bb")
     # its gamma, which no column sets, in its label (the factory's default)
-    assert compare.auto_label(momentum) == (
-        "Landing with heavy-ball momentum (β = 0.3, γ = 0.9), ω = 1, BB")
+    assert compare.auto_label(momentum) == "momentum (β = 0.3, γ = 0.9), ω = 1, BB"
+
+
+def test_every_automatic_label_fits_a_label_whole():
+    """A stored label is cut at text.LABEL_MAX (a link's, or the table's after another row's
+    edit): "Landing with heavy-ball momentum (β = 0.5, γ = 0.9), ω = 1, safe (η ≤ 0.1), on
+    XᵀBX = I" (87 characters) lost its constraint. Every method, tangent term, step rule
+    and constraint fits, with numbers of the three digits the cells show (six, typed,
+    make the longest 82)."""
+    longest = max(
+        (compare.auto_label(compare.Row("", method=m, tangent=t, beta=0.0123, omega=12.3,
+                                        step=s, eta=0.00123, constraint=c))
+         for m in compare.row_methods() for t in TANGENT_LABELS for s in STEP_LABELS
+         for c in compare.ROW_CONSTRAINTS), key=len)
+    assert len(longest) <= LABEL_MAX, longest
 
 
 def test_rows_share_only_what_they_do_not_set():
