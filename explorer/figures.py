@@ -7,6 +7,7 @@ Sized for a projector: large fonts, the Okabe-Ito colour-blind-safe palette, lab
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -161,7 +162,28 @@ def comparison_figure(
         if col > 1 or f_star is not None:
             fig.update_yaxes(**LOG_AXIS, row=1, col=col)
     fig.update_xaxes(title_text="iteration k" if against == "iteration" else "wall time (s)")
-    return _legend_below(fig, height)
+    # the legend takes its rows from the panels' height: six long labels left them 88 px of
+    # 400; the figure grows by the rows beyond the first instead
+    extra = _legend_rows([run["label"] for run in runs]) - 1
+    return _legend_below(fig, height + LEGEND_ROW * extra)
+
+
+LEGEND_ROW = 32  # px of a legend row (its 15 px text and plotly's spacing; 19 px in lecture)
+
+
+def _legend_rows(labels: list[str], width: float = 860.0) -> int:
+    """How many rows a horizontal legend of ``labels`` takes in a figure ``width`` pixels
+    wide (the Compare page's at 1366 px with the sidebar), by plotly's way of filling them:
+    items left to right, a new row where the next does not fit. An item is its line sample
+    and gap (46 px) and its text (about 8.5 px a character at the legend's 15 px; HTML tags
+    do not show)."""
+    rows, used = 1, 0.0
+    for label in labels:
+        item = 46.0 + 8.5 * len(re.sub(r"<[^>]*>", "", label))
+        if used and used + item > width:
+            rows, used = rows + 1, 0.0
+        used += item
+    return rows
 
 
 BELOW_F_STAR = "ringed: f below f* (X off the manifold)"

@@ -167,3 +167,22 @@ def test_a_stochastic_figure_refreshed_in_place_is_the_one_built_anew(lecture):
     runs = _stochastic_runs(14, 2.5, diverged=True)
     assert not figures.refresh_stochastic_figure(fig, runs, -5.0)
     assert fig.to_json() == before
+
+
+def test_the_comparison_grows_by_its_legends_rows():
+    """A horizontal legend fills rows left to right; the figure grows by the rows beyond the
+    first, so that the panels keep their height (six long labels left them 88 px of 400)."""
+    k = np.arange(50)
+
+    def runs(labels):
+        return [{"label": label, "cost": 1 + np.exp(-k / 9), "infeasibility": np.exp(-k / 8),
+                 "grad_norm": np.exp(-k / 7), "time": k * 1e-3} for label in labels]
+
+    short = [f"β = {b}" for b in (0.1, 0.5, 1, 5)]  # about 90 px each: one row
+    assert figures._legend_rows(short) == 1
+    assert figures.comparison_figure(runs(short), height=400).layout.height == 400
+    long = [f"momentum (β = 0.5, γ = 0.9), ω = 1, safe (η ≤ 0.{i})" for i in range(1, 7)]
+    assert figures._legend_rows(long) == 6  # 480 px each: one a row in 860
+    assert figures.comparison_figure(runs(long), height=400).layout.height == 400 + 5 * 32
+    # two of 380 px fit a row; HTML tags take no room
+    assert figures._legend_rows(["<b>" + "x" * 39 + "</b>"] * 4) == 2

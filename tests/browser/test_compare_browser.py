@@ -294,7 +294,7 @@ def test_a_long_legend_stays_below_the_axis_titles(browser, tmp_path):
     """The comparison's legend sat at a fixed distance below the panels in the panels' own
     units; six long labels (momentum rows) shrank the panels and the legend's first row ran
     over the 'iteration k' titles (a new user's tour). It is placed from the figure's foot:
-    plotly makes the panels room for it."""
+    plotly makes the panels room for it; and the figure grows by its rows beyond the first."""
     from explorer.figures import comparison_figure
 
     k = np.arange(400)
@@ -309,3 +309,6 @@ def test_a_long_legend_stays_below_the_axis_titles(browser, tmp_path):
         titles = [page.locator(f".x{i}title").bounding_box() for i in ("", "2", "3")]
         legend = page.locator(".legend").bounding_box()
         assert legend["y"] >= max(t["y"] + t["height"] for t in titles)
+        # the figure grows by the legend's rows: the panels kept 120 px of 440 before
+        panels = page.locator(".nsewdrag").first.bounding_box()
+        assert panels["height"] >= 200, panels
