@@ -140,7 +140,7 @@ def _radius(points: np.ndarray, margin: float, least: float, axis: float,
     far = float(np.max(np.linalg.norm(points, axis=1)))
     R = min(max(least, margin * far, margin * axis), max(VIEW_REACH, least, margin * axis))
     out = float(np.max(np.abs(points))) if square else far
-    if out <= R:  # (a NaN iterate ends a run before its trace keeps it)
+    if out <= R:  # (no NaN here: the divergence test ends a run before its trace keeps one)
         return R, ""
     shown = f"{far:.3g}"
     if "e" in shown:  # 3.5×10³ (999.7 reads 1.0×10³, not 1e+03)
