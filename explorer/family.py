@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from landing_core.metric_view import metric_rows
 from landing_core.problems import Problem
 from landing_core.run import Status, StopCheck, stopped_message
 from landing_core.solvers import Record, stop_reason
@@ -25,16 +26,30 @@ from landing_core.sweep import BATCH_STEP_RULES, Iterates, run_batch
 from . import runner
 from .runner import SAFE_EPS, Trace
 from .state import STEP_LABELS, AppConfig
+from .views import available
 
 Array = np.ndarray
 
 PARAMS = ("beta", "omega", "eta")
 """The parameters a family can scrub (``AppConfig.scrub``; "off": no family)."""
 SYMBOLS = {"beta": "β", "omega": "ω", "eta": "η"}
-FAMILY_VIEWS = ("plane", "sphere", "frame", "sigma", "cone")
-"""The views a family draws: the Metric and Safe step views need the per-iterate rows of
-``metric_view`` for every member (about 0.15 ms per member and iterate at St(3, 2): a second
-for the default family), so a family leaves them to the single run."""
+FAMILY_VIEWS = ("plane", "sphere", "frame", "sigma", "cone", "metric")
+"""The views a family draws (``views``). The Metric view at St(3, 2) only, where its rows are a
+closed form computed for the whole stack at once (``metric_view.metric_rows``); elsewhere its
+slice costs about 1 ms per member and iterate (Gram-Schmidt and a Lyapunov solve: half a
+minute for the default family). The Safe step view stays the single run's."""
+METRIC_SIZE = (3, 2)
+
+
+def views(shown: list[str], n: int, p: int) -> list[str]:
+    """The views of ``shown`` (``views.available``) a family of St(n, p) draws
+    (FAMILY_VIEWS)."""
+    return [v for v in shown if v in FAMILY_VIEWS and (v != "metric" or (n, p) == METRIC_SIZE)]
+
+
+def _draws_metric(config: AppConfig, problem: Problem) -> bool:
+    return "metric" in views(available(problem.n, problem.p, problem.B is not None,
+                                       config.step), problem.n, problem.p)
 
 
 def values(lo: float, hi: float, count: int) -> Array:
@@ -106,10 +121,13 @@ def _new_trace(config: AppConfig, problem: Problem, omega: float) -> Trace:
 class _Keeper:
     """``run_batch``'s ``observe``: what ``Trace.append`` keeps of each record (X_k for
     n <= 3, the Gram matrix for p = 2, singular values, det X_k's sign for p = n), reduced for
-    the whole stack at each iteration and split into the members' traces at the end."""
+    the whole stack at each iteration and split into the members' traces at the end. Where
+    ``metric``, G_k too, whose Metric view rows are computed at the end in one pass (per
+    iteration, they added two thirds to the default family's 0.21 s)."""
 
-    def __init__(self) -> None:
+    def __init__(self, metric: bool = False) -> None:
         self.rows = []
+        self.metric = metric
         self.t0 = time.perf_counter()
 
     def __call__(self, it: Iterates) -> None:
@@ -121,7 +139,8 @@ class _Keeper:
             it.runs, np.stack([it.cost, it.infeasibility, it.grad_norm, it.step,
                                it.normal_step], axis=1),
             sigma, X.copy() if n <= 3 else None, M if p == 2 else None,
-            np.linalg.det(X) > 0 if n == p else None, time.perf_counter() - self.t0))
+            np.linalg.det(X) > 0 if n == p else None, time.perf_counter() - self.t0,
+            it.G.copy() if self.metric else None))
 
     def fill(self, traces: list[Trace]) -> None:
         runs = np.concatenate([r[0] for r in self.rows])
@@ -132,6 +151,8 @@ class _Keeper:
                 return None
             return np.concatenate([r[i] for r in self.rows])[order]
         scalars, sigma, X, gram, positive = (column(i) for i in range(1, 6))
+        G = column(7)  # the Metric view's rows in one pass over every member's iterates
+        metric = metric_rows(X, G) if G is not None else None
         clock = np.concatenate([np.full(len(r[0]), r[6]) for r in self.rows])[order]
         for i, t in enumerate(traces):
             part = slice(cuts[i], cuts[i + 1])
@@ -145,6 +166,8 @@ class _Keeper:
                 t.gram = list(gram[part])
             if positive is not None and t.optima:
                 t.f_star = [t.optima[1 if s else -1] for s in positive[part]]
+            if metric is not None:
+                t.extras, t.metric = ("metric",), list(metric[part])
 
 
 def _batch(config: AppConfig, problem: Problem, param: str, grid: Array,
@@ -154,7 +177,7 @@ def _batch(config: AppConfig, problem: Problem, param: str, grid: Array,
     each[param] = grid
     traces = [_new_trace(config, problem, float(w)) for w in each["omega"]]
     X0 = np.repeat(runner.initial(config, problem)[None], len(grid), axis=0)
-    keep = _Keeper()
+    keep = _Keeper(metric=_draws_metric(config, problem))
     status = run_batch(
         problem, X0, beta=each["beta"], omega=each["omega"], eta=each["eta"],
         tangent=config.tangent, step=config.step, eps=SAFE_EPS, tol=config.tol,
@@ -190,14 +213,22 @@ def _one_by_one(config: AppConfig, problem: Problem, param: str, grid: Array,
     for v in grid:
         member = replace(config, **{param: float(v)})
         trace, records = runner.start(member, problem)
-        trace.extras = ()
+        _member_rows(trace)
         while not trace.finished:
             trace.feed(next(records), config.tol, config.max_iter)
             if not trace.finished and should_stop is not None and (why := should_stop()):
                 trace.status, trace.message = Status.STOPPED, stopped_message(why, trace.k)
-        trace.metric, trace.safe = [], []
         traces.append(trace)
     return traces
+
+
+def _member_rows(trace: Trace) -> None:
+    """Of the rows a lone run records for the views (``runner.start``, X_0's so far), a
+    member keeps those a family draws (``views``): the Metric view's at St(3, 2)."""
+    keep = views(list(trace.extras), trace.n, trace.p)
+    trace.extras = tuple(keep)
+    trace.metric = trace.metric if "metric" in keep else []
+    trace.safe = []
 
 
 def first(config: AppConfig, problem: Problem) -> Family:
@@ -209,7 +240,7 @@ def first(config: AppConfig, problem: Problem) -> Family:
     t0 = time.perf_counter()
     member = replace(config, **{config.scrub: float(grid[index])})
     trace, records = runner.start(member, problem)
-    trace.extras, trace.metric, trace.safe = (), [], []
+    _member_rows(trace)
     runner.run_to_end(trace, records, member)
     members: list[Trace | None] = [None] * len(grid)
     members[index] = trace

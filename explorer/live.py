@@ -26,6 +26,7 @@ from .budget import Cost
 from .controls import set_config
 from .gate import GATE, HEAVY_SECONDS, Gate
 from .state import AppConfig
+from .views import VIEWS
 from .worker import LeasedWorker, session_worker
 
 FIRST_WAIT = 0.25  # seconds a new run may take before the page shows it (all of a small run)
@@ -293,6 +294,15 @@ def _picked(fam: family.Family, run_id: str, config: AppConfig) -> AppConfig | N
                                                                      **{fam.param: value})
 
 
+def _single_run_views(views: list[str], names: list[str]) -> str:
+    """Which views of this size a family leaves to the single run (``family.views``)."""
+    left = [VIEWS[v][0] for v in views if v not in names]
+    if not left:
+        return ""
+    return (f" The {' and '.join(left)} view{'s' if len(left) > 1 else ''} "
+            f"show{'' if len(left) > 1 else 's'} the single run (Scrub: off).")
+
+
 def _nearest_note(config: AppConfig, fam: family.Family, index: int) -> str:
     """Where the sidebar's value is not a member's: which member stands for it."""
     value, symbol = getattr(config, fam.param), family.SYMBOLS[fam.param]
@@ -309,7 +319,7 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
     """The player with the family of runs of ``config.scrub`` (``explorer.family``), its
     members sent in chunks (``playback.family_chunk``) as the player asks for them; the
     scrubber's release sets the sidebar's value (and the URL) by a rerun of the page."""
-    names = [v for v in views if v in family.FAMILY_VIEWS]
+    names = family.views(views, problem.n, problem.p)
     view = chosen_view(names, views)
     if len(names) > 1:
         st.query_params["view"] = view
@@ -345,8 +355,7 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
         "them), "
         + (f"computed in {fam.seconds:.2f} s" if fam.complete else "computing")
         + f"; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
-        "to switch runs. The Metric and Safe step views show the single run (Scrub: off)."
-        + _nearest_note(config, fam, index)))
+        "to switch runs." + _single_run_views(views, names) + _nearest_note(config, fam, index)))
     # files made when clicked: the scrubber's releases rerun the page several times a second,
     # and each run deleted the files of the run before while the browser was still fetching
     # them (Streamlit checks a download's file when it draws the button: 404s in the console).

@@ -301,8 +301,9 @@ def family_header(views: list[str], view: str, fam: Family, problem: Problem,
     """``header`` for a family: the views' static data drawn around every member's iterates
     but the diverged ones' (one frame for the whole family, so that a drag moves the path, not
     the axes), and the
-    family itself: its parameter, symbol, values, the member the sidebar's value picks, and
-    for an ω family on the plane each member's landing field."""
+    family itself: its parameter, symbol, values, the member the sidebar's value picks, for
+    an ω family on the plane each member's landing field, and for a β family in the Metric
+    view each member's β."""
     merged = Trace(problem.n, problem.p, B=problem.B)
     done = [t for t in fam.members if t is not None]
     calm = [t for t in done if t.status != Status.DIVERGED] or done
@@ -319,4 +320,7 @@ def family_header(views: list[str], view: str, fam: Family, problem: Problem,
         plane["arrows_by_member"] = [
             plane_arrows(problem, replace(config, omega=float(w)), plane["R"])
             for w in fam.values]  # (cheap: 200 points per member)
+    metric = next((v for v in head["views"] if v["kind"] == "metric"), None)
+    if metric is not None and fam.param == "beta":  # the ball g^β of each member's β
+        metric["beta_by_member"] = [float(b) for b in fam.values]
     return head

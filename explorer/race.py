@@ -40,11 +40,12 @@ def colour(i: int) -> str:
 
 def views(n: int, p: int, runs: list[dict]) -> list[str]:
     """The geometry views a race draws: those of a family (``family.FAMILY_VIEWS``) for this
-    size, where every row kept its iterates (the comparison keeps them for n <= 3); none
+    size but the Metric view (its rows need each row's gradient, which a comparison does not
+    keep), where every row kept its iterates (the comparison keeps them for n <= 3); none
     beyond, where the player shows the convergence panels alone."""
     if not runs or any(run.get("X") is None for run in runs):
         return []
-    return [v for v in available(n, p, constrained=True) if v in FAMILY_VIEWS]
+    return [v for v in available(n, p, constrained=True) if v in FAMILY_VIEWS and v != "metric"]
 
 
 def _gram(X: Array, B: Array | None) -> Array:

@@ -46,7 +46,7 @@ No n x n matrix is formed: every inner product above is a p x p or an n x p comp
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -62,6 +62,7 @@ __all__ = [
     "SafeCurve",
     "ball_axes",
     "metric_row",
+    "metric_rows",
     "metric_slice",
     "safe_curve",
     "safe_row",
@@ -366,11 +367,9 @@ def metric_row(X: Array, G: Array) -> Array:
     the turn and span blocks of the slice's metric (``MetricSlice.turn_metric``, ``span_metric``)
     as (k00, k11, k22, k01, k02, k12) each, the coordinates of P^E G, and the residual; 16
     numbers. Axes beyond the tangent space's dimension are zero rows. St(3, 2) in closed form
-    (the same numbers, in scalar arithmetic: it runs at every iterate of a live run):
-    turn block 2 / tr M, span block M^{-1}, c = (tr(J^T M^{-1} A) / sqrt(tr M^{-1}),
-    x_perp^T G) with A = X^T G."""
+    (``_terms_3x2``, in scalar arithmetic: it runs at every iterate of a live run)."""
     if X.shape == (3, 2):
-        return _metric_row_3x2(X, G)
+        return np.array(_terms_3x2(X.tolist(), G.tolist(), math.sqrt))
     S = metric_slice(X, G, 1.0)
     k = len(S.axes)
     turn, span, c = np.zeros((3, 3)), np.zeros((3, 3)), np.zeros(3)
@@ -378,11 +377,25 @@ def metric_row(X: Array, G: Array) -> Array:
     return np.concatenate([turn[_UPPER], span[_UPPER], c, [S.residual]])
 
 
-def _metric_row_3x2(X: Array, G: Array) -> Array:
-    """metric_row for St(3, 2) in scalar arithmetic (tr(J^T M^{-1} J M^{-1}) = 2 / det M and
-    tr M^{-1} = tr M / det M make the turn block 2 / tr M)."""
-    (x11, x12), (x21, x22), (x31, x32) = X.tolist()
-    (g11, g12), (g21, g22), (g31, g32) = G.tolist()
+def metric_rows(X: Array, G: Array) -> Array:
+    """``metric_row`` of each iterate of a stack X, G (B x n x p): B x METRIC_ROW. St(3, 2) in
+    one pass of array arithmetic over the stack (``_terms_3x2``: a family's members at every
+    iteration), other sizes one by one."""
+    if X.shape[1:] != (3, 2):
+        return np.array([metric_row(x, g) for x, g in zip(X, G, strict=True)]).reshape(
+            len(X), METRIC_ROW)
+    terms = _terms_3x2(np.moveaxis(X, 0, -1), np.moveaxis(G, 0, -1), np.sqrt)
+    return np.stack([np.broadcast_to(t, X.shape[:1]) for t in terms], axis=1)
+
+
+def _terms_3x2(X: Sequence, G: Sequence, sqrt: Callable) -> list:
+    """metric_row's 16 numbers at St(3, 2) from the entries of X and G, floats (one iterate,
+    ``math.sqrt``) or arrays over a stack (``np.sqrt``), by the same arithmetic: turn block
+    2 / tr M (tr(J^T M^{-1} J M^{-1}) = 2 / det M and tr M^{-1} = tr M / det M), span block
+    M^{-1}, c = (tr(J^T M^{-1} A) / sqrt(tr M^{-1}), x_perp^T G) with A = X^T G and x_perp the
+    unit normal X_1 x X_2 / ||X_1 x X_2|| (``_normal_3x2``)."""
+    (x11, x12), (x21, x22), (x31, x32) = X
+    (g11, g12), (g21, g22), (g31, g32) = G
     m11 = x11 * x11 + x21 * x21 + x31 * x31
     m22 = x12 * x12 + x22 * x22 + x32 * x32
     m12 = x11 * x12 + x21 * x22 + x31 * x32
@@ -393,11 +406,13 @@ def _metric_row_3x2(X: Array, G: Array) -> Array:
     a21 = x12 * g11 + x22 * g21 + x32 * g31
     a22 = x12 * g12 + x22 * g22 + x32 * g32
     # tr(J^T M^{-1} A) with J = [[0, -1], [1, 0]]: J^T M^{-1} = [[i12, i22], [-i11, -i12]]
-    cu = (i12 * a11 + i22 * a21 - i11 * a12 - i12 * a22) / math.sqrt(i11 + i22)
-    nrm = _normal_3x2(X)
-    cb = nrm @ G
-    return np.array([2.0 / (m11 + m22), 0, 0, 0, 0, 0, 0, i11, i22, 0, 0, i12,
-                     cu, cb[0], cb[1], 0.0])
+    cu = (i12 * a11 + i22 * a21 - i11 * a12 - i12 * a22) / sqrt(i11 + i22)
+    n1, n2, n3 = x21 * x32 - x31 * x22, x31 * x12 - x11 * x32, x11 * x22 - x21 * x12
+    length = sqrt(n1 * n1 + n2 * n2 + n3 * n3)
+    cb1 = (n1 * g11 + n2 * g21 + n3 * g31) / length
+    cb2 = (n1 * g12 + n2 * g22 + n3 * g32) / length
+    return [2.0 / (m11 + m22), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, i11, i22, 0.0, 0.0, i12,
+            cu, cb1, cb2, 0.0]
 
 
 def safe_row(X: Array, V: Array, omega: float, eps: float) -> Array:

@@ -46,7 +46,7 @@
           family: { param: fam.param, symbol: fam.symbol, values: fam.values, index: fam.shown, count: fam.members.length } },
         members: fam.members.map((m) => ({
           i: m.i, value: m.value, cost: m.cost, h: m.h, grad: m.grad, step: m.step, nstep: m.nstep, x: m.x, sigma: m.sigma, gram: m.gram,
-          fstar: m.fstar.length ? m.fstar : null, flow_sigma: m.flowSigma, flow_gram: m.flowGram, status: m.status, message: m.message })),
+          fstar: m.fstar.length ? m.fstar : null, flow_sigma: m.flowSigma, flow_gram: m.flowGram, metric: m.metric, status: m.status, message: m.message })),
       };
     },
 

@@ -8,7 +8,7 @@
  * (fixed over a drag); the neighbouring members' paths are drawn faint (run.ghosts). */
 (function (L) {
   "use strict";
-  const { Player, convergencePanels, el, logRange, linRange, makeScale } = L;
+  const { Player, convergencePanels, el, logRange, linRange, makeScale, metricAt } = L;
 
   // the neighbours drawn faint, at these distances on each side of the shown member (next
   // members' paths nearly coincide with its own: farther ones show where the drag leads)
@@ -24,7 +24,7 @@
       const o = {
         i: m.i, value: m.value, cost: m.cost, h: m.h, grad: m.grad, step: m.step, nstep: m.nstep,
         x: m.x || [], sigma: m.sigma || [], gram: m.gram || [], fstar: m.fstar || [],
-        flowSigma: m.flow_sigma || [], flowGram: m.flow_gram || [], metric: [], safe: [],
+        flowSigma: m.flow_sigma || [], flowGram: m.flow_gram || [], metric: m.metric || [], safe: [],
         done: true, status: m.status, message: m.message || "",
       };
       o.gap = o.cost.map((c, i) => (fStar === null || c === null ? null : Math.abs(c - (o.fstar.length > i ? o.fstar[i] : fStar))));
@@ -86,6 +86,11 @@
       // two sets of axes: the members that do not diverge (a diverging one's blow-up would
       // flatten every other curve), and all of them, for a diverging member
       this.famAxes = { calm: this.axesOver(calm.length ? calm : got, P), all: this.axesOver(got, P) };
+      // the Metric view's scale: every member starts from X₀, so its first ball at the
+      // family's largest ball (the smallest β of a β family)
+      const metric = run.views.find((v) => v.kind === "metric");
+      const row0 = got.length ? got[0].metric.find((r) => !r.some((v) => v === null)) : null;
+      run.metricReach = metric && row0 ? Math.max(...(metric.beta_by_member || [metric.beta]).map((b) => Math.max(...metricAt(row0, b).radii))) : undefined;
     },
 
     axesOver(members, P) {
@@ -123,6 +128,8 @@
         plane.arrows = plane.arrows_by_member[j];
         if (run.view === plane) this.background = null;
       }
+      const metric = run.views.find((v) => v.kind === "metric");
+      if (metric && metric.beta_by_member) metric.beta = metric.beta_by_member[j];  // its g^β
       const P = this.P(), axes = m.status === "diverged" ? this.famAxes.all : this.famAxes.calm;
       if (run.sigmaHi !== axes.sigmaHi) { run.sigmaHi = axes.sigmaHi; if (run.view.kind === "sigma") this.background = null; }
       this.conv = convergencePanels(run, P).map((panel, k) => ({ ...panel, range: axes.ranges[k] }));

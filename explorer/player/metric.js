@@ -150,9 +150,11 @@
     three: true,
     initialCamera: () => camera(-0.55, 0.3),
     background(ctx, box, run, P, cam) {
-      // the scale: the first iterate's ball (the ball changes little along a run), at most SHOWN
+      // the scale: the first iterate's ball (the ball changes little along a run), at most
+      // SHOWN; a family's largest over its members (family.js), so that a drag over β
+      // changes the ball against fixed axes and the Frobenius ball
       const first = run.metric && run.metric.find((r) => !r.some((v) => v === null));
-      const reach = first ? Math.max(...metricAt(first, run.view.beta).radii) : 1;
+      const reach = run.metricReach || (first ? Math.max(...metricAt(first, run.view.beta).radii) : 1);
       const R = Math.min(SHOWN, Math.max(1.25, 1.2 * reach));
       const pr = { ...projector(box, R, cam, P), box, reach: R };
       ctx.save();

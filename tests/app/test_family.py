@@ -35,7 +35,7 @@ from landing_core.solvers import iterate, make_method, stop_reason
 
 REL = 1e-12
 FIELDS = ("cost", "infeasibility", "grad_norm", "step", "normal_step", "X", "sigma", "gram",
-          "f_star")
+          "f_star", "metric")
 
 
 def _lone(config: AppConfig, problem, param: str, value: float):
@@ -82,8 +82,13 @@ def assert_member_follows_the_lone_iteration(member, config: AppConfig, problem,
         records = iterate(problem, member.X[k], solver, method=method)
         here = next(records)
         scale = REL * (1.0 + here.infeasibility)
+        # the Metric view's rows: a family's at St(3, 2) on XᵀX = I (family.views)
+        metric = (problem.n, problem.p) == (3, 2) and problem.B is None
+        assert member.extras == (("metric",) if metric else ())
+        assert len(member.metric) == (K + 1 if metric else 0)
         view = Trace(problem.n, problem.p, lone.omega, B=problem.B,
-                     optima=problem.f_star_by_det if problem.n == problem.p else None)
+                     optima=problem.f_star_by_det if problem.n == problem.p else None,
+                     extras=member.extras)
         view.append(here)
         for name, got, ref in (("cost", member.cost[k], here.cost),
                                ("infeasibility", member.infeasibility[k], here.infeasibility),
@@ -92,7 +97,9 @@ def assert_member_follows_the_lone_iteration(member, config: AppConfig, problem,
                                ("gram", member.gram[k] if member.gram else 0.0,
                                 view.gram[0] if view.gram else 0.0),
                                ("f_star", member.f_star[k] if member.f_star else 0.0,
-                                view.f_star[0] if view.f_star else 0.0)):
+                                view.f_star[0] if view.f_star else 0.0),
+                               ("metric", member.metric[k] if metric else 0.0,
+                                view.metric[0] if metric else 0.0)):
             assert _close(got, ref, scale), (k, name, got, ref)
         reason = stop_reason(replace(here, k=k), lone.tol, lone.max_iter)  # (X_k's own k)
         if k < K:

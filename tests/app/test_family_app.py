@@ -46,7 +46,9 @@ def test_a_link_with_scrub_beta_sends_the_family_and_each_member_is_its_lone_run
     assert fam["values"][0] == 0.05 and fam["values"][-1] == 20.0
     assert fam["values"][fam["index"]] == min(fam["values"], key=lambda v: abs(np.log(v / 0.5)))
     kinds = [v["kind"] for v in header["views"]]
-    assert kinds == ["frame", "sigma", "cone"]  # St(3, 2), the views a family draws
+    assert kinds == ["frame", "sigma", "cone", "metric"]  # St(3, 2): a family's views
+    metric = header["views"][3]
+    assert metric["beta_by_member"] == fam["values"]  # each member's ball g^β
     config = at.session_state.config
     problem = build_problem(config)
     for i in (0, fam["index"], 8):
@@ -58,6 +60,9 @@ def test_a_link_with_scrub_beta_sends_the_family_and_each_member_is_its_lone_run
         np.testing.assert_allclose(m["cost"], lone.cost, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(np.asarray(m["x"]), np.asarray(lone.X).reshape(-1, 6),
                                    atol=1e-6)  # (sent to DECIMALS = 6)
+        # the Metric view's rows (the batch's metric_rows; sent to 7 significant digits)
+        np.testing.assert_allclose(np.asarray(m["metric"], dtype=float),
+                                   np.asarray(lone.metric), rtol=1e-6, atol=1e-12)
     assert at.query_params["scrub"] == "beta"
 
 
@@ -108,12 +113,24 @@ def test_beta_at_p_1_says_so_and_offers_the_others():
     assert (at.session_state.config.scrub_lo, at.session_state.config.scrub_hi) == (0.1, 20.0)
 
 
-def test_a_family_link_to_the_metric_view_says_it_is_the_single_runs():
+def test_a_family_link_to_a_single_runs_view_says_so():
+    """The Safe step view, and the Metric view beyond St(3, 2), are the single run's: a family
+    link to them says so and shows the first view; the Metric view at St(3, 2) is a family's."""
     at = open_app({"scrub": "beta", "view": "metric", "scrub_count": "3"})
+    assert not at.warning
+    assert _data(at)["header"]["view"] == "metric"
+    caption = text.unescape(" ".join(c.value for c in at.caption))
+    assert "The Safe step view shows the single run (Scrub: off)." in caption, caption
+    at = open_app({"scrub": "beta", "view": "safe", "scrub_count": "3"})
     warned = " ".join(text.unescape(w.value) for w in at.warning)
-    assert "view='metric' is the single run's: a family of runs draws (frame," in warned, warned
+    assert "view='safe' is the single run's: a family of runs draws (frame," in warned, warned
     assert "not a view of this size" not in warned
     assert _data(at)["header"]["view"] == "frame"
+    at = open_app({"scrub": "beta", "view": "metric", "scrub_count": "3", "n": "4"})
+    warned = " ".join(text.unescape(w.value) for w in at.warning)
+    assert "view='metric' is the single run's: a family of runs draws (sigma" in warned, warned
+    caption = text.unescape(" ".join(c.value for c in at.caption))
+    assert "The Metric and Safe step views show the single run (Scrub: off)." in caption
     at = open_app({"scrub": "beta", "view": "plane", "scrub_count": "3"})  # St(3, 2): no plane
     warned = " ".join(text.unescape(w.value) for w in at.warning)
     assert "view='plane' is not a view of this size" in warned, warned

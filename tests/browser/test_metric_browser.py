@@ -152,3 +152,38 @@ def test_moving_beta_in_the_sidebar_stretches_the_ball(server, page):
     assert max(after["radii"]) / max(before["radii"]) == pytest.approx(
         (before["beta"] / after["beta"]) ** 0.5, rel=1e-5)
     assert page.console_errors == []
+
+
+FAMILY_JS = """i => new Promise(done => {
+  const s = document.getElementById('lp-fam'); s.value = String(i);
+  s.dispatchEvent(new Event('input'));
+  requestAnimationFrame(() => requestAnimationFrame(() => done(landingPlayer.run.metricDrawn)));
+})"""
+
+
+def test_scrubbing_beta_reshapes_the_ball_against_fixed_axes(server, lecture_page, shots):
+    """A β family in the Metric view (St(3, 2)): each member's ball of g^β and grad_β f at its
+    own iterate are the library's for its β, drawn at one scale, the family's largest ball at
+    X_0 (the smallest β), so that the drag changes the ball, not the axes."""
+    count = 5
+    frame = _show(lecture_page, server, f"scrub=beta&scrub_count={count}&view=metric", "Metric")
+    frame.wait_for_function(f"landingPlayer.run.family.have === {count}", timeout=60_000)
+    values = frame.evaluate("landingPlayer.run.family.values")
+    reaches = []
+    for i in (0, count - 1):
+        drawn = frame.evaluate(FAMILY_JS, i)
+        assert drawn["k"] == K and drawn["beta"] == values[i]
+        config = AppConfig(beta=values[i], lecture=True)
+        X, G, _ = _iterate(config, K)  # the member is its lone run (tests/app/test_family.py)
+        S = mv.metric_slice(X, G, values[i])
+        _close(sorted(drawn["radii"]), sorted(mv.ball_axes(S.metric)[0]))
+        _close(drawn["grad"], S.grad)
+        reaches.append(frame.evaluate("landingPlayer.run.metricReach"))
+        lecture_page.screenshot(path=shots / f"metric_view_family_beta_{values[i]:g}.png")
+    config = AppConfig(beta=values[0])
+    problem = runner.build_problem(config)
+    X0 = runner.initial(config, problem)
+    smallest = mv.metric_slice(X0, problem.egrad(X0), values[0])
+    assert reaches[0] == reaches[1]
+    _close(reaches[0], max(mv.ball_axes(smallest.metric)[0]))
+    assert lecture_page.console_errors == []

@@ -261,3 +261,23 @@ def test_metric_row_packs_the_slice(it):
     assert _err(span[:k, :k], S.span_metric) <= REL * nMinv * cond
     assert _err(row[12:12 + k], S.frobenius) <= REL * np.linalg.norm(G) * cond
     assert row[15] == S.residual
+
+
+@SETTINGS
+@given(st.lists(iterates(sizes=[(3, 2)]), min_size=1, max_size=5),
+       st.sampled_from([(3, 2), (4, 2)]))
+def test_metric_rows_of_a_stack_are_each_iterates_row(its, size):
+    """metric_rows (a family's members at one iteration) is metric_row of each member, bit for
+    bit: at St(3, 2) the same closed form in array arithmetic (the same operations in the same
+    order, each correctly rounded), elsewhere metric_row itself."""
+    if size == (3, 2):
+        X = np.array([x for x, _, _ in its])
+        G = np.array([g for _, g, _ in its])
+    else:  # (4, 2): the one-by-one path, on iterates of its own size
+        rng = np.random.default_rng(len(its))
+        X = np.array([_orth(rng, 4, 2) * 1.1 for _ in its])
+        G = rng.standard_normal(X.shape)
+    rows = mv.metric_rows(X, G)
+    assert rows.shape == (len(X), mv.METRIC_ROW)
+    for row, x, g in zip(rows, X, G, strict=True):
+        np.testing.assert_array_equal(row, mv.metric_row(x, g))
