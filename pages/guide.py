@@ -146,7 +146,8 @@ be about what is shown.
   view), in coordinates orthonormal for the Frobenius inner product, beside the Frobenius
   ball. $\operatorname{grad}_\beta f$ points where the plane $\mathrm{d}f = $ const touches the
   ball: small β stretches the ball along the turn $u$ (the frame turns within its span), large
-  β flattens it (the step moves the span).
+  β flattens it (the step moves the span). At St(3, 2), Scrub β and drag the player's β slider
+  to watch the ball change shape against fixed axes.
 - Safe step: $\eta \mapsto \|h(X_k - \eta V_k)\|$ (its square is a quartic in η), the level ε,
   the safe step's bound $\eta^*$ and the step $\eta_k$ the rule took; the plane view shades
   the band $\|h\| \le \varepsilon$ around the circle.
