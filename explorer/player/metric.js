@@ -288,7 +288,9 @@
       rect.w = box.x + box.w - rect.x - 16;
       rect.h = box.y + box.h - rect.y - 2 * P.font - 14;
       const chart = makeChart(rect, 0, hi, 0, top, false);
-      drawAxes(ctx, chart, { font: P.font, title: `‖h(Xₖ − ηVₖ)‖ along the step, k = ${k}`, xtitle: "step size η" });
+      // ε and ‖h(Xₖ)‖ are labelled at the axis (below): no tick label under them
+      const labelled = d > eps ? [eps, d] : [eps];
+      drawAxes(ctx, chart, { font: P.font, title: `‖h(Xₖ − ηVₖ)‖ along the step, k = ${k}`, xtitle: "step size η", ylabelled: labelled });
       ctx.save();
       ctx.beginPath(); ctx.rect(rect.x, rect.y, rect.w, rect.h); ctx.clip();
       // the safe region ‖h‖ <= ε shaded, its level dashed
@@ -329,7 +331,8 @@
       ctx.fillStyle = "#009E73"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "right"; ctx.textBaseline = "bottom";
       ctx.fillText(`ε = ${num(eps, 3)}`, rect.x - 4, chart.Y(eps) + P.font / 2);
       if (d > eps) ctx.fillText("‖h(Xₖ)‖", rect.x - 4, chart.Y(d) + P.font / 2);
-      run.safeDrawn = { k, eta_star: etaStar, eta_k: taken, h_next: next, d, eps, cross };
+      run.safeDrawn = { k, eta_star: etaStar, eta_k: taken, h_next: next, d, eps, cross,
+        yticks: chart.yticks.map((t) => t.y), labelled: labelled.map((v) => chart.Y(v)), font: P.font };
     },
     legend: (P) => [
       { label: "‖h(Xₖ − ηVₖ)‖", colour: "#0072B2" },

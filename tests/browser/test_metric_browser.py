@@ -110,11 +110,25 @@ def test_safe_view_draws_the_safe_rules_bound_and_the_step_taken(server, lecture
     _close(drawn["h_next"], trace.infeasibility[K + 1])
     _close(drawn["cross"], C.eta_exact, rel=1e-4)  # the player's bisection on the quartic
     lecture_page.screenshot(path=shots / "safe_view_outside.png")  # ‖h(X_4)‖ > ε
+    _assert_ticks_clear_of_the_labels(drawn)
+    frame.evaluate(SEEK_JS, 6)  # ‖h(X_6)‖ = 0.637, 12 px above the tick 0.6
+    _assert_ticks_clear_of_the_labels(frame.evaluate("landingPlayer.run.safeDrawn"))
     frame.evaluate(SEEK_JS, 30)
     drawn = frame.evaluate("landingPlayer.run.safeDrawn")
     assert drawn["k"] == 30 and drawn["d"] < drawn["eps"]  # inside the safe region
+    _assert_ticks_clear_of_the_labels(drawn)
     lecture_page.screenshot(path=shots / "safe_view.png")
     assert lecture_page.console_errors == []
+
+
+def _assert_ticks_clear_of_the_labels(drawn: dict) -> None:
+    """The y axis's tick labels and the view's own labels at the axis (ε, ‖h(Xₖ)‖ outside the
+    safe region) are at least a line apart: none is printed over another."""
+    assert len(drawn["labelled"]) == (2 if drawn["d"] > drawn["eps"] else 1)
+    assert drawn["yticks"], drawn  # the axis keeps its other labels
+    for y in drawn["yticks"]:
+        for own in drawn["labelled"]:
+            assert abs(y - own) >= drawn["font"], (drawn["k"], y, own)
 
 
 def test_plane_view_shades_the_safe_region(server, lecture_page, shots):
