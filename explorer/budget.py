@@ -202,13 +202,21 @@ def sweep_cost(problem: str, n: int, p: int, iterations: int, runs: int, m: int 
 
 
 FAMILY_RECORD = 30e-6  # seconds per member per iteration: the player's rows of each iterate
+# bytes per member and iterate at the peak of a family's computation, besides its arrays' 8 p
+# and 8 n p: its history in lists, the rows kept of each iteration and their split into the
+# members (909 measured at St(3, 2) with tracemalloc, 33 members x 3,000 iterations); the
+# Metric view's rows (family.views) add 350 (1,257 measured): G_k kept, the 16-number row and
+# the temporaries of metric_rows
+FAMILY_BYTES = 850
+FAMILY_METRIC_BYTES = 350
 
 
 def family_cost(problem: str, n: int, p: int, iterations: int, runs: int, *,
-                step: str = "safe", m: int = 0, constrained: bool = False) -> Cost:
+                step: str = "safe", m: int = 0, constrained: bool = False,
+                metric: bool = False) -> Cost:
     """The explorer's family of ``runs`` members: one batch (``sweep_cost``) for the safe and
     constant steps, else ``runs`` lone runs; plus each member's history and the rows the
-    player draws of each iterate (as ``run_cost`` keeps them)."""
+    player draws of each iterate (``metric``: the Metric view's too)."""
     if step in BATCH_STEP_RULES:
         batch = sweep_cost(problem, n, p, iterations, runs, m, constrained)
         seconds, memory = batch.seconds, batch.memory
@@ -217,7 +225,8 @@ def family_cost(problem: str, n: int, p: int, iterations: int, runs: int, *,
                                      constrained=constrained)
         memory = BASE_MEMORY + matrix_memory(problem, n, p, m, constrained)
     seconds += MARGIN * runs * iterations * FAMILY_RECORD
-    history = runs * iterations * (BYTES_PER_RECORD + 8 * p + (8 * n * p if n <= 3 else 0))
+    history = runs * iterations * (FAMILY_BYTES + 8 * p + (8 * n * p if n <= 3 else 0)
+                                   + (FAMILY_METRIC_BYTES if metric else 0))
     return Cost(seconds, memory + history, "This family of runs",
                 "the number of members, max iterations, n or p", iterations)
 

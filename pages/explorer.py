@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import budget, controls, lecture, live, views, work
+from explorer import budget, controls, family, lecture, live, views, work
 from explorer.state import PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS
 from landing_core.steps import USES_ETA
 
@@ -44,7 +44,8 @@ shown = views.available(problem.n, problem.p, problem.B is not None, config.step
 if config.scrub != "off":  # a family of runs over beta, omega or eta (explorer.family)
     cost = budget.family_cost(config.problem, problem.n, problem.p, config.max_iter,
                               config.scrub_count, step=config.step, m=m,
-                              constrained=problem.B is not None)
+                              constrained=problem.B is not None,
+                              metric="metric" in family.views(shown, problem.n, problem.p))
     work.admit(cost)
     live.family_player(config, problem, uploads, shown, lecture=config.lecture, cost=cost)
 else:
