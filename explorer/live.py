@@ -355,7 +355,10 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
         "them), "
         + (f"computed in {fam.seconds:.2f} s" if fam.complete else "computing")
         + f"; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
-        "to switch runs." + _single_run_views(views, names) + _nearest_note(config, fam, index)))
+        "to switch runs."
+        + (" The Metric view draws every run at one scale, that of the family's largest ball "
+           "(so smaller than a single run's)." if "metric" in names else "")
+        + _single_run_views(views, names) + _nearest_note(config, fam, index)))
     # files made when clicked: the scrubber's releases rerun the page several times a second,
     # and each run deleted the files of the run before while the browser was still fetching
     # them (Streamlit checks a download's file when it draws the button: 404s in the console).

@@ -152,9 +152,9 @@
     ctx.textAlign = "right";
     ctx.textBaseline = "middle";
     chart.yticks = [];  // what the y axis says, and where (the browser tests read it)
-    // levels the view labels itself at the axis (opts.ylabelled): a tick within a line of one
-    // keeps its grid line and leaves the place to that label
-    const own = (opts.ylabelled || []).map((v) => chart.Y(v));
+    // where the view labels the axis itself (opts.ylabelled: heights in pixels): a tick within
+    // a line of one keeps its grid line and leaves the place to that label
+    const own = opts.ylabelled || [];
     for (const t of yt) {
       const y = rect.y + rect.h - ((t.v - chart.ylo) / (chart.yhi - chart.ylo || 1)) * rect.h;
       ctx.beginPath(); ctx.moveTo(rect.x, y); ctx.lineTo(rect.x + rect.w, y); ctx.stroke();

@@ -58,6 +58,7 @@
       }
       const run = this.run, fam = run.family;
       this.takeHeader(h, fresh);
+      if (fam.shown >= 0) this.memberViews(fam.shown);  // the header's views are new objects
       if (args.start > fam.have) { this.host.request(fam.have); return; }
       for (const m of args.members) if (!fam.members[m.i]) fam.members[m.i] = this.member(m, run.fStar);
       fam.have = Math.max(fam.have, args.start + args.members.length);
@@ -123,13 +124,7 @@
       this.kf = Math.min(want, this.available);
       run.ghosts = [];
       for (const d of GHOSTS) for (const g of [j - d, j + d]) if (g >= 0 && g < n && fam.members[g]) run.ghosts.push(fam.members[g]);
-      const plane = run.views.find((v) => v.kind === "plane");
-      if (plane && plane.arrows_by_member) {
-        plane.arrows = plane.arrows_by_member[j];
-        if (run.view === plane) this.background = null;
-      }
-      const metric = run.views.find((v) => v.kind === "metric");
-      if (metric && metric.beta_by_member) metric.beta = metric.beta_by_member[j];  // its g^β
+      this.memberViews(j);
       const P = this.P(), axes = m.status === "diverged" ? this.famAxes.all : this.famAxes.calm;
       if (run.sigmaHi !== axes.sigmaHi) { run.sigmaHi = axes.sigmaHi; if (run.view.kind === "sigma") this.background = null; }
       this.conv = convergencePanels(run, P).map((panel, k) => ({ ...panel, range: axes.ranges[k] }));
@@ -140,6 +135,19 @@
         this.famInput.setAttribute("aria-valuetext", text);
         this.famValue.textContent = `${text}  (run ${j + 1} of ${n})`;
       }
+    },
+
+    // what the views draw of member j besides its arrays: the plane's field of its ω, the
+    // Metric view's ball g^β of its β
+    memberViews(j) {
+      const run = this.run;
+      const plane = run.views.find((v) => v.kind === "plane");
+      if (plane && plane.arrows_by_member) {
+        plane.arrows = plane.arrows_by_member[j];
+        if (run.view === plane) this.background = null;
+      }
+      const metric = run.views.find((v) => v.kind === "metric");
+      if (metric && metric.beta_by_member) metric.beta = metric.beta_by_member[j];
     },
 
     // the scrubber: a range input named by the parameter's symbol, under the controls

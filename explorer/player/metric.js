@@ -113,7 +113,9 @@
 
   const BALL = "#0072B2", FROB = "#999", PLANE = "rgba(230,159,0,0.22)", PLANE_EDGE = "rgba(200,130,0,0.9)";
   const GRAD = "#D55E00", EGRAD = "#333";
-  const SHOWN = 4;  // the drawing's half-width: a semi-axis 1/√β = 3.2 (β = 0.1) fits off the manifold too
+  // the drawing's largest half-width: the semi-axis 1/√β = 4.5 of the Scrub range's least β
+  // (0.05: its family is drawn at that scale) fits, off the manifold too (4.6 at X₀)
+  const SHOWN = 5.6;
 
   // the axes u, b₁, b₂ in drawing coordinates (u vertical), from −R to R
   const AXIS_ENDS = (R) => [[[0, 0, -R], [0, 0, R]], [[-R, 0, 0], [R, 0, 0]], [[0, -R, 0], [0, R, 0]]];
@@ -234,7 +236,7 @@
       axisLabels(ctx, pr, run, P);
       ctx.restore();
       // the numbers drawn, for tests (the browser test compares them with the server's)
-      run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level };
+      run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level, R: pr.reach };
     },
     legend: (P) => [
       { label: "unit ball of g^β", colour: BALL },
@@ -288,8 +290,9 @@
       rect.w = box.x + box.w - rect.x - 16;
       rect.h = box.y + box.h - rect.y - 2 * P.font - 14;
       const chart = makeChart(rect, 0, hi, 0, top, false);
-      // ε and ‖h(Xₖ)‖ are labelled at the axis (below): no tick label under them
-      const labelled = d > eps ? [eps, d] : [eps];
+      // ε and ‖h(Xₖ)‖ are labelled at the axis (below), ‖h(Xₖ)‖ a line above ε at least
+      // where the two are closer; no tick label under either
+      const atEps = chart.Y(eps), labelled = d > eps ? [atEps, Math.min(chart.Y(d), atEps - 1.1 * P.font)] : [atEps];
       drawAxes(ctx, chart, { font: P.font, title: `‖h(Xₖ − ηVₖ)‖ along the step, k = ${k}`, xtitle: "step size η", ylabelled: labelled });
       ctx.save();
       ctx.beginPath(); ctx.rect(rect.x, rect.y, rect.w, rect.h); ctx.clip();
@@ -329,10 +332,10 @@
       dot(ctx, chart.X(0), q, P.marker - 1, "#0072B2", "#000");
       ctx.restore();
       ctx.fillStyle = "#009E73"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "right"; ctx.textBaseline = "bottom";
-      ctx.fillText(`ε = ${num(eps, 3)}`, rect.x - 4, chart.Y(eps) + P.font / 2);
-      if (d > eps) ctx.fillText("‖h(Xₖ)‖", rect.x - 4, chart.Y(d) + P.font / 2);
+      ctx.fillText(`ε = ${num(eps, 3)}`, rect.x - 4, labelled[0] + P.font / 2);
+      if (d > eps) ctx.fillText("‖h(Xₖ)‖", rect.x - 4, labelled[1] + P.font / 2);
       run.safeDrawn = { k, eta_star: etaStar, eta_k: taken, h_next: next, d, eps, cross,
-        yticks: chart.yticks.map((t) => t.y), labelled: labelled.map((v) => chart.Y(v)), font: P.font };
+        yticks: chart.yticks.map((t) => t.y), labelled, font: P.font };
     },
     legend: (P) => [
       { label: "‖h(Xₖ − ηVₖ)‖", colour: "#0072B2" },

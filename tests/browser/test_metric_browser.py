@@ -113,6 +113,8 @@ def test_safe_view_draws_the_safe_rules_bound_and_the_step_taken(server, lecture
     _assert_ticks_clear_of_the_labels(drawn)
     frame.evaluate(SEEK_JS, 6)  # ‖h(X_6)‖ = 0.637, 12 px above the tick 0.6
     _assert_ticks_clear_of_the_labels(frame.evaluate("landingPlayer.run.safeDrawn"))
+    frame.evaluate(SEEK_JS, 8)  # ‖h(X_8)‖ = 0.528, 11 px above ε = 0.5
+    _assert_ticks_clear_of_the_labels(frame.evaluate("landingPlayer.run.safeDrawn"))
     frame.evaluate(SEEK_JS, 30)
     drawn = frame.evaluate("landingPlayer.run.safeDrawn")
     assert drawn["k"] == 30 and drawn["d"] < drawn["eps"]  # inside the safe region
@@ -124,11 +126,14 @@ def test_safe_view_draws_the_safe_rules_bound_and_the_step_taken(server, lecture
 def _assert_ticks_clear_of_the_labels(drawn: dict) -> None:
     """The y axis's tick labels and the view's own labels at the axis (ε, ‖h(Xₖ)‖ outside the
     safe region) are at least a line apart: none is printed over another."""
-    assert len(drawn["labelled"]) == (2 if drawn["d"] > drawn["eps"] else 1)
+    labels = drawn["labelled"]
+    assert len(labels) == (2 if drawn["d"] > drawn["eps"] else 1)
     assert drawn["yticks"], drawn  # the axis keeps its other labels
     for y in drawn["yticks"]:
-        for own in drawn["labelled"]:
+        for own in labels:
             assert abs(y - own) >= drawn["font"], (drawn["k"], y, own)
+    if len(labels) == 2:  # ‖h(Xₖ)‖ above ε, a line clear of it
+        assert labels[0] - labels[1] >= drawn["font"], (drawn["k"], labels)
 
 
 def test_plane_view_shades_the_safe_region(server, lecture_page, shots):
@@ -183,7 +188,7 @@ def test_scrubbing_beta_reshapes_the_ball_against_fixed_axes(server, lecture_pag
     frame = _show(lecture_page, server, f"scrub=beta&scrub_count={count}&view=metric", "Metric")
     frame.wait_for_function(f"landingPlayer.run.family.have === {count}", timeout=60_000)
     values = frame.evaluate("landingPlayer.run.family.values")
-    reaches = []
+    scales = []
     for i in (0, count - 1):
         drawn = frame.evaluate(FAMILY_JS, i)
         assert drawn["k"] == K and drawn["beta"] == values[i]
@@ -192,12 +197,14 @@ def test_scrubbing_beta_reshapes_the_ball_against_fixed_axes(server, lecture_pag
         S = mv.metric_slice(X, G, values[i])
         _close(sorted(drawn["radii"]), sorted(mv.ball_axes(S.metric)[0]))
         _close(drawn["grad"], S.grad)
-        reaches.append(frame.evaluate("landingPlayer.run.metricReach"))
+        scales.append(drawn["R"])  # the half-width the view drew this member at
         lecture_page.screenshot(path=shots / f"metric_view_family_beta_{values[i]:g}.png")
     config = AppConfig(beta=values[0])
     problem = runner.build_problem(config)
     X0 = runner.initial(config, problem)
     smallest = mv.metric_slice(X0, problem.egrad(X0), values[0])
-    assert reaches[0] == reaches[1]
-    _close(reaches[0], max(mv.ball_axes(smallest.metric)[0]))
+    reach = max(mv.ball_axes(smallest.metric)[0])  # the family's largest ball (β = 0.05)
+    assert scales[0] == scales[1]
+    _close(scales[0], min(5.6, 1.2 * reach))  # metric.js's SHOWN
+    assert reach < scales[0]  # the ball fits
     assert lecture_page.console_errors == []
