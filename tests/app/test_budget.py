@@ -46,6 +46,38 @@ def test_the_sweep_memory_model_covers_the_measured_peak(problem, n, p, runs, m)
     assert peak <= model and model - budget.BASE_MEMORY <= 4 * peak + 1e6
 
 
+@pytest.mark.parametrize("metric", [False, True])
+def test_the_family_memory_model_covers_the_measured_peak(metric, monkeypatch):
+    """A family (St(3, 2), 9 members x 1,500 iterations): the model is above the peak
+    tracemalloc reads, its history's share within 2x of it; with the Metric view's rows
+    (family.views) and without (the model of before, 464 B per member and iterate, put the
+    largest family at 239 MB against a 624 MB peak)."""
+    from explorer import family
+    from explorer.runner import build_problem
+    from explorer.state import AppConfig, validate
+
+    config, _ = validate(AppConfig(scrub="beta", scrub_count=9, step="constant", eta=1e-3,
+                                   max_iter=1500, tol=1e-12))
+    problem = build_problem(config)
+    monkeypatch.setattr(family, "_draws_metric", lambda *_: metric)
+    tracemalloc.start()
+    try:
+        fam = family.compute(config, problem)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    iterates = sum(len(t.cost) for t in fam.members)
+    assert iterates == 9 * 1501  # every member ran to the limit
+    assert all(len(t.metric) == (1501 if metric else 0) for t in fam.members)
+
+    def model(iterations: int) -> float:
+        return budget.family_cost(config.problem, 3, 2, iterations, 9, step="constant",
+                                  metric=metric).memory
+
+    assert peak <= model(1500)
+    assert model(1500) - model(0) <= 2 * peak  # the history's share, not far above
+
+
 def test_the_time_model_puts_cayley_armijo_above_landing():
     """Cayley-RGD with Armijo costs well above landing with the safe step (1.8-3x measured on
     a quiet machine): the model's own ratio. The model against measured runs is timed by
