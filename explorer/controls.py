@@ -3,6 +3,7 @@ and mirrored in the URL."""
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import replace
 
 import numpy as np
@@ -129,8 +130,31 @@ def persist(key: str, default: object) -> None:
     st.session_state[key] = store[key] = value
 
 
-def _options(grid: list[float], value: float) -> list[float]:
-    return sorted(set(grid) | {value})
+def _options(grid: list[float], value: float, name: str | None = None) -> list[float]:
+    """A select_slider's choices: the grid and the value; while ``name`` is scrubbed, every
+    value of its family too (``_family_values``), so that the choices stay put as the player's
+    releases set the value to member after member. The slider's state is an index into its
+    choices: a release that changed them while the browser still held the old ones read that
+    index in the new list (fast presses of ] put β = 0.01, 0.126 and 7.94, grid values no
+    member had, in the sidebar and the URL)."""
+    return sorted(set(grid) | {value} | set(_family_values(name)))
+
+
+def _family_values(name: str | None) -> list[float]:
+    """The values of the family over ``name`` the Scrub section sets (``family.values`` of its
+    range and count) and of the family the session holds, when ``name`` is scrubbed."""
+    state = st.session_state
+    if name is None or state.get("w_scrub") != name:
+        return []
+    values: list[float] = []
+    with suppress(AttributeError, TypeError, ValueError):  # the section not drawn yet
+        values += [float(v) for v in family.values(float(state.w_scrub_lo),
+                                                   float(state.w_scrub_hi),
+                                                   int(state.w_scrub_count))]
+    held = state.get("family")
+    if held is not None and held[2].param == name:
+        values += [float(v) for v in held[2].values]
+    return values
 
 
 def fmt(v: float) -> str:
@@ -302,7 +326,8 @@ def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) ->
                            format_func=TANGENT_LABELS.get, disabled="tangent" in unused)
     beta_idle = tangent != "beta" or p == 1
     beta = sb.select_slider("β (log scale)",
-                            _options(BETA_GRID, st.session_state.get("w_beta", config.beta)),
+                            _options(BETA_GRID, st.session_state.get("w_beta", config.beta),
+                                     "beta"),
                             key="w_beta", format_func=fmt, disabled=beta_idle or "beta" in unused,
                             help=BETA_HELP)
     if tangent == "beta" and p == 1:
@@ -311,7 +336,8 @@ def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) ->
     elif tangent != "beta":
         sb.caption("β only enters the β-metric tangent term.")
     omega = sb.select_slider("ω (normal term weight)",
-                             _options(OMEGA_GRID, st.session_state.get("w_omega", config.omega)),
+                             _options(OMEGA_GRID, st.session_state.get("w_omega", config.omega),
+                                      "omega"),
                              key="w_omega", format_func=fmt, help=OMEGA_HELP,
                              disabled="omega" in unused)
     step = sb.selectbox("Step rule", list(STEP_LABELS), key="w_step", format_func=STEP_LABELS.get,

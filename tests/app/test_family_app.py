@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from explorer import family, text
+from explorer import controls, family, text
 from explorer.runner import build_problem, run_to_end, start
 from explorer.state import AppConfig, validate
 from tests.app.helpers import open_app
@@ -96,6 +96,25 @@ def test_releasing_the_scrubber_sets_the_sidebar_and_the_url():
     at.select_slider(key="w_omega").set_value(1.0).run()
     assert not at.exception
     assert at.session_state.config.omega == 1.0
+
+
+def test_the_sidebar_sliders_choices_stay_put_while_the_family_is_scrubbed():
+    """The β slider's choices hold every member's value, so that a release changes its value,
+    not its choices: the browser sends a select_slider's state as an index into them, and a
+    stale index read in changed choices became another value (β = 0.01, 7.94: no member)."""
+    at = open_app({"scrub": "beta", "scrub_count": "9", "beta": "0.57"})
+    data = _data(at)
+    values = data["header"]["family"]["values"]
+    slider = at.select_slider(key="w_beta")
+    choices = list(slider.options)
+    assert all(controls.fmt(v) in choices for v in values)
+    for seq, i in enumerate((0, 8, 3), start=1):
+        at.session_state["player"] = {"run_id": data["run_id"], "have": 9, "view": None,
+                                      "pick": {"i": i, "seq": seq}}
+        at.run()
+        assert not at.exception
+        assert at.session_state.config.beta == values[i]
+        assert list(at.select_slider(key="w_beta").options) == choices
 
 
 def test_beta_at_p_1_says_so_and_offers_the_others():
