@@ -13,6 +13,9 @@
   // the neighbours drawn faint, at these distances on each side of the shown member (next
   // members' paths nearly coincide with its own: farther ones show where the drag leads)
   const GHOSTS = [1, 3, 6];
+  // a release reaches the server this long after the last of a quick series (a clicker's
+  // presses of ] or a held arrow key: one rerun of the page, not one per press)
+  const RELEASE_WAIT = 250;
   const FIELDS = ["cost", "gap", "h", "grad", "step", "nstep", "x", "sigma", "gram", "fstar",
     "flowSigma", "flowGram", "metric", "safe", "sigmaCols", "flowCols", "hasNormal", "done", "status", "message"];
 
@@ -185,7 +188,7 @@
       if (this.famBox) { this.famBox.style.display = "none"; this.famKeys.style.display = "none"; }
     },
 
-    // [ and ]: one member down or up, released at once
+    // [ and ]: one member down or up, released (``releaseMember``)
     stepMember(d) {
       const run = this.run;
       if (!run || !run.family) return;
@@ -195,11 +198,19 @@
       this.releaseMember();
     },
 
-    // the value reaches the server (the sidebar, the URL) on release only. The server takes a
-    // release whose number is above the last it took: numbered from the clock, a player the
-    // page re-created (a new iframe, in the same session) is heard at once, where its count
-    // from 1 was ignored until it passed the old player's
+    // the value reaches the server (the sidebar, the URL) on release only, RELEASE_WAIT after
+    // the last of a series: each release reruns the page, and presses sent one by one met the
+    // reruns of the presses before them (the player lost count, or was re-created mid-series)
     releaseMember() {
+      clearTimeout(this.releaseTimer);
+      this.releaseTimer = setTimeout(() => this.sendPick(), RELEASE_WAIT);
+    },
+
+    // The server takes a release whose number is above the last it took: numbered from the
+    // clock, a player the page re-created (a new iframe, in the same session) is heard at
+    // once, where its count from 1 was ignored until it passed the old player's
+    sendPick() {
+      if (!this.run || !this.run.family) return;  // another run arrived meanwhile
       const fam = this.run.family;
       fam.sent.add(fam.shown);
       this.pickSeq = Math.max(this.pickSeq + 1, Date.now());

@@ -36,6 +36,17 @@ PROBE = """() => {
 }"""
 
 
+# the releases the player sends from here on (its host's requests with a pick); again on the
+# same player, it starts a new count (its host's own request kept once)
+COUNT_PICKS = """() => { const h = landingPlayer.host; window.picks = [];
+  if (!h.unwrapped) h.unwrapped = h.request.bind(h);
+  h.request = (...a) => {
+    if (a[2] && a[2].pick) window.picks.push(a[2].pick.i);
+    return h.unwrapped(...a);
+  };
+}"""
+
+
 def _open(page, server: str, query: str):
     page.goto(f"{server}/?{query}")
     frame = player(page, 120_000)
@@ -122,6 +133,23 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         page.keyboard.press("[")
         assert frame.evaluate("landingPlayer.run.family.shown") == shown - 1
         _settled(page, values[shown - 1])
+        # a quick series of presses (a clicker's) is one release, of the member it ends on;
+        # one by one, their reruns met the next presses, and stale slider states put β = 0.01
+        # or 7.94 (no member) in the URL. Out and back, the page settled in between.
+        d = 1 if shown + 4 < len(values) else -1
+        for start, step in ((shown - 1, d), (shown - 1 + 4 * d, -d)):
+            frame = player(page)
+            frame.evaluate(COUNT_PICKS)
+            for _ in range(4):
+                page.keyboard.press("]" if step > 0 else "[")
+                page.wait_for_timeout(60)
+            end = start + 4 * step
+            assert frame.evaluate("landingPlayer.run.family.shown") == end
+            frame.wait_for_function("window.picks.length > 0")
+            page.wait_for_timeout(400)  # (a second release would be sent by now)
+            assert frame.evaluate("window.picks") == [end]
+            _settled(page, values[end])
+            assert frame.evaluate("landingPlayer.run.family.shown") == end
         # the arrow keys on the focused slider: one member, by a player the page re-created
         # (its iframe loaded again, as the releases' reruns can do): its first release is heard
         frame = player(page)
