@@ -51,7 +51,7 @@
   .lp-export { display: flex; gap: 6px; align-items: center; color: #555; font-size: 0.88em; }
   .lp-export button { min-height: 28px; padding: 2px 10px; }
   .lp-foot { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 4px 16px; margin-top: 4px; }
-  .lp-nums { display: flex; flex-wrap: wrap; gap: 2px 22px; margin: 6px 0 2px; font-variant-numeric: tabular-nums; }
+  .lp-nums { display: flex; flex-wrap: wrap; gap: 2px 14px; margin: 6px 0 2px; font-variant-numeric: tabular-nums; }
   .lp-nums span { white-space: nowrap; }
   .lp-nums b { font-weight: 600; }
   .lp-status { margin: 2px 0 4px; padding: 3px 10px; border-radius: 6px; background: #eef4fb; }
@@ -489,16 +489,25 @@
       this.slider.value = String(k);
       this.kLabel.textContent = `k = ${k}`;
       this.nums.innerHTML = "";
-      const cell = (label, value, hint) => { const s = el("span"); s.innerHTML = `${label} <b>${value}</b>`; if (hint) s.title = hint; this.nums.appendChild(s); };
-      cell("iteration k", String(k));
-      cell("f(X<sub>k</sub>)", num(run.cost[k], 10));
-      if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - this.fStarAt(k)));
-      cell(run.B ? "‖X<sub>k</sub><sup>T</sup>BX<sub>k</sub> − I‖<sub>F</sub>" : "‖X<sub>k</sub><sup>T</sup>X<sub>k</sub> − I‖<sub>F</sub>", sci(run.h[k]));
+      // each number in a box as wide as its longest form (num's 10 digits with a sign, sci's
+      // "-1.234e-16"), and η's cell at k = 0 too: the line wraps where the player's width
+      // says, not where a value grows a digit (at 1280 px with the sidebar open, k = 100 wrapped
+      // it and the views jumped 23 px down mid-run)
+      const cell = (label, value, chars, hint) => {
+        const s = el("span");
+        s.innerHTML = `${label} <b style="display: inline-block; min-width: ${chars}ch">${value}</b>`;
+        if (hint) s.title = hint;
+        this.nums.appendChild(s);
+      };
+      cell("iteration k", String(k), String(run.maxIter || k).length);
+      cell("f(X<sub>k</sub>)", num(run.cost[k], 10), 12);
+      if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - this.fStarAt(k)), 10);
+      cell(run.B ? "‖X<sub>k</sub><sup>T</sup>BX<sub>k</sub> − I‖<sub>F</sub>" : "‖X<sub>k</sub><sup>T</sup>X<sub>k</sub> − I‖<sub>F</sub>", sci(run.h[k]), 9);
       // the stationarity of every method (geometry.stationarity; stationarity_B on XᵀBX = I),
       // as the Compare page names it
-      cell(run.B ? "‖grad<sub>1</sub><sup>B</sup> f‖" : "‖grad<sub>1</sub> f‖", sci(run.grad[k]),
+      cell(run.B ? "‖grad<sub>1</sub><sup>B</sup> f‖" : "‖grad<sub>1</sub> f‖", sci(run.grad[k]), 9,
            "stationarity: the Riemannian gradient on the layer through Xₖ in the β = 1 metric" + (run.B ? " for B" : ""));
-      if (k > 0) cell("η<sub>k−1</sub>", sci(run.step[k]));
+      cell("η<sub>k−1</sub>", k > 0 ? sci(run.step[k]) : "—", 9);
       const end = run.done && k >= this.available;
       let text, cls = "";
       if (this.playing) {

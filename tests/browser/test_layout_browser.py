@@ -48,6 +48,11 @@ LEGENDS_JS = """() => { const p = landingPlayer, P = p.P();
   return out; }"""
 
 
+# the height of the player's line of numbers at k = 0, 1 and the last iterate
+NUMS_HEIGHTS_JS = """() => [0, 1, landingPlayer.available].map((k) => {
+  landingPlayer.kf = k; landingPlayer.updateText(); return landingPlayer.nums.offsetHeight; })"""
+
+
 # each convergence panel's title as the player drew it: its text, font and extent, and the
 # room it had (its panel's width, from the tick labels' margin when panels stand side by side)
 TITLES_JS = """() => { const p = landingPlayer; p.show();
@@ -93,6 +98,10 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
                 .filter(s => s.scrollWidth > s.clientWidth + 1 || s.textContent.includes('…'))
                 .map(s => s.textContent)""")
             assert cut == []  # no metric value is truncated
+            # the numbers' line as high at the run's end as at X_0: the views do not jump
+            # down mid-run where a value grows a digit (k = 100 did, 23 px, at 1280)
+            heights = frame.evaluate(NUMS_HEIGHTS_JS)
+            assert len(set(heights)) == 1, (width, heights)
             # every panel labels two values at least (one label alone gives no scale), and no
             # two labels closer than the font's size (six once touched in a short panel)
             yticks, font = frame.evaluate("landingPlayer.show(), "
