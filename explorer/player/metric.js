@@ -230,13 +230,22 @@
       const tangent = run.view.tangent;  // a run on another tangent term does not step along grad_β f
       if (tangent === "euclidean") lines.push("this run steps along the Frobenius projection (dashed)");
       if (tangent === "relative") lines.push("this run steps along skew(GXᵀ)X = ½ grad_½ f, not grad_β f");
-      // at the bottom left, clear of the turn axis's label at the top
+      // far off the manifold (a diverging run) g^β's ball outgrows any scale
+      if (Math.max(...m.radii) > pr.reach) lines.push("Xₖ far off the manifold: the ball reaches beyond the view");
+      // at the bottom left, clear of the turn axis's label at the top, on white where a large
+      // ball or the arrow runs under them
       const bottom = pr.box.y + pr.box.h - 2;
-      lines.forEach((s, i) => ctx.fillText(s, pr.box.x + 8, bottom - (lines.length - 1 - i) * (P.font + 4)));
+      lines.forEach((s, i) => {
+        const y = bottom - (lines.length - 1 - i) * (P.font + 4);
+        ctx.fillStyle = "rgba(255,255,255,0.85)";
+        ctx.fillRect(pr.box.x + 6, y - P.font - 2, ctx.measureText(s).width + 4, P.font + 4);
+        ctx.fillStyle = "#111";
+        ctx.fillText(s, pr.box.x + 8, y);
+      });
       axisLabels(ctx, pr, run, P);
       ctx.restore();
       // the numbers drawn, for tests (the browser test compares them with the server's)
-      run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level, R: pr.reach };
+      run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level, R: pr.reach, lines };
     },
     legend: (P) => [
       { label: "unit ball of g^β", colour: BALL },

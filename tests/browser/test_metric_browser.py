@@ -79,6 +79,24 @@ def test_metric_view_draws_the_libraries_ball_and_gradients(server, lecture_page
     assert lecture_page.console_errors == []
 
 
+def test_a_diverging_runs_ball_outgrows_the_view_and_says_so(server, lecture_page, shots):
+    """η = 1 diverges (‖XᵀX − I‖ = 6e4 at k = 2): g^β's ball there is 250 times the view's
+    half-width; the view says so under the ball (its text on white, readable over it)."""
+    lecture_page.goto(f"{server}/?lecture=1&step=constant&eta=1")
+    frame = player(lecture_page)
+    frame.get_by_role("radio", name="Metric", exact=True).click()
+    frame.wait_for_function("landingPlayer.run.done && landingPlayer.run.view.kind === 'metric'")
+    assert frame.evaluate(SEEK_JS, 2) == 2  # the last valid iterate
+    drawn = frame.evaluate("landingPlayer.run.metricDrawn")
+    assert drawn["k"] == 2 and max(drawn["radii"]) > 50 * drawn["R"]
+    assert "Xₖ far off the manifold: the ball reaches beyond the view" in drawn["lines"]
+    frame.evaluate(SEEK_JS, 0)  # at X_0 the ball fits: no such line
+    lines = frame.evaluate("landingPlayer.run.metricDrawn")["lines"]
+    assert lines and not any("far off" in line for line in lines)
+    lecture_page.screenshot(path=shots / "metric_view_diverging.png")
+    assert lecture_page.console_errors == []
+
+
 def test_metric_view_of_a_larger_size_draws_its_slice(server, lecture_page, shots):
     """St(10, 4): the slice through grad_β f's turn and the two span moves (metric_view)."""
     config = AppConfig(n=10, p=4, beta=0.3, lecture=True)
