@@ -61,6 +61,9 @@
       }
       const run = this.run, fam = run.family;
       this.takeHeader(h, fresh);
+      // the Metric view opens at X₀, every member's: there only the metric differs (at the
+      // runs' ends the gradients are small and the members' iterates apart)
+      if (fresh && run.view && run.view.kind === "metric") this.kWant = 0;
       if (fam.shown >= 0) this.memberViews(fam.shown);  // the header's views are new objects
       if (args.start > fam.have) { this.host.request(fam.have); return; }
       for (const m of args.members) if (!fam.members[m.i]) fam.members[m.i] = this.member(m, run.fStar);

@@ -203,8 +203,13 @@ def test_scrubbing_beta_reshapes_the_ball_against_fixed_axes(server, lecture_pag
     own iterate are the library's for its β, drawn at one scale, the family's largest ball at
     X_0 (the smallest β), so that the drag changes the ball, not the axes."""
     count = 5
-    frame = _show(lecture_page, server, f"scrub=beta&scrub_count={count}&view=metric", "Metric")
+    lecture_page.goto(f"{server}/?lecture=1&scrub=beta&scrub_count={count}&view=metric")
+    frame = player(lecture_page)
     frame.wait_for_function(f"landingPlayer.run.family.have === {count}", timeout=60_000)
+    assert frame.evaluate("landingPlayer.run.view.kind") == "metric"
+    assert frame.evaluate("landingPlayer.kf") == 0  # it opens at X_0, every member's
+    frame.evaluate("landingPlayer.toast.style.display = 'none'")
+    assert frame.evaluate(SEEK_JS, K) == K
     values = frame.evaluate("landingPlayer.run.family.values")
     scales = []
     for i in (0, count - 1):
