@@ -30,8 +30,9 @@ VIEWS = {  # name -> (short label, title, caption)
                "points along what is left to fix."),
     "safe": ("Safe step", "The safe region along the step from Xₖ",
              "The curve: ‖h(Xₖ − ηVₖ)‖ for the step's direction Vₖ (its square is a quartic "
-             "in η); dashed: the level ε of the safe region; η*: the safe step's bound, below "
-             "which the curve is guaranteed to stay under max(ε, ‖h(Xₖ)‖); dot: the step ηₖ "
+             "in η); dashed: the level ε of the safe region; η*: the safe step's bound (at most "
+             "1/(2ω)), below which the curve is guaranteed to stay under max(ε, ‖h(Xₖ)‖), "
+             "none where ‖h(Xₖ)‖ ≥ 1; dot: the step ηₖ "
              "the rule took and ‖h(Xₖ₊₁)‖."),
 }
 

@@ -331,7 +331,11 @@
         ctx.fillStyle = colour; ctx.textAlign = x > rect.x + rect.w - 120 ? "right" : "left";
         ctx.fillText(label, x + (ctx.textAlign === "right" ? -4 : 4), rect.y + 4 + row * (P.font + 4));
       };
-      mark(etaStar, "#D55E00", `η* = ${num(etaStar, 3)}`, [], 0);
+      // η* is the lemma's root, capped at 1/(2ω); for ‖h(Xₖ)‖ ≥ 1 the lemma says nothing and
+      // the rule halves min(η, 1/(2ω)) until ‖h‖² falls enough (steps.safe_step)
+      const capped = Math.abs(etaStar - 0.5 / v.omega) <= 1e-9 * etaStar;
+      mark(etaStar, "#D55E00", `η* = ${num(etaStar, 3)}${capped ? " = 1/(2ω), the cap" : ""}`, [], 0);
+      const note = etaStar > 0 ? [] : ["‖h(Xₖ)‖ ≥ 1: the lemma gives no η*;", "ηₖ: min(η, 1/(2ω)) halved until ‖h‖ falls"];  // (NaN arrives as null)
       if (cross !== null) mark(cross, "#999", `exact crossing ${num(cross, 3)}`, [3, 4], 1);
       if (taken) {
         mark(taken, "#000", `ηₖ = ${num(taken, 3)}${lowered ? " (ωₖ < ω: off this curve)" : ""}`, [2, 3], 2);
@@ -339,11 +343,19 @@
       }
       const q = chart.Y(d);
       dot(ctx, chart.X(0), q, P.marker - 1, "#0072B2", "#000");
+      // at the chart's foot, on white (the marks' labels are at its top)
+      ctx.textAlign = "left"; ctx.textBaseline = "top";
+      note.forEach((line, i) => {
+        const y = rect.y + rect.h - (note.length - i) * (P.font + 6) - 2;
+        ctx.fillStyle = "rgba(255,255,255,0.85)";
+        ctx.fillRect(rect.x + 2, y - 2, ctx.measureText(line).width + 6, P.font + 6);
+        ctx.fillStyle = "#D55E00"; ctx.fillText(line, rect.x + 5, y);
+      });
       ctx.restore();
       ctx.fillStyle = "#009E73"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "right"; ctx.textBaseline = "bottom";
       ctx.fillText(`ε = ${num(eps, 3)}`, rect.x - 4, labelled[0] + P.font / 2);
       if (d > eps) ctx.fillText("‖h(Xₖ)‖", rect.x - 4, labelled[1] + P.font / 2);
-      run.safeDrawn = { k, eta_star: etaStar, eta_k: taken, h_next: next, d, eps, cross,
+      run.safeDrawn = { k, eta_star: etaStar, eta_k: taken, h_next: next, d, eps, cross, note, capped,
         yticks: chart.yticks.map((t) => t.y), labelled, font: P.font };
     },
     legend: (P) => [

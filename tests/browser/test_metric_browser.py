@@ -133,11 +133,32 @@ def test_safe_view_draws_the_safe_rules_bound_and_the_step_taken(server, lecture
     _assert_ticks_clear_of_the_labels(frame.evaluate("landingPlayer.run.safeDrawn"))
     frame.evaluate(SEEK_JS, 8)  # ‖h(X_8)‖ = 0.528, 11 px above ε = 0.5
     _assert_ticks_clear_of_the_labels(frame.evaluate("landingPlayer.run.safeDrawn"))
+    frame.evaluate(SEEK_JS, 10)  # the lemma's root is past 1/(2ω) = 0.5: η* is the cap
+    drawn = frame.evaluate("landingPlayer.run.safeDrawn")
+    assert drawn["eta_star"] == 0.5 / config.omega and drawn["capped"] and drawn["note"] == []
     frame.evaluate(SEEK_JS, 30)
     drawn = frame.evaluate("landingPlayer.run.safeDrawn")
     assert drawn["k"] == 30 and drawn["d"] < drawn["eps"]  # inside the safe region
     _assert_ticks_clear_of_the_labels(drawn)
     lecture_page.screenshot(path=shots / "safe_view.png")
+    assert lecture_page.console_errors == []
+
+
+def test_safe_view_says_why_there_is_no_bound_far_from_the_manifold(server, lecture_page,
+                                                                      shots):
+    """‖h(X_0)‖ = 1.21 ≥ 1: the lemma gives no η*; the rule halves min(η, 1/(2ω)) until ‖h‖²
+    falls enough (steps.safe_step): the view says so, and the step taken is 1 halved six
+    times, the library's."""
+    config = AppConfig(step="safe", eta=1.0, omega=0.5, distance=0.6, lecture=True)
+    frame = _show(lecture_page, server, "step=safe&eta=1&omega=0.5&distance=0.6", "Safe step")
+    frame.evaluate(SEEK_JS, 0)
+    drawn = frame.evaluate("landingPlayer.run.safeDrawn")
+    assert drawn["d"] > 1 and drawn["eta_star"] is None
+    assert drawn["note"] == ["‖h(Xₖ)‖ ≥ 1: the lemma gives no η*;",
+                             "ηₖ: min(η, 1/(2ω)) halved until ‖h‖ falls"]
+    _, _, trace = _iterate(config, 1)
+    assert drawn["eta_k"] == trace.step[1] == 1 / 64
+    lecture_page.screenshot(path=shots / "safe_view_far.png")
     assert lecture_page.console_errors == []
 
 
