@@ -356,10 +356,10 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
         + (f"computed in {fam.seconds:.2f} s" if fam.complete else "computing")
         + f"; drag the {family.SYMBOLS[fam.param]} slider or press [ and ] "
         "to switch runs."
-        + (" The Metric view opens at X₀, every run's, and draws every run at one scale, that "
-           "of the family's largest ball (so smaller than a single run's)"
-           + ("." if fam.param == "beta" else f"; {family.SYMBOLS[fam.param]} leaves the "
-              "metric alone: its ball changes with the iterate only.")
+        + (" The Metric view draws every run at one scale"
+           + (", that of the family's largest ball (smaller than a single run's)."
+              if fam.param == "beta" else f"; {family.SYMBOLS[fam.param]} leaves the metric "
+              "alone: its ball changes with the iterate only.")
            if "metric" in names else "")
         + _single_run_views(views, names) + _nearest_note(config, fam, index)))
     # files made when clicked: the scrubber's releases rerun the page several times a second,

@@ -206,14 +206,15 @@
     // reruns of the presses before them (the player lost count, or was re-created mid-series)
     releaseMember() {
       clearTimeout(this.releaseTimer);
-      this.releaseTimer = setTimeout(() => this.sendPick(), RELEASE_WAIT);
+      const id = this.run.id;
+      this.releaseTimer = setTimeout(() => this.sendPick(id), RELEASE_WAIT);
     },
 
     // The server takes a release whose number is above the last it took: numbered from the
     // clock, a player the page re-created (a new iframe, in the same session) is heard at
     // once, where its count from 1 was ignored until it passed the old player's
-    sendPick() {
-      if (!this.run || !this.run.family) return;  // another run arrived meanwhile
+    sendPick(id) {
+      if (!this.run || this.run.id !== id || !this.run.family) return;  // another run came
       const fam = this.run.family;
       fam.sent.add(fam.shown);
       this.pickSeq = Math.max(this.pickSeq + 1, Date.now());

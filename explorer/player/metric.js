@@ -230,8 +230,11 @@
       const tangent = run.view.tangent;  // a run on another tangent term does not step along grad_β f
       if (tangent === "euclidean") lines.push("this run steps along the Frobenius projection (dashed)");
       if (tangent === "relative") lines.push("this run steps along skew(GXᵀ)X = ½ grad_½ f, not grad_β f");
-      // far off the manifold (a diverging run) g^β's ball outgrows any scale
-      if (Math.max(...m.radii) > pr.reach) lines.push("Xₖ far off the manifold: the ball reaches beyond the view");
+      // g^β's ball outgrows the view far off the manifold (a diverging run), and on it below
+      // β ≈ 0.03 (its turn semi-axis 1/√β passes SHOWN)
+      if (Math.max(...m.radii) > pr.reach) {
+        lines.push((run.h[k] > 1 ? "Xₖ far off the manifold: " : "") + "the ball reaches beyond the view");
+      }
       // at the bottom left, clear of the turn axis's label at the top, on white where a large
       // ball or the arrow runs under them
       const bottom = pr.box.y + pr.box.h - 2;
@@ -333,9 +336,11 @@
       };
       // η* is the lemma's root, capped at 1/(2ω); for ‖h(Xₖ)‖ ≥ 1 the lemma says nothing and
       // the rule halves min(η, 1/(2ω)) until ‖h‖² falls enough (steps.safe_step)
-      const capped = Math.abs(etaStar - 0.5 / v.omega) <= 1e-9 * etaStar;
+      // (the rows arrive to 7 significant digits: playback.SIGNIFICANT)
+      const capped = Math.abs(etaStar - 0.5 / v.omega) <= 1e-6 * etaStar;
       mark(etaStar, "#D55E00", `η* = ${num(etaStar, 3)}${capped ? " = 1/(2ω), the cap" : ""}`, [], 0);
-      const note = etaStar > 0 ? [] : ["‖h(Xₖ)‖ ≥ 1: the lemma gives no η*;", "ηₖ: min(η, 1/(2ω)) halved until ‖h‖ falls"];  // (NaN arrives as null)
+      const note = d < 1 ? [] : ["‖h(Xₖ)‖ ≥ 1: the lemma gives no η*" + (v.rule === "safe" ? ";" : ""),
+        ...(v.rule === "safe" ? ["ηₖ: min(η, 1/(2ω)) halved until ‖h‖ falls"] : [])];
       if (cross !== null) mark(cross, "#999", `exact crossing ${num(cross, 3)}`, [3, 4], 1);
       if (taken) {
         mark(taken, "#000", `ηₖ = ${num(taken, 3)}${lowered ? " (ωₖ < ω: off this curve)" : ""}`, [2, 3], 2);

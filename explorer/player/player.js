@@ -489,7 +489,8 @@
       this.slider.value = String(k);
       this.kLabel.textContent = `k = ${k}`;
       this.nums.innerHTML = "";
-      // each number in a box as wide as its longest form (num's 10 digits with a sign, sci's
+      // each number in a box as wide as its longest form (num's 10 digits with a sign and a
+      // leading 0.0, sci's
       // "-1.234e-16"), and η's cell at k = 0 too: the line wraps where the player's width
       // says, not where a value grows a digit (at 1280 px with the sidebar open, k = 100 wrapped
       // it and the views jumped 23 px down mid-run)
@@ -500,7 +501,7 @@
         this.nums.appendChild(s);
       };
       cell("iteration k", String(k), String(run.maxIter || k).length);
-      cell("f(X<sub>k</sub>)", num(run.cost[k], 10), 12);
+      cell("f(X<sub>k</sub>)", num(run.cost[k], 10), 13);
       if (run.fStar !== null) cell("f − f*", sci(run.cost[k] - this.fStarAt(k)), 10);
       cell(run.B ? "‖X<sub>k</sub><sup>T</sup>BX<sub>k</sub> − I‖<sub>F</sub>" : "‖X<sub>k</sub><sup>T</sup>X<sub>k</sub> − I‖<sub>F</sub>", sci(run.h[k]), 9);
       // the stationarity of every method (geometry.stationarity; stationarity_B on XᵀBX = I),

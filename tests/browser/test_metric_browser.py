@@ -93,6 +93,13 @@ def test_a_diverging_runs_ball_outgrows_the_view_and_says_so(server, lecture_pag
     frame.evaluate(SEEK_JS, 0)  # at X_0 the ball fits: no such line
     lines = frame.evaluate("landingPlayer.run.metricDrawn")["lines"]
     assert lines and not any("far off" in line for line in lines)
+    # the Safe step view of the same run: ‖h(X_1)‖ = 21, no η*, and a constant step that
+    # takes η whatever (no word of halving: that is the safe rule's)
+    frame.get_by_role("radio", name="Safe step", exact=True).click()
+    frame.evaluate(SEEK_JS, 1)
+    drawn = frame.evaluate("landingPlayer.run.safeDrawn")
+    assert drawn["d"] > 1 and drawn["eta_k"] == 1.0
+    assert drawn["note"] == ["‖h(Xₖ)‖ ≥ 1: the lemma gives no η*"]
     lecture_page.screenshot(path=shots / "metric_view_diverging.png")
     assert lecture_page.console_errors == []
 
