@@ -146,13 +146,17 @@ def _family_values(name: str | None) -> list[float]:
     state = st.session_state
     if name is None or state.get("w_scrub") != name:
         return []
-    values: list[float] = []
+    base = np.empty(0)
     with suppress(AttributeError, TypeError, ValueError):  # the section not drawn yet
-        values += [float(v) for v in family.values(float(state.w_scrub_lo),
-                                                   float(state.w_scrub_hi),
-                                                   int(state.w_scrub_count))]
+        lo, hi = float(state.w_scrub_lo), float(state.w_scrub_hi)
+        if (lo, hi) == SCRUB_DEFAULT:  # the placeholder the Scrub section maps (``_scrub``)
+            lo, hi = scrub_default(name, float(state.get("w_eta", 0.1)))
+        base = family.values(lo, hi, int(state.w_scrub_count))
+    values = [float(v) for v in base]
+    # the held family's values (the sidebar's own among them), where it is this range's
     held = state.get("family")
-    if held is not None and held[2].param == name:
+    if held is not None and held[2].param == name and len(held[2].values) == len(base) \
+            and np.count_nonzero(held[2].values != base) <= 1:
         values += [float(v) for v in held[2].values]
     return values
 

@@ -115,6 +115,13 @@ def test_the_sidebar_sliders_choices_stay_put_while_the_family_is_scrubbed():
         assert not at.exception
         assert at.session_state.config.beta == values[i]
         assert list(at.select_slider(key="w_beta").options) == choices
+    # switching Scrub to ω: its first run reads the placeholder range as ω's own (0.1-20)
+    at = open_app({})
+    at.selectbox(key="w_scrub").set_value("omega").run()
+    assert not at.exception
+    choices = list(at.select_slider(key="w_omega").options)
+    at.run()
+    assert list(at.select_slider(key="w_omega").options) == choices
 
 
 def test_beta_at_p_1_says_so_and_offers_the_others():
