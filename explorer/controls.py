@@ -134,9 +134,8 @@ def _options(grid: list[float], value: float, name: str | None = None) -> list[f
     """A select_slider's choices: the grid and the value; while ``name`` is scrubbed, every
     value of its family too (``_family_values``), so that the choices stay put as the player's
     releases set the value to member after member. The slider's state is an index into its
-    choices: a release that changed them while the browser still held the old ones read that
-    index in the new list (fast presses of ] put β = 0.01, 0.126 and 7.94, grid values no
-    member had, in the sidebar and the URL)."""
+    choices: choices changed while the browser still held the old ones would read that index
+    in the new list, as another value."""
     return sorted(set(grid) | {value} | set(_family_values(name)))
 
 

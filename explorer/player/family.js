@@ -202,8 +202,8 @@
     },
 
     // the value reaches the server (the sidebar, the URL) on release only, RELEASE_WAIT after
-    // the last of a series: each release reruns the page, and presses sent one by one met the
-    // reruns of the presses before them (the player lost count, or was re-created mid-series)
+    // the last of a series: each release reruns the page, and a release sent per press would
+    // meet the reruns of the presses before it
     releaseMember() {
       clearTimeout(this.releaseTimer);
       const id = this.run.id;

@@ -490,10 +490,9 @@
       this.kLabel.textContent = `k = ${k}`;
       this.nums.innerHTML = "";
       // each number in a box as wide as its longest form (num's 10 digits with a sign and a
-      // leading 0.0, sci's
-      // "-1.234e-16"), and η's cell at k = 0 too: the line wraps where the player's width
-      // says, not where a value grows a digit (at 1280 px with the sidebar open, k = 100 wrapped
-      // it and the views jumped 23 px down mid-run)
+      // leading 0.0, sci's "-1.234e-16"), and η's cell at k = 0 too: the line wraps where the
+      // player's width says, not where a value grows a digit, so the views below it keep
+      // their place mid-run
       const cell = (label, value, chars, hint) => {
         const s = el("span");
         s.innerHTML = `${label} <b style="display: inline-block; min-width: ${chars}ch">${value}</b>`;
