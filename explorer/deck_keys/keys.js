@@ -49,8 +49,22 @@
     for (const doc of docs) { try { doc.removeEventListener("keydown", handler); } catch (err) { /* gone */ } }
     docs.clear();
   }
+  // the registry: the instance that listens, and its iframe. Should that instance go (its
+  // iframe removed) while another stays, as a page switch that mounts this component twice for
+  // a moment can leave it, the one that stays claims the registry (``scan``): otherwise no key
+  // would be heard until the page is loaded again
+  function claim() {
+    const old = top.__landingDeckForget;
+    if (old && old !== forget) old();  // an earlier instance (the page before a switch) stops listening
+    top.__landingDeck = handler;
+    top.__landingDeckForget = forget;
+    top.__landingDeckFrame = window.frameElement;
+  }
   function scan() {
-    if (!top || top.__landingDeck !== handler) return;
+    if (!top) return;
+    const owner = top.__landingDeckFrame;
+    if (!top.__landingDeck || !owner || !owner.isConnected) claim();
+    if (top.__landingDeck !== handler) return;
     listen(top.document);
     for (const frame of top.document.querySelectorAll("iframe")) {
       try { listen(frame.contentDocument); } catch (err) { /* another origin */ }
@@ -59,13 +73,13 @@
 
   listen(document);
   if (top) {
-    const old = top.__landingDeckForget;
-    if (old) old();  // an earlier instance (the page before a switch) stops listening
-    top.__landingDeck = handler;
-    top.__landingDeckForget = forget;
+    claim();
     scan();
     setInterval(scan, 400);  // iframes come and go (the player is re-created with its page)
-    window.addEventListener("pagehide", () => { if (top.__landingDeck === handler) { top.__landingDeck = null; top.__landingDeckForget = null; } forget(); });
+    window.addEventListener("pagehide", () => {
+      if (top.__landingDeck === handler) { top.__landingDeck = null; top.__landingDeckForget = null; top.__landingDeckFrame = null; }
+      forget();
+    });
   }
   // the sidebar's toggle or a preset turning lecture mode on hands a new args.fold
   // (explorer/lecture.py):

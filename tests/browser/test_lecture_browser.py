@@ -45,6 +45,10 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
     page.get_by_text("History (CSV)").first.wait_for(timeout=60_000)  # (.first: see _predict)
     page.wait_for_function(LISTENING, timeout=30_000)
     assert page.get_by_text("Predict").count() == 0
+    # the listener's registration lost, as when a page switch mounted the listener twice and
+    # removed the newer one (its pagehide): the one left claims it back
+    page.evaluate("() => { window.__landingDeckForget(); window.__landingDeck = null; }")
+    page.wait_for_function(LISTENING, timeout=5_000)
     # the focus in the page: the deck's first preset, on the page already shown (its
     # download buttons on screen: no 404 for their files, see lecture.open_preset)
     page.keyboard.press("PageDown")
