@@ -187,12 +187,16 @@ def compare_matches(preset: Preset) -> bool:
 def shown(config: AppConfig, page: str) -> tuple[int, Preset] | None:
     """The deck's preset that ``page`` shows: the session's current preset when it belongs to
     this page and its settings are still the preset's (a changed setting ends it: its question
-    and answer would no longer be about what is shown)."""
+    and answer would no longer be about what is shown). A family's preset stays while its
+    scrubbed value moves: moving it is what the preset asks for."""
     index = current()
     if index is None or PRESETS[index].page != page:
         return None
     preset = PRESETS[index]
-    if config.run_key() != preset.config.run_key():
+    if preset.config.scrub != "off":  # a family: its scrubbed value is the class's to move
+        if config.family_key() != preset.config.family_key():
+            return None
+    elif config.run_key() != preset.config.run_key():
         return None
     if page == "compare" and not compare_matches(preset):
         return None

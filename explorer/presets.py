@@ -249,4 +249,17 @@ PRESETS: list[Preset] = [
         AppConfig(seed=0, distance=0.3),
         stochastic=StochasticSpec(epochs=150),
     ),
+    Preset(
+        "The paper's idea: the metric's unit ball as β is scrubbed",
+        "Drag β in the player, or press [ and ]: one run per β from 0.05 to 20, drawn at X₀ "
+        "in the tangent space of St(3, 2). The unit ball of g^β keeps its two span-move "
+        "semi-axes, √λ(M) = 0.71 and 1.28 with M = X₀ᵀX₀, for every β; its semi-axis along "
+        "the turn u is √(tr M/(2β)), 4.6 at β = 0.05 and 0.23 at β = 20 (1/√β on the "
+        "manifold). grad_β f, where the plane df = const touches the ball, keeps its span part; "
+        "its turn part scales as 1/β: small β turns the frame within its span, large β "
+        "moves the span alone. Run plays each member from X₀.",
+        "explorer",
+        AppConfig(problem="brockett", n=3, p=2, seed=0, distance=0.4, scrub="beta"),
+        view="metric",
+    ),
 ]

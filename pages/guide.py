@@ -147,7 +147,7 @@ be about what is shown.
   ball. $\operatorname{grad}_\beta f$ points where the plane $\mathrm{d}f = $ const touches the
   ball: small β stretches the ball along the turn $u$ (the frame turns within its span), large
   β flattens it (the step moves the span). At St(3, 2), Scrub β and drag the player's β slider
-  to watch the ball change shape against fixed axes.
+  to watch the ball change shape against fixed axes (lecture preset 13 opens this).
 - Safe step: $\eta \mapsto \|h(X_k - \eta V_k)\|$ (its square is a quartic in η), the level ε,
   the safe step's bound $\eta^*$ and the step $\eta_k$ the rule took; the plane view shades
   the band $\|h\| \le \varepsilon$ around the circle.

@@ -11,7 +11,8 @@ import pytest
 from explorer import compare, deck, runner
 from explorer.constraint import constraint_matrix
 from explorer.presets import PRESETS, Question
-from explorer.state import ITER_MAX
+from explorer.state import ITER_MAX, SCRUB_DEFAULT
+from landing_core import metric_view as mv
 from tests.app.helpers import run_config
 
 COUNT = len(PRESETS)
@@ -27,7 +28,7 @@ def test_a_good_deck_keeps_its_order():
 
 @pytest.mark.parametrize(("raw", "order", "named"), [
     ("0,x,4", [0, 4], ["'x' is not a preset number"]),
-    ("0,99,4", [0, 4], ["99 is not a preset (they are numbered 0 to 12)"]),
+    ("0,99,4", [0, 4], [f"99 is not a preset (they are numbered 0 to {COUNT - 1})"]),
     ("4,0,4", [4, 0], ["4 comes twice"]),
     ("-1,2", [2], ["'-1' is not a preset number"]),
     ("1.5,2", [2], ["'1.5' is not a preset number"]),
@@ -215,3 +216,34 @@ def test_the_ellipse_answer():
     assert 5 < trace.k < 100  # nearest "20" of 5, 20 and 100
     assert trace.infeasibility[-1] + trace.grad_norm[-1] < 1e-8
     assert trace.infeasibility[preset.question.at] > 1e-3  # asked before it lands
+
+
+def test_the_metric_preset_claims():
+    """The family preset's figures at X₀, from the library's slice and from the closed forms
+    the text quotes: on St(3, 2), g^β(ξ, ξ) = 2β θ²/det M along the turn ξ = X M⁻¹ θJ (whose
+    Frobenius norm² is θ² tr M⁻¹), so its semi-axis is √(tr M/(2β)); on the span moves g^β is
+    Δ ↦ ⟨Δ, Δ M⁻¹⟩, semi-axes √λ(M)."""
+    preset = _preset("The paper's idea")
+    config = preset.config
+    assert (config.scrub, config.n, config.p, preset.view) == ("beta", 3, 2, "metric")
+    assert (config.scrub_lo, config.scrub_hi) == SCRUB_DEFAULT == (0.05, 20.0)
+    problem = runner.build_problem(config)
+    X0 = runner.initial(config, problem)
+    M = X0.T @ X0
+    spans = np.sqrt(np.linalg.eigvalsh(M))
+    assert [f"{s:.2f}" for s in spans] == ["0.71", "1.28"]
+    assert "√λ(M) = 0.71 and 1.28" in preset.look_at
+    grads = {}
+    for beta, quoted in ((0.05, "4.6"), (20.0, "0.23")):
+        S = mv.metric_slice(X0, problem.egrad(X0), beta)
+        turn = S.kinds.index("turn")
+        radii, V = mv.ball_axes(S.metric)
+        along = int(np.argmax(np.abs(V[turn])))  # the semi-axis along u
+        closed = np.sqrt(np.trace(M) / (2 * beta))
+        assert radii[along] == pytest.approx(closed, rel=1e-12)
+        assert f"{closed:.2g}" == quoted and f"{quoted} at β = {beta:g}" in preset.look_at
+        np.testing.assert_allclose(np.sort(np.delete(radii, along)), spans, rtol=1e-12)
+        grads[beta] = (S.grad[turn], np.delete(S.grad, turn))
+    # grad_β f keeps its span part; its turn part scales as 1/β
+    np.testing.assert_allclose(grads[0.05][1], grads[20.0][1], rtol=1e-12)
+    assert grads[0.05][0] / grads[20.0][0] == pytest.approx(20.0 / 0.05, rel=1e-12)

@@ -10,6 +10,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from explorer import controls, family, text
+from explorer.presets import PRESETS
 from explorer.runner import build_problem, run_to_end, start
 from explorer.state import AppConfig, validate
 from tests.app.helpers import open_app
@@ -183,3 +184,35 @@ def test_a_family_over_the_budget_is_refused_with_what_to_lower():
     refused = " ".join(e.value for e in at.error)
     assert "This family of runs would need" in refused and "number of members" in refused
     assert not at.get("component_instance")  # nothing computed
+
+
+def test_the_metric_preset_opens_a_beta_family_that_stays_the_preset_while_beta_moves():
+    index = next(i for i, p in enumerate(PRESETS) if p.title.startswith("The paper's idea"))
+    at = open_app()
+    at.switch_page("pages/presets.py").run()
+    at.button(key=f"preset_{index}").click().run()
+    at.switch_page("pages/explorer.py").run()  # AppTest's page is the one it opened
+    assert not at.exception
+
+    def shown() -> tuple[dict, list[str]]:
+        data = next(a["data"] for c in at.get("component_instance")  # not the deck's keys
+                    if "data" in (a := json.loads(c.proto.json_args)))
+        return data, [c.value for c in at.caption if c.value.startswith(f"Preset {index} · ")]
+
+    data, place = shown()
+    head = data["header"]
+    assert head["family"]["param"] == "beta" and head["view"] == "metric" and head["lecture"]
+    assert place, "the deck's caption names the preset"
+    values = head["family"]["values"]
+    assert (values[0], values[-1]) == (0.05, 20.0)
+    # a release of the scrubber moves β: still the preset
+    at.session_state["player"] = {"run_id": data["run_id"], "have": len(values), "view": None,
+                                  "pick": {"i": 0, "seq": 1}}
+    at.run()
+    assert not at.exception and at.session_state.config.beta == 0.05
+    data, place = shown()
+    assert place and data["header"]["family"]["index"] == 0
+    # another setting ends it
+    at.select_slider(key="w_omega").set_value(2.0).run()
+    assert not at.exception
+    assert shown()[1] == []
