@@ -121,10 +121,15 @@
   const AXIS_ENDS = (R) => [[[0, 0, -R], [0, 0, R]], [[-R, 0, 0], [R, 0, 0]], [[0, -R, 0], [0, R, 0]]];
 
   // The axes' names, drawn over the ball (with a white halo) so that its rings never strike
-  // them out: u beside its tip, kept inside the box; b₁ and b₂ beyond theirs.
-  function axisLabels(ctx, pr, run, P) {
+  // them out: u beside its tip, kept inside the box; b₁ and b₂ beyond theirs. Turned, an axis's
+  // tip can come near another's name (or the lines at the bottom, ``avoid``): a name then goes
+  // to the first of a few places along its axis, a line or two above or below, that overlaps
+  // nothing placed and stays in the box. Returns the names' boxes.
+  function axisLabels(ctx, pr, run, P, avoid) {
     const short = (run.view.labels || ["u", "b₁", "b₂"]).map((s) => s.split(":")[0]);
-    const box = pr.box;
+    const box = pr.box, h = P.font + 2, placed = [];
+    const clear = (b) => ![...avoid, ...placed].some((o) => b.x < o.x + o.w && o.x < b.x + b.w && b.y < o.y + o.h && o.y < b.y + b.h);
+    const inside = (b) => b.x >= box.x && b.x + b.w <= box.x + box.w && b.y >= box.y && b.y + b.h <= box.y + box.h;
     ctx.save();
     ctx.textBaseline = "middle"; ctx.lineJoin = "round"; ctx.strokeStyle = "#fff"; ctx.lineWidth = 4;
     AXIS_ENDS(pr.reach).forEach(([a, b], i) => {
@@ -133,19 +138,28 @@
       ctx.fillStyle = i === 0 ? "#000" : "#333";
       ctx.font = `${i === 0 ? "600 " : ""}${P.font}px sans-serif`;
       const text = i === 0 ? `${short[0]}: the turn (rotation within the span)` : `${short[i]}: tilt`;
-      let x, y;
+      const w = ctx.measureText(text).width;
+      // candidate centres of the name, the first where it used to be
+      const spots = [];
       if (i === 0) {
-        const w = ctx.measureText(text).width;
-        ctx.textAlign = "left";
-        [x, y] = [Math.max(box.x + 4, Math.min(qb[0] + 10, box.x + box.w - w - 4)), qb[1] + P.font];
+        const x = Math.max(box.x + 4, Math.min(qb[0] + 10, box.x + box.w - w - 4)) + w / 2;
+        for (const j of [0, 1, 2, -1]) spots.push([x, qb[1] + P.font + j * h]);
       } else {
-        ctx.textAlign = "center";
-        [x, y] = [qb[0] + (16 * dx) / n, qb[1] + (16 * dy) / n];
+        // beyond the tip, then short of it (the axis seen end on from above reaches the box's
+        // edge, where the lines at the bottom are)
+        for (const t of [16, 16 + h, 16 + 2 * h, -16 - w / 2, -16 - w / 2 - h]) {
+          for (const j of [0, -1, 1, -2, 2]) spots.push([qb[0] + (t * dx) / n, qb[1] + (t * dy) / n + j * h]);
+        }
       }
-      ctx.strokeText(text, x, y);
-      ctx.fillText(text, x, y);
+      const boxAt = ([x, y]) => ({ x: x - w / 2, y: y - h / 2, w, h });
+      const spot = spots.find((c) => clear(boxAt(c)) && inside(boxAt(c))) || spots[0];
+      placed.push(boxAt(spot));
+      ctx.textAlign = "center";
+      ctx.strokeText(text, spot[0], spot[1]);
+      ctx.fillText(text, spot[0], spot[1]);
     });
     ctx.restore();
+    return placed;
   }
 
   VIEWS.metric = {
@@ -237,18 +251,20 @@
       }
       // at the bottom left, clear of the turn axis's label at the top, on white where a large
       // ball or the arrow runs under them
-      const bottom = pr.box.y + pr.box.h - 2;
+      const bottom = pr.box.y + pr.box.h - 2, texts = [];
       lines.forEach((s, i) => {
         const y = bottom - (lines.length - 1 - i) * (P.font + 4);
+        const back = { x: pr.box.x + 6, y: y - P.font - 2, w: ctx.measureText(s).width + 4, h: P.font + 4 };
         ctx.fillStyle = "rgba(255,255,255,0.85)";
-        ctx.fillRect(pr.box.x + 6, y - P.font - 2, ctx.measureText(s).width + 4, P.font + 4);
+        ctx.fillRect(back.x, back.y, back.w, back.h);
         ctx.fillStyle = "#111";
         ctx.fillText(s, pr.box.x + 8, y);
+        texts.push(back);
       });
-      axisLabels(ctx, pr, run, P);
+      const labels = axisLabels(ctx, pr, run, P, texts);
       ctx.restore();
       // the numbers drawn, for tests (the browser test compares them with the server's)
-      run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level, R: pr.reach, lines };
+      run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level, R: pr.reach, lines, labels, texts };
     },
     legend: (P) => [
       { label: "unit ball of g^β", colour: BALL },
