@@ -284,7 +284,8 @@ def _broken(X: Array, what: str) -> _Diverged:
 
 
 def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
-            method: Method | None = None) -> Iterator[Record]:
+            method: Method | None = None,
+            clock: Callable[[], float] = time.perf_counter) -> Iterator[Record]:
     """Yield one Record per iterate of the configured method, X_0 first, without end.
 
     The generator computes X_{k+1} only when asked for the next record; it ends after a record
@@ -292,7 +293,10 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     method chooses the first iterate (the retraction baselines start from X0's polar factor).
     ``problem``: any object with n, p, cost and egrad (``problems.as_problem``). ``method``:
     the method object to run, when the caller built ``make_method(config, problem)`` and
-    adjusted it (``stochastic.epochs``); by default that method.
+    adjusted it (``stochastic.epochs``); by default that method. ``clock``: what each record's
+    ``time`` reads, from just before X_0 is evaluated: the wall clock by default;
+    ``time.thread_time`` counts the calling thread's CPU seconds only, so that the waits of a
+    thread that shares the interpreter (or the machine) stay out of the run's time.
     """
     problem = as_problem(problem)
     config = config or Config()
@@ -308,7 +312,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     takes_normal, takes_tangent = "normal" in takes, "tangent" in takes
     hint = _divergence_hint(rule)
     # bound once: the loop below is most of a small run's time
-    clock, move_by, cost_of = time.perf_counter, method.move, problem.cost
+    move_by, cost_of = method.move, problem.cost
     landing, constraint = method.landing, method.constraint
     evaluate = _evaluator(problem, method)
     t0 = clock()
@@ -368,6 +372,7 @@ def solve(
     keep_iterates: int = 0,
     callback: Callable[[Record], bool | None] | None = None,
     should_stop: StopCheck | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Result:
     """Run ``iterate`` to completion with Algorithm 1's stopping rule ||grad|| + ||h|| <= tol.
 
@@ -376,7 +381,8 @@ def solve(
     at most that many X_k (uniformly decimated, always including X_0 and the last). A
     ``callback(record)`` returning True stops the run (status "stopped"); so does
     ``should_stop()`` returning a reason (checked after each iterate: e.g. ``deadline(30)``,
-    or a closed page), with the histories computed so far.
+    or a closed page), with the histories computed so far. ``clock``: what the ``time``
+    history reads (``iterate``).
     """
     problem = as_problem(problem)
     config = config or Config()
@@ -387,7 +393,7 @@ def solve(
     stride = 1
     status, message, last = Status.MAX_ITER, "", None
     add = history.add
-    for rec in iterate(problem, X0, config):
+    for rec in iterate(problem, X0, config, clock=clock):
         # iterate has run the divergence test: a running record below max_iter and above
         # tol needs no stop_reason (its messages are built only where a run ends)
         running = (rec.status is RUNNING and rec.k < max_iter

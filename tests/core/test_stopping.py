@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from landing_core import initial_point, make_problem
 from landing_core.run import Status
-from landing_core.solvers import Config, deadline, solve
+from landing_core.solvers import Config, deadline, iterate, solve
 from landing_core.steps import Safe
 from landing_core.sweep import sweep
 
@@ -100,6 +100,16 @@ def test_a_deadline_ends_a_long_run_on_time():
     assert inspect.signature(deadline).parameters["clock"].default is time.monotonic
     cpu = deadline(5.0, clock=time.thread_time, what="computing-time limit")
     assert cpu() is None
+
+
+def test_a_runs_time_reads_the_clock_it_is_given():
+    """``time`` is each iterate's reading of ``clock`` since the run began (one read before X_0,
+    one per record): a clock of 2**-7 s per read gives k + 1 times that at X_k, on any machine.
+    The wall clock by default; the Compare page hands the thread's CPU time."""
+    res = solve(PROBLEM, X0, CONFIG, tol=1e-300, max_iter=20, clock=_ticks(2.0**-7))
+    np.testing.assert_array_equal(res.time, (np.arange(21) + 1) * 2.0**-7)
+    for run in (solve, iterate):
+        assert inspect.signature(run).parameters["clock"].default is time.perf_counter
 
 
 def test_a_stopped_sweep_keeps_finished_runs_and_the_last_iterate_of_the_rest():
