@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explorer.state import TIME_NAME
 from explorer.style import PALETTE, SUPERSCRIPTS
 from landing_core.run import Status
 
@@ -125,7 +126,7 @@ def comparison_figure(
     height: int = 440,
 ) -> go.Figure:
     """Overlaid convergence of several runs: |f - f*| (or f), ||h||_F and ||grad|| against the
-    iteration k or the wall time; one colour per run, one legend; ``height`` in pixels.
+    iteration k or the time (``TIME_NAME``); one colour per run, one legend; ``height`` in pixels.
 
     Each run is a dict with "label", "cost", "infeasibility", "grad_norm" and "time" arrays,
     and optionally "status" (a diverged run's last iterate gets a cross in each panel),
@@ -161,7 +162,7 @@ def comparison_figure(
     for col in (1, 2, 3):
         if col > 1 or f_star is not None:
             fig.update_yaxes(**LOG_AXIS, row=1, col=col)
-    fig.update_xaxes(title_text="iteration k" if against == "iteration" else "wall time (s)")
+    fig.update_xaxes(title_text="iteration k" if against == "iteration" else f"{TIME_NAME} (s)")
     # the legend takes its rows from the panels' height: six long labels left them 88 px of
     # 400; the figure grows by the rows beyond the first instead
     extra = _legend_rows([run["label"] for run in runs]) - 1

@@ -2,7 +2,7 @@
 streamlit).
 
 The rows come from ``compare.Comparison.run_row`` (the page's ``compare_job``); the player
-(``explorer/player/race.js``) runs one clock over them, the iteration k or the wall time, and
+(``explorer/player/race.js``) runs one clock over them, the iteration k or the time, and
 draws every row in its colour on one geometry view and in the convergence panels. The data
 travel once, whole: a comparison is complete before the page shows it.
 """
@@ -23,14 +23,15 @@ from .constraint import infeasibility_name, with_constraint
 from .family import FAMILY_VIEWS
 from .playback import COLORSCALE, header, json_floats, rounded_rows
 from .runner import Trace
-from .state import SPEEDS, AppConfig
+from .state import SPEEDS, TIME_NAME, AppConfig
 from .style import PALETTE
 from .views import available
 
 Array = np.ndarray
 
 AGAINST = ("iteration", "time")
-"""The race's clock: the iteration k, or the wall time each row took to reach its iterates."""
+"""The race's clock: the iteration k, or the time each row took to reach its iterates (its
+``time`` history: CPU time on the Compare page, ``state.TIME_NAME``)."""
 
 
 def colour(i: int) -> str:
@@ -135,7 +136,7 @@ def payload(runs: list[dict], f_star: float | None, config: AppConfig, problem: 
             if any(run.get("B") for run in runs) and not all(run.get("B") for run in runs):
                 view["unit"] = True  # rows on XᵀX = I too: the unit circle or sphere as well
     head["B"] = all(run.get("B") for run in runs)  # the panels name ‖XᵀBX − I‖ then
-    head["race"] = {"against": against,
+    head["race"] = {"against": against, "time_name": TIME_NAME,
                     "h_name": infeasibility_name(bool(run.get("B")) for run in runs),
                     "ask": ask}
     return {"run_id": run_id or race_id(runs, against), "done": True, "status": "",

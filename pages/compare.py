@@ -17,7 +17,14 @@ from explorer import (
     work,
 )
 from explorer.gate import GATE, HEAVY_SECONDS
-from explorer.state import CACHE_LIMITS, PROBLEM_LABELS, STEP_LABELS, TANGENT_LABELS, limits
+from explorer.state import (
+    CACHE_LIMITS,
+    PROBLEM_LABELS,
+    STEP_LABELS,
+    TANGENT_LABELS,
+    TIME_NAME,
+    limits,
+)
 
 # each row sets its own tangent term, beta, omega, step rule and eta (the sidebar's are only
 # an added row's first values)
@@ -194,7 +201,8 @@ runs, f_star = work.served(_run, compare.shared(config), valid, compare.FAIRNESS
 
 against = against_box.radio("Against", ["iteration", "time"], horizontal=True,
                             key="compare_against",
-                            format_func={"iteration": "iterations", "time": "wall time"}.get)
+                            format_func={"iteration": "iterations", "time": TIME_NAME}.get,
+                            help=compare.TIME_HELP)
 st.query_params.update(steps=STEPS_CODE[fair_label], against=against)  # a link reopens this
 # the race: every row played together in the explorer's player, one clock, one view; before a
 # lecture's Reveal, the rows as far as the question's iteration only
@@ -220,17 +228,20 @@ if fairness_note:
 st.subheader("Summary")
 table = compare.summary(runs, f_star)
 for entry in table:  # "—" where a run never reached the tolerance
-    it, ms = entry["iterations to tol"], entry["time to tol (ms)"]
+    it, ms = entry["iterations to tol"], entry[compare.TIME_COLUMN]
     entry["iterations to tol"] = "—" if it is None else f"{it:,}"
-    entry["time to tol (ms)"] = "—" if ms is None else f"{ms:.1f}"
+    entry[compare.TIME_COLUMN] = "—" if ms is None else f"{ms:.1f}"
 st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
-             column_config={"final f − f*": st.column_config.NumberColumn(format="%.3e"),
+             column_config={compare.TIME_COLUMN: st.column_config.TextColumn(
+                                help="Milliseconds to the tolerance. " + compare.TIME_HELP),
+                            "final f − f*": st.column_config.NumberColumn(format="%.3e"),
                             compare.infeasibility_column(runs): st.column_config.NumberColumn(
                                 format="%.3e", help="‖XᵀX − I‖ for a row on XᵀX = I, "
-                                "‖XᵀBX − I‖ for a row on XᵀBX = I (its constraint column)"),
-                            "turn within the span (rad)": st.column_config.NumberColumn(
+                                "‖XᵀBX − I‖ for a row on XᵀBX = I (the constraint column, where "
+                                "the rows differ)"),
+                            compare.TURN_COLUMN: st.column_config.NumberColumn(
                                 format="%.3g", help=compare.TURN_HELP),
-                            "motion of the span": st.column_config.NumberColumn(
+                            compare.SPAN_COLUMN: st.column_config.NumberColumn(
                                 format="%.3g", help="How far span(Xₖ) itself moves, summed "
                                 "over the run.")})
 on = "XᵀBX = I" if all(run["B"] for run in runs) else "St(n, p)" + (

@@ -85,7 +85,7 @@ be about what is shown.
   view at a time (the tabs above the view switch at once; drag a 3-D view to turn it).
 - *Compare*: up to six configurations (β values, tangent terms, landing against Riemannian
   gradient descent with a retraction or against the penalty method) from the same $X_0$, racing
-  in the player: one clock (the iteration, or the wall time each row took), every row's iterate
+  in the player: one clock (the iteration, or the CPU time each row took), every row's iterate
   on one view in its colour, Run, Pause, Step and the keys as in the explorer.
   A constant η favours whichever tangent term happens to be scaled for it: compare "each with
   Armijo", "each with Barzilai–Borwein" or "each with the scale-free rule", the rules that

@@ -2,8 +2,9 @@
  * methods of Landing.Player, after player.js).
  *
  * One clock, this.kf in [0, C] (C: the longest row's iterations), drives every row: against the
- * iterations each row is at k = min(kf, its last iterate); against the wall time the clock is
- * the time t = kf / C · T (T: the slowest row's) and each row is where its own run was at t. The
+ * iterations each row is at k = min(kf, its last iterate); against the time (the CPU time,
+ * header.race.time_name, on the Compare page) the clock is the time t = kf / C · T (T: the
+ * slowest row's) and each row is where its own run was at t. The
  * views draw every row's iterates in its colour on one background; the convergence panels draw
  * every row. Run, Pause, Step, Reset, the slider and the keys are the explorer's. */
 (function (L) {
@@ -38,7 +39,7 @@
       });
       const C = Math.max(1, ...rows.map((r) => r.last));
       const T = Math.max(1e-9, ...rows.map((r) => r.time[r.last] || 0));
-      const time = R.against === "time";
+      const time = R.against === "time", timeName = R.time_name || "time";
       const view = this.chooseView(h, fresh);
       let sigmaHi = 1.2;
       for (const r of rows) for (const row of r.sigma) for (const v of row) if (isFinite(v) && v * 1.05 > sigmaHi) sigmaHi = v * 1.05;
@@ -46,7 +47,7 @@
         id: args.run_id, n: h.n, p: h.p, fStar: h.f_star, maxIter: h.max_iter, rate: h.rate, lecture: !!h.lecture, B: !!h.B,
         views: h.views, view, done: true, status: "", message: "", xmax: C, sigmaHi,
         x: rows[0].x, sigma: rows[0].sigma,  // the 3-D views aim at the first row's path
-        race: { rows, data: args.data_id, against: R.against, hName: R.h_name, C, T, xmax: time ? T : C, xtitle: time ? "wall time (s)" : "iteration k",
+        race: { rows, data: args.data_id, against: R.against, hName: R.h_name, C, T, xmax: time ? T : C, timeName, xtitle: time ? `${timeName} (s)` : "iteration k",
           ask: Number.isInteger(R.ask) ? R.ask : null },
       };
       if (fresh) {
@@ -63,7 +64,7 @@
       this.background = null;
       this.convBack = null;
       this.slider.max = String(C);
-      this.slider.setAttribute("aria-label", time ? "Replay: wall time" : "Replay: iteration k");
+      this.slider.setAttribute("aria-label", time ? `Replay: ${timeName}` : "Replay: iteration k");
       this.layout();
       this.show();
       // the page sends the race whole only until the player says it holds it (live.race_args)
@@ -87,7 +88,7 @@
       return k + (t - r.time[k]) / (r.time[k + 1] - r.time[k] || 1);
     },
 
-    // the clock on the convergence panels' x axis: the iteration, or the wall time
+    // the clock on the convergence panels' x axis: the iteration, or the time
     clockX() {
       const race = this.run.race;
       return race.against === "time" ? (this.kf / race.C) * race.T : this.kf;
@@ -181,7 +182,7 @@
         this.nums.dataset.race = made;
         this.nums.innerHTML = "";
         const head = el("span");
-        head.append(time ? "wall time " : "iteration k ", el("b"), run.fStar !== null ? " · |f − f*|:" : " · f:");
+        head.append(time ? `${race.timeName} ` : "iteration k ", el("b"), run.fStar !== null ? " · |f − f*|:" : " · f:");
         this.nums.appendChild(head);
         race.rows.forEach((r, i) => {
           const s = el("span", { class: "lp-row", "data-row": String(i), title: r.message },
@@ -212,7 +213,7 @@
       else if (k === 0) {
         const one = race.rows.length === 1;
         const what = one ? "play the one row" : `race the ${race.rows.length} rows`;
-        const how = time ? `against the wall time ${one ? "it" : "each"} took` : "iteration by iteration";
+        const how = time ? `against the ${race.timeName} ${one ? "it" : "each"} took` : "iteration by iteration";
         text = `Ready: press Run to ${what} ${how}.`;
       }
       else text = `At ${clock}.`;

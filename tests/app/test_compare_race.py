@@ -147,7 +147,7 @@ def test_the_compare_page_sends_the_race_of_its_rows():
         assert row["cost"] == _exact(run["cost"]) and row["h"] == _exact(run["infeasibility"])
         assert row["grad"] == _exact(run["grad_norm"]) and len(row["time"]) == len(run["time"])
         assert row["x"] == np.round(np.asarray(run["X"]).reshape(-1, 6), DECIMALS).tolist()
-    # the clock: wall time, a race of its own
+    # the clock: CPU time, a race of its own
     at.radio(key="compare_against").set_value("time").run()
     assert not at.exception
     timed = race_data(at)

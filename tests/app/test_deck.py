@@ -127,11 +127,11 @@ def test_the_frame_answer():
     (small, large), _ = compare.run_rows(preset.config, preset.rows, None)
     table = compare.summary([small, large], None)
     _, turn_s, turn_l, n_s, n_l, span_s, span_l = _numbers(preset.question.answer)
-    assert table[0]["turn within the span (rad)"] == pytest.approx(turn_s, abs=0.05)
-    assert table[1]["turn within the span (rad)"] == pytest.approx(turn_l, abs=0.005)
+    assert table[0][compare.TURN_COLUMN] == pytest.approx(turn_s, abs=0.05)
+    assert table[1][compare.TURN_COLUMN] == pytest.approx(turn_l, abs=0.005)
     assert 6.5 < turn_s / turn_l < 8  # "about seven times as far"
-    assert table[0]["motion of the span"] == pytest.approx(span_s, abs=0.05)
-    assert table[1]["motion of the span"] == pytest.approx(span_l, abs=0.05)
+    assert table[0][compare.SPAN_COLUMN] == pytest.approx(span_s, abs=0.05)
+    assert table[1][compare.SPAN_COLUMN] == pytest.approx(span_l, abs=0.05)
     assert small["status"] == large["status"] == "converged"
     assert _same_count(small["iterations"], n_s) and _same_count(large["iterations"], n_l)
 

@@ -37,10 +37,10 @@ def test_compare_page_overlays_runs_and_switches_to_wall_time(server, page, shot
     names = page.evaluate(
         f"Array.from(document.querySelectorAll({CHART!r})[0]._fullData).map(t => t.name)")
     assert sorted(set(names)) == ["β = 0.1", "β = 0.5", "β = 1", "β = 5"]
-    page.get_by_text("wall time", exact=True).click()
+    page.get_by_text("CPU time", exact=True).click()
     page.wait_for_function(
         f"document.querySelectorAll({CHART!r})[0]?._fullLayout?.xaxis?.title?.text === "
-        "'wall time (s)'", timeout=30_000)  # ?.: the chart may be mid-redraw when polled
+        "'CPU time (s)'", timeout=30_000)  # ?.: the chart may be mid-redraw when polled
     wait_idle(page)
     assert page.evaluate(points_js(0, 0)) > 1
     race = player(page)

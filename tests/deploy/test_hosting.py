@@ -80,8 +80,8 @@ def test_a_clear_cache_message_loses_nothing():
     st.cache_resource.clear()
     at.run()
     assert not at.exception
-    assert at.dataframe[-1].value.drop(columns="time to tol (ms)").equals(
-        before.drop(columns="time to tol (ms)"))
+    assert at.dataframe[-1].value.drop(columns=compare.TIME_COLUMN).equals(
+        before.drop(columns=compare.TIME_COLUMN))
 
 
 def _slowed(started):
