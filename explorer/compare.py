@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 
@@ -27,16 +26,10 @@ from landing_core.steps import STEP_RULES, make_step_rule
 
 from . import text
 from .constraint import infeasibility_name, preset_B, with_constraint
-from .runner import build_problem, initial
+from .runner import CLOCK, build_problem, initial
 from .state import PRESENTATION, STATUS_LABELS, AppConfig, number
 
 MAX_ROWS = 6
-# the rows' clock: the computing thread's CPU time. The rows run in a worker thread that shares
-# the interpreter with the page and every other session: on the wall clock a row of 125
-# iterations on St(3, 2) took 5 ms alone and 28 to 335 ms in the app, most of it waiting for
-# the GIL, so that the time column and axis measured the server, not the method. The hosted
-# app runs one BLAS thread (deploy/), whose work this clock counts whole.
-CLOCK = time.thread_time
 # the summary's column names, short: nine columns ran off a projector's 1280 px (their help
 # says the rest)
 TIME_COLUMN = "CPU ms to tol"
@@ -398,7 +391,7 @@ class Comparison:
         ``f_star`` (f* over the component of O(n) of the row's final iterate when p = n,
         since a long step can cross) and ``B`` (whether the row ran on XᵀBX = I).
 
-        ``time``: the computing thread's CPU seconds (``CLOCK``)."""
+        ``time``: the computing thread's CPU seconds (``runner.CLOCK``)."""
         r, config = self.rows[i], self.config
         problem = self._on[r.constraint]
         result = solve(problem, self._X0, r.solver_config(self.fairness),

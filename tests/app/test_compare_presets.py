@@ -83,7 +83,7 @@ def test_bad_rows_are_explained(bad, fragment):
 
 
 def test_the_rows_time_is_the_computing_threads_cpu_time(monkeypatch):
-    """A row's time history reads ``compare.CLOCK``, the thread's CPU time: on the wall clock a
+    """A row's time history reads ``runner.CLOCK``, the thread's CPU time: on the wall clock a
     row ran 5 ms alone and 28 to 335 ms in the app, waiting for the interpreter."""
     assert compare.CLOCK is time.thread_time
     reads = iter(range(10**6))

@@ -2,6 +2,7 @@
 
 import json
 import re
+import time
 
 import numpy as np
 import pytest
@@ -11,14 +12,21 @@ from explorer.state import AppConfig
 from tests.app.helpers import run_config
 
 
-def test_the_history_csv_reads_back_as_therun_config():
+def test_the_history_csv_reads_back_as_therun_config(monkeypatch):
+    # the time: the computing thread's CPU time (runner.CLOCK), read once before X_0 and once
+    # per iterate; here a clock that counts its reads
+    assert runner.CLOCK is time.thread_time
+    reads = iter(range(10**6))
+    monkeypatch.setattr(runner, "CLOCK", lambda: float(next(reads)))
     trace, _, _ = run_config(n=5, p=2, step="bb", max_iter=30, tol=1e-14)
     rows = np.genfromtxt(trace.csv().splitlines(), delimiter=",", names=True)
     assert rows.dtype.names == ("k", "cost", "infeasibility", "grad_norm", "step",
-                                "normal_step", "time")
+                                "normal_step", "cpu_time")
     np.testing.assert_array_equal(rows["k"], np.arange(31))
-    for name in rows.dtype.names[1:]:
+    np.testing.assert_array_equal(rows["cpu_time"], np.arange(1, 32))
+    for name in rows.dtype.names[1:-1]:
         np.testing.assert_array_equal(rows[name], getattr(trace, name))
+    np.testing.assert_array_equal(rows["cpu_time"], trace.time)
 
 
 def test_log_axes_label_placed_values_not_plotlys_bare_digits():
