@@ -112,14 +112,18 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
             # the ranges a family's panels met: η from 0.02 to 1.1 in room for three labels
             # (it drew six), 15 decades in room for two (it drew one)
             # and a constant step's panel (0.0689 to 0.145 around η = 0.1) in one notation
-            # (it read "0.0689", "10⁻¹", "0.145"), as a range of small values
+            # (it read "0.0689", "10⁻¹", "0.145"), as a range of small values; and a range
+            # whose end lies near its one decade, in room for two (it drew "1.14" 13 px
+            # above "1"): the decade and the other end
             assert frame.evaluate("[Landing.logTicks(-1.75, 0.05, 3).map(t => t.label), "
                                   "Landing.logTicks(-15.3, -0.1, 2).map(t => t.label), "
                                   "Landing.logTicks(Math.log10(0.0689), Math.log10(0.145), 3)"
                                   ".map(t => t.label), Landing.logTicks(Math.log10(1.2e-7), "
-                                  "Math.log10(1.9e-7), 3).map(t => t.label)]") == [
+                                  "Math.log10(1.9e-7), 3).map(t => t.label), "
+                                  "Landing.logTicks(Math.log10(0.541), Math.log10(1.14), 2)"
+                                  ".map(t => t.label)]") == [
                 ["10⁻¹", "10⁰"], ["10⁻¹⁵", "10⁻¹"], ["0.0689", "0.1", "0.145"],
-                ["1.2×10⁻⁷", "1.9×10⁻⁷"]]
+                ["1.2×10⁻⁷", "1.9×10⁻⁷"], ["0.541", "1"]]
             legends = frame.evaluate(LEGENDS_JS)  # ‖XᵀX − I‖ and ‖grad f‖: a legend at least
             assert legends and all((g["above"] or g["hidden"] == 0)
                                    and 0 <= g["x"] <= g["cw"] - g["w"]
