@@ -251,13 +251,15 @@ PRESETS: list[Preset] = [
     ),
     Preset(
         "The paper's idea: the metric's unit ball as β is scrubbed",
-        "Drag β in the player, or press [ and ]: one run per β from 0.05 to 20, drawn at X₀ "
-        "in the tangent space of St(3, 2). The unit ball of g^β keeps its two span-move "
-        "semi-axes, √λ(M) = 0.71 and 1.28 with M = X₀ᵀX₀, for every β; its semi-axis along "
-        "the turn u is √(tr M/(2β)), 4.6 at β = 0.05 and 0.23 at β = 20 (1/√β on the "
-        "manifold). grad_β f, where the plane df = const touches the ball, keeps its span part; "
-        "its turn part scales as 1/β: small β turns the frame within its span, large β "
-        "moves the span alone. Run plays each member from X₀.",
+        "Drag β in the player, or press [ and ]: one run per β from 0.05 to 20, each drawn "
+        "at its iterate Xₖ, in the tangent space of the layer through it. At k = 0 every run "
+        "is at X₀, off St(3, 2) (‖X₀ᵀX₀ − I‖ = 0.80), and only the metric differs: the unit "
+        "ball of gᵝ keeps its two span-move semi-axes, √λ(M) = 0.71 and 1.28 with "
+        "M = X₀ᵀX₀, for every β; its semi-axis along the turn u is √(tr M/(2β)), 4.6 at "
+        "β = 0.05 and 0.23 at β = 20 (1/√β on the manifold). gradᵦ f, where the plane "
+        "df = const touches the ball, keeps its span part; its turn part scales as 1/β: "
+        "small β turns the frame within its span, large β moves mostly the span. Run plays "
+        "each run from X₀.",
         "explorer",
         AppConfig(problem="brockett", n=3, p=2, seed=0, distance=0.4, scrub="beta"),
         view="metric",

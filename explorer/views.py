@@ -22,12 +22,12 @@ VIEWS = {  # name -> (short label, title, caption)
              "Each point is (m₁₁, m₂₂, m₁₂); the flow ends at I = (1, 1, 0) whatever the cost. "
              "Dotted: the exact flow Ṁ = −2ωM(M − I) from X₀ᵀX₀, which no cost or β changes. "
              "Drag to turn."),
-    "metric": ("Metric", "The β-metric: the unit ball of g^β in the tangent space at Xₖ",
-               "Small β: the ball is long along the turn u, so grad_β f turns the frame within "
-               "its span; large β: the ball is flat along u, so the step moves the span "
-               "(b₁, b₂: the span's tilt). The arrows are directions, drawn to the balls' "
-               "surface; the step goes against grad_β f. Near the end the gradient is small and "
-               "points along what is left to fix."),
+    "metric": ("Metric", "The β-metric: the unit ball of gᵝ in the tangent space at Xₖ",
+               "Small β: the ball is long along the turn u (a rotation of the frame within its "
+               "span), so gradᵦ f turns the frame there; large β: the ball is flat along u, so "
+               "the step moves the span (b₁, b₂: the span's tilt). The arrows are directions, "
+               "drawn to the balls' surface; the step goes against gradᵦ f. Near the end the "
+               "gradient is small and points along what is left to fix."),
     "safe": ("Safe step", "The safe region along the step from Xₖ",
              "The curve: ‖h(Xₖ − ηVₖ)‖ for the step's direction Vₖ (its square is a quartic "
              "in η); dashed: the level ε of the safe region; η*: the safe step's bound (at most "

@@ -137,13 +137,16 @@
       const dx = qb[0] - qa[0], dy = qb[1] - qa[1], n = Math.hypot(dx, dy) || 1;
       ctx.fillStyle = i === 0 ? "#000" : "#333";
       ctx.font = `${i === 0 ? "600 " : ""}${P.font}px sans-serif`;
-      const text = i === 0 ? `${short[0]}: the turn (rotation within the span)` : `${short[i]}: tilt`;
+      // short: over the ball a long name hid its top at small β (the caption says the rest);
+      // u, u₂, u₃ turn the frame within its span (O(n)'s slice has three), b₁, b₂ tilt it
+      const text = `${short[i]} (${short[i].startsWith("u") ? "turn" : "tilt"})`;
       const w = ctx.measureText(text).width;
       // candidate centres of the name, the first where it used to be
       const spots = [];
       if (i === 0) {
         const x = Math.max(box.x + 4, Math.min(qb[0] + 10, box.x + box.w - w - 4)) + w / 2;
-        for (const j of [0, 1, 2, -1]) spots.push([x, qb[1] + P.font + j * h]);
+        // beside the tip first: below it, the name covered the top of a tall ball (small β)
+        for (const j of [0, 1, 2, 3]) spots.push([x, qb[1] + j * h]);
       } else {
         // beyond the tip, then short of it (the axis seen end on from above reaches the box's
         // edge, where the lines at the bottom are)
@@ -235,7 +238,7 @@
       ctx.fillStyle = "#111"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "bottom";
       const lines = [
         `β = ${num(beta, 3)}, k = ${k}`,
-        `turn share |u| / length: grad_β f ${num(share(m.grad), 2)}, Frobenius ${num(share(m.c), 2)}`,
+        `turn share |u| / length: gradᵦ f ${num(share(m.grad), 2)}, Frobenius ${num(share(m.c), 2)}`,
       ];
       if (m.residual > 0) {  // the part of the Frobenius gradient the slice does not hold (p >= 3)
         const whole = Math.hypot(norm3(m.c), m.residual);
@@ -243,7 +246,7 @@
       }
       const tangent = run.view.tangent;  // a run on another tangent term does not step along grad_β f
       if (tangent === "euclidean") lines.push("this run steps along the Frobenius projection (dashed)");
-      if (tangent === "relative") lines.push("this run steps along skew(GXᵀ)X = ½ grad_½ f, not grad_β f");
+      if (tangent === "relative") lines.push("this run steps along skew(GXᵀ)X = ½ grad_½ f, not gradᵦ f");
       // g^β's ball outgrows the view far off the manifold (a diverging run), and on it below
       // β ≈ 0.03 (its turn semi-axis 1/√β passes SHOWN)
       if (Math.max(...m.radii) > pr.reach) {
@@ -267,9 +270,9 @@
       run.metricDrawn = { k, beta, radii: m.radii, grad: m.grad, touch: m.touch, frobenius: m.c, level: m.level, R: pr.reach, lines, labels, texts };
     },
     legend: (P) => [
-      { label: "unit ball of g^β", colour: BALL },
+      { label: "unit ball of gᵝ", colour: BALL },
       { label: "Frobenius ball (β = 1 at XᵀX = I)", colour: FROB, width: 1.5 },
-      { label: "grad_β f (to where df = const touches)", colour: GRAD },
+      { label: "gradᵦ f (to where df = const touches)", colour: GRAD },
       { label: "Frobenius projection of ∇f", colour: EGRAD, dash: [7, 5] },
       { label: "plane df = const", colour: PLANE_EDGE, width: 6 },
     ],

@@ -230,6 +230,8 @@ def test_the_metric_preset_claims():
     problem = runner.build_problem(config)
     X0 = runner.initial(config, problem)
     M = X0.T @ X0
+    assert f"‖X₀ᵀX₀ − I‖ = {np.linalg.norm(M - np.eye(2)):.2f})" == "‖X₀ᵀX₀ − I‖ = 0.80)"
+    assert "‖X₀ᵀX₀ − I‖ = 0.80)" in preset.look_at
     spans = np.sqrt(np.linalg.eigvalsh(M))
     assert [f"{s:.2f}" for s in spans] == ["0.71", "1.28"]
     assert "√λ(M) = 0.71 and 1.28" in preset.look_at
