@@ -336,8 +336,16 @@ SAFE_NOTE = (
 TURN_HELP = (
     "How far the frame turns within its own span, summed over the run: the columns keep their "
     "lengths and angles (XₖᵀXₖ) and turn together in span(Xₖ) (for p = 2, the angle turned in "
-    "that plane). "
-    "β scales the rate of this rotation by 1/β.")
+    "that plane). β scales the turn in each step's direction by 1/β (the rotation block of "
+    "gradᵦ f); the total also depends on how far the frame has to turn to reach the minimizer, "
+    "and on the path: rows that end at one minimizer can show about the same total.")
+SPAN_HELP = ("How far span(Xₖ) itself moves, summed over the run: the Frobenius norm of each "
+             "step's part off span(Xₖ) (a length, as Xₖ's entries are).")
+ITERATIONS_HELP = ("Updates until ‖grad f‖ + ‖h‖ ≤ the tolerance, the stopping rule every row "
+                   "shares; — where the row stopped otherwise (the status says why).")
+GAP_HELP = ("The last iterate's f minus f*, the minimum over X₀'s component. Negative where the "
+            "iterate is off the constraint set (by the final ‖h‖), where f can go below its "
+            "minimum on the set.")
 
 
 def constraint_misfit(r: Row, sidebar_B: bool) -> str | None:
@@ -471,8 +479,10 @@ def frame_motion(X: np.ndarray) -> tuple[float, float]:
 
 def infeasibility_column(runs: list[dict]) -> str:
     """The summary's column of the final ||h||: ‖XᵀX − I‖, ‖XᵀBX − I‖ when every row keeps to
-    XᵀBX = I, or both names when the rows differ (the "constraint" column tells which)."""
-    return f"final {infeasibility_name(run.get('B', False) for run in runs)}"
+    XᵀBX = I, or ‖h‖ when the rows differ (the "constraint" column tells which: both names
+    in the header made the table run off a projector's 1280 px)."""
+    kinds = {bool(run.get("B", False)) for run in runs}
+    return "final ‖h‖" if len(kinds) > 1 else f"final {infeasibility_name(kinds)}"
 
 
 def summary(runs: list[dict], f_star: float | None) -> list[dict]:

@@ -232,9 +232,12 @@ for entry in table:  # "—" where a run never reached the tolerance
     entry["iterations to tol"] = "—" if it is None else f"{it:,}"
     entry[compare.TIME_COLUMN] = "—" if ms is None else f"{ms:.1f}"
 st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
-             column_config={compare.TIME_COLUMN: st.column_config.TextColumn(
+             column_config={"iterations to tol": st.column_config.TextColumn(
+                                help=compare.ITERATIONS_HELP),
+                            compare.TIME_COLUMN: st.column_config.TextColumn(
                                 help="Milliseconds to the tolerance. " + compare.TIME_HELP),
-                            "final f − f*": st.column_config.NumberColumn(format="%.3e"),
+                            "final f − f*": st.column_config.NumberColumn(
+                                format="%.3e", help=compare.GAP_HELP),
                             compare.infeasibility_column(runs): st.column_config.NumberColumn(
                                 format="%.3e", help="‖XᵀX − I‖ for a row on XᵀX = I, "
                                 "‖XᵀBX − I‖ for a row on XᵀBX = I (the constraint column, where "
@@ -242,8 +245,7 @@ st.dataframe(pd.DataFrame(table), width="stretch", hide_index=True,
                             compare.TURN_COLUMN: st.column_config.NumberColumn(
                                 format="%.3g", help=compare.TURN_HELP),
                             compare.SPAN_COLUMN: st.column_config.NumberColumn(
-                                format="%.3g", help="How far span(Xₖ) itself moves, summed "
-                                "over the run.")})
+                                format="%.3g", help=compare.SPAN_HELP)})
 on = "XᵀBX = I" if all(run["B"] for run in runs) else "St(n, p)" + (
     " or XᵀBX = I" if any(run["B"] for run in runs) else "")
 st.subheader("Curves")
