@@ -139,7 +139,10 @@
         this.famInput.value = String(j);
         const text = `${fam.symbol} = ${fmt(m.value)}`;
         this.famInput.setAttribute("aria-valuetext", text);
-        this.famValue.textContent = `${text}  (run ${j + 1} of ${n})`;
+        // on a loaded server the members can arrive seconds after the page says the family
+        // was computed: until every one has, the line says how many are here
+        const got = fam.members.filter(Boolean).length;
+        this.famValue.textContent = `${text}  (run ${j + 1} of ${n}${got < n ? `; ${got} received so far` : ""})`;
       }
     },
 

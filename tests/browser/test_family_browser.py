@@ -122,6 +122,17 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         name = frame.evaluate("document.getElementById('lp-fam').getAttribute('aria-label')")
         assert name.startswith("β")
         assert frame.evaluate("landingPlayer.run.view.kind") == "frame"
+        # the line under the scrubber: the member shown, and while members are still on
+        # their way, how many have come (here one taken away, then put back)
+        line = "document.querySelector('.lp-fam-value').textContent"
+        count = frame.evaluate("landingPlayer.run.family.members.length")
+        assert frame.evaluate(line).endswith(f" of {count})")
+        assert frame.evaluate(f"""() => {{ const p = landingPlayer, f = p.run.family;
+            const i = f.shown === 0 ? 1 : 0, m = f.members[i];
+            f.members[i] = null; p.useMember(f.shown); const said = {line};
+            f.members[i] = m; p.useMember(f.shown); return said; }}""").endswith(
+            f" of {count}; {count - 1} received so far)")
+        assert frame.evaluate(line).endswith(f" of {count})")
         # the family's first layout, at the iframe's default 300 px width, stacks the panels:
         # the frame shrinks back to the player once it has the page's width
         assert_frame_fits(page)
