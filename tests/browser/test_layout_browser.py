@@ -109,6 +109,16 @@ def test_the_explorer_first_screen_holds_run_view_and_curves(server, browser, sh
             assert yticks and all(len(ticks) >= 2 for ticks in yticks), (width, yticks)
             assert all(abs(a["y"] - b["y"]) >= font for ticks in yticks
                        for a, b in pairwise(ticks)), (width, font, yticks)
+            # each label within the canvas, and clear of the current value's dot (radius
+            # marker − 2, its stroke 1), which sits on the panel's frame at k = 0 (it hid the
+            # last character of "10⁰" there)
+            frames, marker = frame.evaluate("[landingPlayer.convLayout({x: 0, y: 0, "
+                                            "w: landingPlayer.size.cw, h: landingPlayer.size.ch},"
+                                            " landingPlayer.P()).charts.map(c => c.rect.x), "
+                                            "landingPlayer.P().marker]")
+            assert all(t["left"] >= 0 and t["right"] <= x - (marker - 2) - 1
+                       for ticks, x in zip(yticks, frames, strict=True) for t in ticks), (
+                width, marker, frames, yticks)
             # the ranges a family's panels met: η from 0.02 to 1.1 in room for three labels
             # (it drew six), 15 decades in room for two (it drew one)
             # and a constant step's panel (0.0689 to 0.145 around η = 0.1) in one notation
