@@ -18,6 +18,10 @@ from landing_core.run import Status
 from landing_core.stochastic import default_step
 
 TICK = 0.4  # seconds between redraws while the runs compute
+# the figure's height in lecture mode: on a 1280 x 720 projector the figure starts about
+# 235 px down, and at 520 px its legend (which says which curve is SGD, SAGA, full batch)
+# was below the screen's edge
+LECTURE_HEIGHT = 470
 WIDGETS = {"so_n": "n", "so_p": "p", "so_samples": "samples", "so_batch": "batch",
            "so_eta": "eta", "so_epochs": "epochs", "so_methods": "methods",
            "so_decreasing": "decreasing"}
@@ -169,7 +173,7 @@ def curves() -> None:
             not figures.refresh_stochastic_figure(drawn[1], runs, run.f_star):
         decaying = spec.decreasing and "sgd" in spec.methods
         fig = figures.stochastic_figure(runs, f_star=run.f_star, epochs=spec.epochs,
-                                        height=520 if config.lecture else 440,
+                                        height=LECTURE_HEIGHT if config.lecture else 440,
                                         decay_from=model.SWITCH * spec.epochs if decaying
                                         else None)
         drawn = ((key, config.lecture), figures.text_size(fig, config.lecture))

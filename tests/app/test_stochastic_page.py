@@ -165,7 +165,7 @@ def test_lecture_mode_shows_the_curves_without_the_words():
     assert not any("Online PCA" in m.value for m in at.markdown)
     assert not at.dataframe  # the summary table is for the desk, not the projector
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert spec["layout"]["height"] == 520
+    assert spec["layout"]["height"] == 470  # its legend on a 720-row projector's first screen
 
 
 def test_the_settings_survive_a_visit_to_another_page():

@@ -88,7 +88,7 @@ def test_saga_beats_sgd_and_lecture_mode_keeps_the_curves(server, page, shots):
     page.wait_for_function("location.search.includes('lecture=1')")
     page.wait_for_selector(IDLE)
     assert page.get_by_text("Online PCA as a finite sum").count() == 0
-    assert page.evaluate(f"document.querySelector({CHART!r})._fullLayout.height") == 520
+    assert page.evaluate(f"document.querySelector({CHART!r})._fullLayout.height") == 470
     # the same runs, not new ones: every epoch's point, SAGA's last value
     assert page.get_by_text("Done: 100 epochs.").count() == 1
     page.wait_for_function(f"{POINTS} === 101", timeout=30_000)
@@ -99,4 +99,9 @@ def test_saga_beats_sgd_and_lecture_mode_keeps_the_curves(server, page, shots):
     assert main.get_by_label("n", exact=True).input_value() == "8"
     page.get_by_text("Settings").click()
     page.set_viewport_size({"width": 1280, "height": 720})
+    page.wait_for_timeout(500)  # plotly redraws at the new width
+    # the legend (which curve is which method) on the projector's first screen
+    legend = page.evaluate(f"document.querySelector({CHART!r} + ' .legend')"
+                           ".getBoundingClientRect().bottom")
+    assert 0 < legend <= 720
     page.screenshot(path=shots / "stochastic_lecture_1280x720.png")
