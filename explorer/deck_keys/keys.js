@@ -55,7 +55,9 @@
   // would be heard until the page is loaded again
   function claim() {
     const old = top.__landingDeckForget;
-    if (old && old !== forget) old();  // an earlier instance (the page before a switch) stops listening
+    // an earlier instance (the page before a switch) stops listening; its document may be
+    // gone, which must not keep this one from claiming
+    if (old && old !== forget) { try { old(); } catch (err) { /* gone */ } }
     top.__landingDeck = handler;
     top.__landingDeckForget = forget;
     top.__landingDeckFrame = window.frameElement;

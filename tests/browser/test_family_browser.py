@@ -174,8 +174,10 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
             picks = frame.evaluate("window.picks")
             assert picks[-1] == end
             # one release for the series; a loaded machine can hold a press back past
-            # RELEASE_WAIT, which then ends a series of its own
-            assert len(picks) == 1 + sum(g >= RELEASE_WAIT for g in gaps), gaps
+            # RELEASE_WAIT, which may then end a series of its own (may: the release's timer
+            # starts after the press's redraw, so the next press can still cancel it)
+            breaks = sum(g >= RELEASE_WAIT for g in gaps)
+            assert len(picks) == 1 if breaks == 0 else 1 <= len(picks) <= 1 + breaks, gaps
             _settled(page, values[end])
             assert frame.evaluate("landingPlayer.run.family.shown") == end
         # the arrow keys on the focused slider: one member, by a player the page re-created

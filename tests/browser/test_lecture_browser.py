@@ -49,6 +49,10 @@ def test_a_clicker_drives_the_deck_and_reveals_the_answer(server, page, shots):
     # removed the newer one (its pagehide): the one left claims it back
     page.evaluate("() => { window.__landingDeckForget(); window.__landingDeck = null; }")
     page.wait_for_function(LISTENING, timeout=5_000)
+    # or held by an instance whose iframe is gone (removed before its pagehide ran)
+    page.evaluate("() => { window.__landingDeckForget(); window.__landingDeck = () => {};"
+                  " window.__landingDeckFrame = document.createElement('iframe'); }")
+    page.wait_for_function("() => window.__landingDeckFrame.isConnected", timeout=5_000)
     # the focus in the page: the deck's first preset, on the page already shown (its
     # download buttons on screen: no 404 for their files, see lecture.open_preset)
     page.keyboard.press("PageDown")
