@@ -35,10 +35,12 @@ MAX_ROWS = 6
 TIME_COLUMN = "CPU ms to tol"
 TURN_COLUMN = "turn in span (rad)"
 SPAN_COLUMN = "span motion"
-TIME_HELP = ("CPU time: the computing thread's, from X₀ on. The server's other work and the "
-             "waits for it are left out (on the wall clock a busy server measured itself, up "
-             "to 60 times a row's own time); so is the work of other BLAS threads, where there "
-             "are several (the hosted app runs one).")
+TIME_HELP = ("CPU time: the computing thread's, from X₀ on. The waits for the server's other "
+             "work are left out (on the wall clock a busy server measured itself, up to 67 "
+             "times a row's own time); so is the work of other BLAS threads, where there are "
+             "several (the hosted app runs one). A loaded machine still slows every thread "
+             "(caches, shared cores): differences under about 2× between rows are noise, "
+             "where the iterations are not.")
 ROW_CONSTRAINTS = {  # a row's constraint: the sidebar's, or its own
     "sidebar": "as in the sidebar",
     "identity": "XᵀX = I",

@@ -56,7 +56,7 @@ def _gram(X: Array, B: Array | None) -> Array:
 
 def row(run: dict, i: int, B: Array | None, names: list[str]) -> dict:
     """Row i of a race: its label and colour, status and message, its f* (``run["f_star"]``,
-    the optimum of its final iterate's component), its histories (cost, ‖h‖, ‖grad‖, wall
+    the optimum of its final iterate's component), its histories (cost, ‖h‖, ‖grad‖, CPU
     time: exact, non-finite as null), and where the views are drawn its iterates (row-major,
     to ``playback.DECIMALS``), the singular values of X_k (of B^½X_k on XᵀBX = I) and for
     p = 2 the Gram matrix (m11, m22, m12). ``B``: the row's constraint matrix, if any."""

@@ -203,7 +203,7 @@
 
   // ys[0..upto] (upto may be fractional: the last segment is drawn part way) with at most two
   // points per pixel column (the minimum and maximum of each bucket), gaps at non-finite values;
-  // at x = i, or at x = style.xs[i] (a race against the wall time)
+  // at x = i, or at x = style.xs[i] (a race against the time)
   function drawSeries(ctx, chart, ys, upto, style) {
     const xs = style.xs;
     const last = Math.min(Math.floor(upto), ys.length - 1);

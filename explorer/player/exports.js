@@ -93,7 +93,7 @@
         const k = Math.floor(this.kf);
         ctx.fillStyle = "#111"; ctx.font = `600 ${P.font + 1}px sans-serif`; ctx.textAlign = "left"; ctx.textBaseline = "top";
         if (race) {
-          const clock = race.against === "time" ? `t = ${num(this.clockX(), 3)} s` : `k = ${k}`;
+          const clock = race.against === "time" ? `${race.timeName} ${num(this.clockX(), 3)} s` : `k = ${k}`;
           ctx.fillText(`A race of ${race.rows.length} rows${run.view ? ": " + run.view.title : ""}   ${clock}`, 8, 4);
           legend(ctx, rowItems, 8, 24 + P.font / 2 + 4, P.font, W - 16);
         } else {

@@ -650,7 +650,7 @@
           rect = { x: box.x + left + i * (w + left), y: box.y + top, w, h: box.h - top - bottom - (P.font + 8) };
         }
         const panel = this.conv[i];
-        const race = this.run.race;  // a race's x axis: the iterations or the wall time
+        const race = this.run.race;  // a race's x axis: the iterations or the time
         const chart = makeChart(rect, 0, race ? race.xmax : this.run.xmax, panel.range[0], panel.range[1], panel.log);
         // a title spans its panel (the last one's to the box's right edge); side by side, it
         // may start in the panel's tick labels' margin, which the previous title leaves free
@@ -707,7 +707,7 @@
         }
       }
       // a race's series: each row's own place (rowKf, race.js) against its iterations or
-      // its wall time (s.xs), the cursor at the race's clock; drawn up to the last vertex
+      // its time (s.xs), the cursor at the race's clock; drawn up to the last vertex
       // drawn on a trail canvas kept between frames (race.js), only their heads here
       const upto = (s) => (s.row === undefined ? this.kf : this.rowKf(s.row));
       const trail = cached && this.run.race ? this.convTrail(charts, P, upto) : null;

@@ -25,7 +25,7 @@
     receiveRace(args) {
       const h = args.header, R = h.race;
       const fresh = !this.run || this.run.id !== args.run_id;
-      // the same race, longer (a question's Reveal): on the wall-time clock the place is a
+      // the same race, longer (a question's Reveal): on the time clock the place is a
       // time, kept as such (kf runs over [0, C], and C and T change)
       const clock = !fresh && this.run.race && R.against === "time" ? this.clockX() : null;
       this.raceArgs = args;  // for the HTML export
@@ -171,6 +171,7 @@
     raceText() {
       const run = this.run, race = run.race, time = race.against === "time";
       const k = Math.floor(this.kf), t = this.clockX();
+      // t: the line of numbers under it names the clock (CPU time on the Compare page)
       const clock = time ? `t = ${num(t, 3)} s` : `k = ${k}`;
       this.slider.value = String(k);
       this.kLabel.textContent = clock;

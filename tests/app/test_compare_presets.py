@@ -127,7 +127,7 @@ def test_compare_page_overlays_the_default_rows():
     assert at.session_state.config.omega == 1.0 and at.session_state.config.eta == 0.1
 
 
-def test_compare_against_wall_time():
+def test_compare_against_cpu_time():
     at = open_app()
     at.switch_page("pages/compare.py").run()
     at.radio(key="compare_against").set_value("time").run()

@@ -24,7 +24,7 @@ def _open(page, server, link: str, charts: bool = True) -> None:
     wait_idle(page, charts=charts)
 
 
-def test_compare_page_overlays_runs_and_switches_to_wall_time(server, page, shots):
+def test_compare_page_overlays_runs_and_switches_to_cpu_time(server, page, shots):
     _open(page, server, "Compare")
     page.get_by_text("Compare configurations").wait_for()
     race = player(page)
