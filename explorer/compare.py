@@ -338,9 +338,9 @@ SAFE_NOTE = (
 TURN_HELP = (
     "How far the frame turns within its own span, summed over the run: the columns keep their "
     "lengths and angles (XₖᵀXₖ) and turn together in span(Xₖ) (for p = 2, the angle turned in "
-    "that plane). β scales the turn in each step's direction by 1/β (the rotation block of "
-    "gradᵦ f); the total also depends on how far the frame has to turn to reach the minimizer, "
-    "and on the path: rows that end at one minimizer can show about the same total.")
+    "that plane). β scales the rate of this rotation by 1/β (the rotation block of gradᵦ f); "
+    "the total also depends on how far the frame has to turn to reach the minimizer, and on "
+    "the path: rows that end at one minimizer can show about the same total.")
 SPAN_HELP = ("How far span(Xₖ) itself moves, summed over the run: the Frobenius norm of each "
              "step's part off span(Xₖ) (a length, as Xₖ's entries are).")
 ITERATIONS_HELP = ("Updates until ‖grad f‖ + ‖h‖ ≤ the tolerance, the stopping rule every row "
