@@ -24,7 +24,7 @@ from landing_core.steps import USES_ETA
 from landing_core.sweep import BATCH_STEP_RULES, Iterates, run_batch
 
 from . import runner
-from .runner import CLOCK, SAFE_EPS, Trace
+from .runner import SAFE_EPS, RunClock, Trace
 from .state import STEP_LABELS, AppConfig
 from .views import available
 
@@ -129,7 +129,8 @@ class _Keeper:
     def __init__(self, metric: bool = False) -> None:
         self.rows = []
         self.metric = metric
-        self.t0 = CLOCK()
+        self.clock = RunClock()  # the batch's CPU time (its time history), from here
+        self.clock()
 
     def __call__(self, it: Iterates) -> None:
         X = it.X
@@ -140,7 +141,7 @@ class _Keeper:
             it.runs, np.stack([it.cost, it.infeasibility, it.grad_norm, it.step,
                                it.normal_step], axis=1),
             sigma, X.copy() if n <= 3 else None, M if p == 2 else None,
-            np.linalg.det(X) > 0 if n == p else None, CLOCK() - self.t0,
+            np.linalg.det(X) > 0 if n == p else None, self.clock(),
             it.G.copy() if self.metric else None))
 
     def fill(self, traces: list[Trace]) -> None:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -44,12 +45,31 @@ def stalled(trace: Trace) -> bool:
 
 READY = "ready"  # a Trace's status before its run starts (a Status once it has)
 # the runs' clock (the time history, the CSV's cpu_time, the Compare page's time column and
-# axis): the computing thread's CPU time. The app's runs are computed in worker threads that
-# share the interpreter with the pages and every other session: on the wall clock a Compare
-# row of 125 iterations on St(3, 2) took 5 ms alone and 28 to 335 ms in the app, most of it
-# waiting for the GIL, so that its time measured the server, not the method. The hosted app
-# runs one BLAS thread (deploy/), whose work this clock counts whole.
-CLOCK = time.thread_time
+# axis): CPU time. The app's runs are computed in worker threads that share the interpreter
+# with the pages and every other session: on the wall clock a Compare row of 125 iterations on
+# St(3, 2) took 5 ms alone and 28 to 335 ms in the app, most of it waiting for the GIL, so that
+# its time measured the server, not the method. The hosted app runs one BLAS thread (deploy/),
+# whose work this clock counts whole.
+CPU = time.thread_time
+
+
+class RunClock:
+    """One run's clock (``iterate``'s ``clock``): the CPU seconds (``CPU``) of the threads that
+    read it, summed. An explorer's run starts on the page's thread and goes on in a worker,
+    which its lease can end and a later request start afresh: the thread's own clock read by
+    another thread made its times negative and jump back. A thread's first read starts its
+    share (the moments between two threads' reads are not counted)."""
+
+    def __init__(self) -> None:
+        self.total, self.thread, self.last = 0.0, None, 0.0
+
+    def __call__(self) -> float:
+        me, now = threading.get_ident(), CPU()
+        if me != self.thread:
+            self.thread, self.last = me, now
+        self.total += now - self.last
+        self.last = now
+        return self.total
 
 
 def limit_hint(trace: Trace, config: AppConfig) -> str:
@@ -202,7 +222,8 @@ def start(config: AppConfig, problem: Problem, views: bool = True
           ) -> tuple[Trace, Iterator[Record]]:
     """A fresh trace holding X_0, and the generator of the following iterates; ``views=False``
     leaves out the rows only the geometry views draw (the metric's, the safe region's)."""
-    records = iterate(problem, initial(config, problem), solver_config(config), clock=CLOCK)
+    records = iterate(problem, initial(config, problem), solver_config(config),
+                      clock=RunClock())
     extras = tuple(v for v in ("metric", "safe") if views and v in available(
         problem.n, problem.p, problem.B is not None, config.step))
     trace = Trace(problem.n, problem.p, config.omega, B=problem.B,

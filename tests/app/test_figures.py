@@ -2,6 +2,7 @@
 
 import json
 import re
+import threading
 import time
 
 import numpy as np
@@ -13,11 +14,11 @@ from tests.app.helpers import run_config
 
 
 def test_the_history_csv_reads_back_as_therun_config(monkeypatch):
-    # the time: the computing thread's CPU time (runner.CLOCK), read once before X_0 and once
-    # per iterate; here a clock that counts its reads
-    assert runner.CLOCK is time.thread_time
+    # the time: CPU time (runner.RunClock over runner.CPU), read once before X_0 and once per
+    # iterate; here a clock that counts its reads
+    assert runner.CPU is time.thread_time
     reads = iter(range(10**6))
-    monkeypatch.setattr(runner, "CLOCK", lambda: float(next(reads)))
+    monkeypatch.setattr(runner, "CPU", lambda: float(next(reads)))
     trace, _, _ = run_config(n=5, p=2, step="bb", max_iter=30, tol=1e-14)
     rows = np.genfromtxt(trace.csv().splitlines(), delimiter=",", names=True)
     assert rows.dtype.names == ("k", "cost", "infeasibility", "grad_norm", "step",
@@ -29,7 +30,30 @@ def test_the_history_csv_reads_back_as_therun_config(monkeypatch):
     np.testing.assert_array_equal(rows["cpu_time"], trace.time)
 
 
-def test_log_axes_label_placed_values_not_plotlys_bare_digits():
+def test_a_run_that_changes_threads_keeps_a_rising_cpu_time():
+    """An explorer's run starts on the page's thread and goes on in a worker (explorer.live,
+    whose lease can end the thread and a later request start another): its time is the CPU
+    time its threads spent on it, never negative, never falling. Read with the worker's own
+    thread clock against the page thread's start, it was -3.1 s and jumped back."""
+    config = AppConfig(n=5, p=2, max_iter=300, tol=1e-300)
+    problem = runner.build_problem(config)
+    trace, records = runner.start(config, problem)  # X_0 on this thread
+    spent = time.thread_time() + 0.3
+    while time.thread_time() < spent:  # this thread's clock runs ahead of any new thread's
+        pass
+
+    def finish(count: int) -> None:
+        for _ in range(count):
+            trace.feed(next(records), config.tol, config.max_iter)
+
+    for count in (150, 150):  # two workers in turn, as two leases
+        worker = threading.Thread(target=finish, args=(count,))
+        worker.start()
+        worker.join()
+    assert len(trace.time) == 301 and trace.time[0] >= 0
+    assert np.all(np.diff(trace.time) >= 0)
+    assert trace.time[-1] < 0.3  # the busy wait on this thread is not the run's
+
     """plotly labels minor log ticks with bare digits ("10⁻¹, 9, 8 …"). Panels whose data span
     >= 2 decades get dtick = ceil(span / 5) decades; narrower ones labelled values placed."""
     k = np.arange(50)
