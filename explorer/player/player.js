@@ -636,7 +636,9 @@
     convLayout(box, P) {
       const rowH = (box.h - 3 * P.font - 40) / 3;
       const vertical = rowH >= 4.5 * P.font || box.w / 3 < 13 * P.font;
-      const left = 7 * P.font * 0.62 + 14;
+      // the tick labels' margin: nine characters ("1.95×10⁻¹⁰") and the gap that keeps them
+      // clear of the current value's dot (drawConvergence's ygap)
+      const left = 7 * P.font * 0.62 + 14 + (P.marker + 1 - 4);
       const charts = [];
       const n = this.conv.length;
       const top = P.font + 8, bottom = 2 * P.font + 12, gap = P.font + 12;
