@@ -57,6 +57,7 @@
         this.playing = false;
         this.ended = true;
         this.kWant = Infinity;  // a new family shows every member's whole path
+        if (this.famValue) this.famValue.style.minWidth = "";  // (useMember)
         this.costScale = makeScale(h.colorscale);
       }
       const run = this.run, fam = run.family;
@@ -143,6 +144,9 @@
         // was computed: until every one has, the line says how many are here
         const got = fam.members.filter(Boolean).length;
         this.famValue.textContent = `${text}  (run ${j + 1} of ${n}${got < n ? `; ${got} received so far` : ""})`;
+        // the longer line keeps its width until the family is replaced: the slider beside it
+        // narrowed as the count appeared and widened as it went, moving the thumb mid-drag
+        if (got < n) this.famValue.style.minWidth = `${Math.max(parseFloat(this.famValue.style.minWidth) || 0, this.famValue.scrollWidth)}px`;
       }
     },
 

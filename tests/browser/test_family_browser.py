@@ -127,12 +127,15 @@ def test_dragging_beta_on_the_frame_in_lecture_mode(server, browser, shots):
         line = "document.querySelector('.lp-fam-value').textContent"
         count = frame.evaluate("landingPlayer.run.family.members.length")
         assert frame.evaluate(line).endswith(f" of {count})")
-        assert frame.evaluate(f"""() => {{ const p = landingPlayer, f = p.run.family;
+        slider = "document.getElementById('lp-fam').getBoundingClientRect().width"
+        said, widths = frame.evaluate(f"""() => {{ const p = landingPlayer, f = p.run.family;
             const i = f.shown === 0 ? 1 : 0, m = f.members[i];
-            f.members[i] = null; p.useMember(f.shown); const said = {line};
-            f.members[i] = m; p.useMember(f.shown); return said; }}""").endswith(
-            f" of {count}; {count - 1} received so far)")
+            f.members[i] = null; p.useMember(f.shown); const said = {line}, w = {slider};
+            f.members[i] = m; p.useMember(f.shown); return [said, [w, {slider}]]; }}""")
+        assert said.endswith(f" of {count}; {count - 1} received so far)")
         assert frame.evaluate(line).endswith(f" of {count})")
+        # the slider keeps its width when the last member comes: no thumb moves under a drag
+        assert widths[0] == widths[1], widths
         # the family's first layout, at the iframe's default 300 px width, stacks the panels:
         # the frame shrinks back to the player once it has the page's width
         assert_frame_fits(page)
