@@ -30,8 +30,8 @@ from .runner import RunClock, build_problem, initial
 from .state import PRESENTATION, STATUS_LABELS, AppConfig, number
 
 MAX_ROWS = 6
-# the summary's column names, short: nine columns ran off a projector's 1280 px (their help
-# says the rest)
+# the summary's column names, short, so that its columns fit a projector's 1280 px with the
+# sidebar open (their help says the rest)
 TIME_COLUMN = "CPU ms to tol"
 TURN_COLUMN = "turn in span (rad)"
 SPAN_COLUMN = "span motion"

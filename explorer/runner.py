@@ -46,9 +46,9 @@ def stalled(trace: Trace) -> bool:
 READY = "ready"  # a Trace's status before its run starts (a Status once it has)
 # the runs' clock (the time history, the CSV's cpu_time, the Compare page's time column and
 # axis): CPU time. The app's runs are computed in worker threads that share the interpreter
-# with the pages and every other session: on the wall clock a Compare row of 125 iterations on
-# St(3, 2) took 5 ms alone and 28 to 335 ms in the app, most of it waiting for the GIL, so that
-# its time measured the server, not the method. The hosted app runs one BLAS thread (deploy/),
+# with the pages and every other session: on the wall clock a run's time in the app can be
+# many times its time alone, most of it waiting for the GIL, so that it would measure the
+# server, not the method. The hosted app runs one BLAS thread (deploy/),
 # whose work this clock counts whole.
 CPU = time.thread_time
 
@@ -56,8 +56,8 @@ CPU = time.thread_time
 class RunClock:
     """One run's clock (``iterate``'s ``clock``): the CPU seconds (``CPU``) of the threads that
     read it, summed. An explorer's run starts on the page's thread and goes on in a worker,
-    which its lease can end and a later request start afresh: the thread's own clock read by
-    another thread made its times negative and jump back. A thread's first read starts its
+    which its lease can end and a later request start afresh: one thread's clock read against
+    another's would give negative times that jump back. A thread's first read starts its
     share (the moments between two threads' reads are not counted)."""
 
     def __init__(self) -> None:

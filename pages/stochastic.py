@@ -19,8 +19,7 @@ from landing_core.stochastic import default_step
 
 TICK = 0.4  # seconds between redraws while the runs compute
 # the figure's height in lecture mode: on a 1280 x 720 projector the figure starts about
-# 235 px down, and at 520 px its legend (which says which curve is SGD, SAGA, full batch)
-# was below the screen's edge
+# 235 px down, and its legend (which curve is SGD, SAGA, full batch) must end on the screen
 LECTURE_HEIGHT = 470
 WIDGETS = {"so_n": "n", "so_p": "p", "so_samples": "samples", "so_batch": "batch",
            "so_eta": "eta", "so_epochs": "epochs", "so_methods": "methods",

@@ -96,8 +96,8 @@
     if (ticks.length < 2) {
       // the range's ends too, all labels in one notation: decimals from 0.001 to 10⁴
       // (narrower than m×10ᵉ), else m×10ᵉ. An end closer to a tick than the panel's height
-      // holds (span / most: 1.7 lines) is left out where two labels remain without it (the
-      // race of preset 2 at its question printed "1.14" 13 px above "1")
+      // holds (span / most: 1.7 lines) is left out where two labels remain without it: its
+      // label would touch the tick's
       const room = most ? span / most : 0;
       const ends = [lo, hi].filter((t) => !ticks.some((k) => Math.abs(k.v - t) < 1e-9));  // not on a decade
       const clear = ends.filter((t) => !ticks.some((k) => Math.abs(k.v - t) < room));

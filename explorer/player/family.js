@@ -144,8 +144,8 @@
         // was computed: until every one has, the line says how many are here
         const got = fam.members.filter(Boolean).length;
         this.famValue.textContent = `${text}  (run ${j + 1} of ${n}${got < n ? `; ${got} received so far` : ""})`;
-        // the longer line keeps its width until the family is replaced: the slider beside it
-        // narrowed as the count appeared and widened as it went, moving the thumb mid-drag
+        // the longer line keeps its width until the family is replaced: else the slider beside
+        // it would narrow as the count appears and widen as it goes, moving the thumb mid-drag
         if (got < n) this.famValue.style.minWidth = `${Math.max(parseFloat(this.famValue.style.minWidth) || 0, this.famValue.scrollWidth)}px`;
       }
     },

@@ -137,7 +137,7 @@
       const dx = qb[0] - qa[0], dy = qb[1] - qa[1], n = Math.hypot(dx, dy) || 1;
       ctx.fillStyle = i === 0 ? "#000" : "#333";
       ctx.font = `${i === 0 ? "600 " : ""}${P.font}px sans-serif`;
-      // short: over the ball a long name hid its top at small β (the caption says the rest);
+      // short, so as not to hide the top of a tall ball (small β); the caption says the rest;
       // u, u₂, u₃ turn the frame within its span (O(n)'s slice has three), b₁, b₂ tilt it
       const text = `${short[i]} (${short[i].startsWith("u") ? "turn" : "tilt"})`;
       const w = ctx.measureText(text).width;
@@ -145,7 +145,7 @@
       const spots = [];
       if (i === 0) {
         const x = Math.max(box.x + 4, Math.min(qb[0] + 10, box.x + box.w - w - 4)) + w / 2;
-        // beside the tip first: below it, the name covered the top of a tall ball (small β)
+        // beside the tip first: below it, the name would cover the top of a tall ball (small β)
         for (const j of [0, 1, 2, 3]) spots.push([x, qb[1] + j * h]);
       } else {
         // beyond the tip, then short of it (the axis seen end on from above reaches the box's

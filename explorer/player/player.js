@@ -680,7 +680,6 @@
           const spot = items.length > 1 && !this.run.race ? this.legendSpot(c, chart, panel, items, P) : null;
           const title = spot && spot.place === "title" ? null : panel.title;
           // the y labels clear of the current value's dot, which sits on the frame at k = 0
-          // (it hid the last character of "10⁰" there)
           drawAxes(c, chart, { font: P.font, title, titleRoom: chart.titleRoom, titleSlack: chart.titleSlack, xlabels: last, xtitle: last ? xtitle : null, xint, ygap: P.marker + 1 });
           legends[i] = spot;
           if (spot) {
