@@ -58,16 +58,17 @@ class RunClock:
     read it, summed. An explorer's run starts on the page's thread and goes on in a worker,
     which its lease can end and a later request start afresh: one thread's clock read against
     another's would give negative times that jump back. A thread's first read starts its
-    share (the moments between two threads' reads are not counted)."""
+    share (the moments between two threads' reads are not counted). The thread is held, not
+    its ident: a new thread may get an ended one's ident, and its clock starts afresh."""
 
     def __init__(self) -> None:
         self.total, self.thread, self.last = 0.0, None, 0.0
 
     def __call__(self) -> float:
-        me, now = threading.get_ident(), CPU()
-        if me != self.thread:
+        me, now = threading.current_thread(), CPU()
+        if me is not self.thread:
             self.thread, self.last = me, now
-        self.total += now - self.last
+        self.total += max(0.0, now - self.last)  # never back, whatever a clock does
         self.last = now
         return self.total
 
