@@ -51,7 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .geometry import _cholesky, _gram_solve, gram, skew
+from .geometry import _RANK_DEFICIENT, _cholesky, _gram_solve, gram, skew
 
 Array = np.ndarray
 
@@ -369,7 +369,10 @@ def metric_row(X: Array, G: Array) -> Array:
     numbers. Axes beyond the tangent space's dimension are zero rows. St(3, 2) in closed form
     (``_terms_3x2``, in scalar arithmetic: it runs at every iterate of a live run)."""
     if X.shape == (3, 2):
-        return np.array(_terms_3x2(X.tolist(), G.tolist(), math.sqrt))
+        try:
+            return np.array(_terms_3x2(X.tolist(), G.tolist(), math.sqrt))
+        except (ZeroDivisionError, ValueError) as err:  # det M or ||X_1 x X_2|| is 0 (or < 0)
+            raise np.linalg.LinAlgError(_RANK_DEFICIENT) from err
     S = metric_slice(X, G, 1.0)
     k = len(S.axes)
     turn, span, c = np.zeros((3, 3)), np.zeros((3, 3)), np.zeros(3)

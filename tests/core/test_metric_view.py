@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -281,3 +282,12 @@ def test_metric_rows_of_a_stack_are_each_iterates_row(its, size):
     assert rows.shape == (len(X), mv.METRIC_ROW)
     for row, x, g in zip(rows, X, G, strict=True):
         np.testing.assert_array_equal(row, mv.metric_row(x, g))
+
+
+@pytest.mark.parametrize("X", [np.array([[1.0, 2.0], [0.0, 0.0], [0.0, 0.0]]),  # parallel columns
+                               np.zeros((3, 2)), np.zeros((4, 2))])
+def test_metric_row_of_a_rank_deficient_x_says_so(X):
+    """No g^beta ball at a rank-deficient X (M is singular): the scalar closed form at St(3, 2)
+    divided by zero with a bare ZeroDivisionError; both paths say what is wrong."""
+    with pytest.raises(np.linalg.LinAlgError, match="rank-deficient"):
+        mv.metric_row(X, np.ones_like(X))
