@@ -26,7 +26,7 @@ from landing_core.steps import STEP_RULES, make_step_rule
 
 from . import text
 from .constraint import infeasibility_name, preset_B, with_constraint
-from .runner import RunClock, build_problem, initial
+from .runner import CPU, build_problem, initial
 from .state import PRESENTATION, STATUS_LABELS, AppConfig, number
 
 MAX_ROWS = 6
@@ -401,12 +401,12 @@ class Comparison:
         ``f_star`` (f* over the component of O(n) of the row's final iterate when p = n,
         since a long step can cross) and ``B`` (whether the row ran on XᵀBX = I).
 
-        ``time``: CPU seconds (``runner.RunClock``)."""
+        ``time``: CPU seconds (``runner.CPU``)."""
         r, config = self.rows[i], self.config
         problem = self._on[r.constraint]
         result = solve(problem, self._X0, r.solver_config(self.fairness),
                        tol=config.tol, max_iter=config.max_iter, keep_iterates=self._keep,
-                       should_stop=should_stop, clock=RunClock())
+                       should_stop=should_stop, clock=CPU)
         label = text.label(r.label)
         if self.fairness is not None:  # the rule that ran, where it overrides the row's
             label += f" [{_STEP_TEXT[self.fairness].format(eta=r.eta)}]"

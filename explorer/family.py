@@ -24,7 +24,7 @@ from landing_core.steps import USES_ETA
 from landing_core.sweep import BATCH_STEP_RULES, Iterates, run_batch
 
 from . import runner
-from .runner import SAFE_EPS, RunClock, Trace
+from .runner import CPU, SAFE_EPS, Trace
 from .state import STEP_LABELS, AppConfig
 from .views import available
 
@@ -129,8 +129,7 @@ class _Keeper:
     def __init__(self, metric: bool = False) -> None:
         self.rows = []
         self.metric = metric
-        self.clock = RunClock()  # the batch's CPU time (its time history), from here
-        self.clock()
+        self.start = CPU()  # the batch's CPU time (its time history), from here
 
     def __call__(self, it: Iterates) -> None:
         X = it.X
@@ -141,7 +140,7 @@ class _Keeper:
             it.runs, np.stack([it.cost, it.infeasibility, it.grad_norm, it.step,
                                it.normal_step], axis=1),
             sigma, X.copy() if n <= 3 else None, M if p == 2 else None,
-            np.linalg.det(X) > 0 if n == p else None, self.clock(),
+            np.linalg.det(X) > 0 if n == p else None, CPU() - self.start,
             it.G.copy() if self.metric else None))
 
     def fill(self, traces: list[Trace]) -> None:

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -48,29 +47,10 @@ READY = "ready"  # a Trace's status before its run starts (a Status once it has)
 # axis): CPU time. The app's runs are computed in worker threads that share the interpreter
 # with the pages and every other session: on the wall clock a run's time in the app can be
 # many times its time alone, most of it waiting for the GIL, so that it would measure the
-# server, not the method. The hosted app runs one BLAS thread (deploy/),
-# whose work this clock counts whole.
+# server, not the method. ``iterate`` reads it only within its own work, one ``next`` call at
+# a time, so a run that moves from the page's thread to a worker's is timed on each thread
+# in turn. The hosted app runs one BLAS thread (deploy/), whose work this clock counts whole.
 CPU = time.thread_time
-
-
-class RunClock:
-    """One run's clock (``iterate``'s ``clock``): the CPU seconds (``CPU``) of the threads that
-    read it, summed. An explorer's run starts on the page's thread and goes on in a worker,
-    which its lease can end and a later request start afresh: one thread's clock read against
-    another's would give negative times that jump back. A thread's first read starts its
-    share (the moments between two threads' reads are not counted). The thread is held, not
-    its ident: a new thread may get an ended one's ident, and its clock starts afresh."""
-
-    def __init__(self) -> None:
-        self.total, self.thread, self.last = 0.0, None, 0.0
-
-    def __call__(self) -> float:
-        me, now = threading.current_thread(), CPU()
-        if me is not self.thread:
-            self.thread, self.last = me, now
-        self.total += max(0.0, now - self.last)  # never back, whatever a clock does
-        self.last = now
-        return self.total
 
 
 def limit_hint(trace: Trace, config: AppConfig) -> str:
@@ -224,7 +204,7 @@ def start(config: AppConfig, problem: Problem, views: bool = True
     """A fresh trace holding X_0, and the generator of the following iterates; ``views=False``
     leaves out the rows only the geometry views draw (the metric's, the safe region's)."""
     records = iterate(problem, initial(config, problem), solver_config(config),
-                      clock=RunClock())
+                      clock=CPU)
     extras = tuple(v for v in ("metric", "safe") if views and v in available(
         problem.n, problem.p, problem.B is not None, config.step))
     trace = Trace(problem.n, problem.p, config.omega, B=problem.B,

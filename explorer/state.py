@@ -62,7 +62,7 @@ CACHE_LIMITS = dict(max_entries=32, ttl=3600)
 # and its x axis; the stochastic page's settings; the sweep page's. The shared configuration
 # ignores them; other pages drop them.
 PAGE_PARAMS = ("view", "rows", "steps", "against", "stoch", "sweep")
-# the runs' clock (runner.RunClock), as the Compare page's table, x axis and race name it
+# the runs' clock (runner.CPU), as the Compare page's table, x axis and race name it
 TIME_NAME = "CPU time"
 # the lecture deck's URL parameters (explorer.lecture): every page keeps them
 LECTURE_PARAMS = ("deck", "preset", "ask_at")

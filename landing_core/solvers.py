@@ -294,9 +294,12 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     ``problem``: any object with n, p, cost and egrad (``problems.as_problem``). ``method``:
     the method object to run, when the caller built ``make_method(config, problem)`` and
     adjusted it (``stochastic.epochs``); by default that method. ``clock``: what each record's
-    ``time`` reads, from just before X_0 is evaluated: the wall clock by default;
-    ``time.thread_time`` counts the calling thread's CPU seconds only, so that the waits of a
-    thread that shares the interpreter (or the machine) stay out of the run's time.
+    ``time`` sums, the seconds spent computing the run from just before X_0 is evaluated: the
+    wall clock by default; ``time.thread_time`` counts the computing thread's CPU seconds only,
+    so that the waits of a thread that shares the interpreter (or the machine) stay out of the
+    run's time. Only the generator's own work is counted, each stretch from a resume to the
+    next record (one ``next`` call, so on one thread even where a run moves between threads):
+    what the caller does between two records (drawing, storing) is not the method's time.
     """
     problem = as_problem(problem)
     config = config or Config()
@@ -315,14 +318,16 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     move_by, cost_of = method.move, problem.cost
     landing, constraint = method.landing, method.constraint
     evaluate = _evaluator(problem, method)
-    t0 = clock()
+    resumed, spent = clock(), 0.0
     try:
         cost, G, fld, d, gnorm, state = evaluate(X, method.init(X))
     except _Diverged as err:
         raise ValueError(f"X0 is not a valid start: {err}") from err
     k, eta, eta_w = 0, math.nan, math.nan
     while True:
-        yield Record(k, X, cost, d, gnorm, eta, clock() - t0, RUNNING, "", eta_w, G, fld.V)
+        spent += clock() - resumed
+        yield Record(k, X, cost, d, gnorm, eta, spent, RUNNING, "", eta_w, G, fld.V)
+        resumed = clock()
         eta_w = math.nan
         try:
             if fixed is not None:
@@ -355,7 +360,7 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
                     eta_w = eta * omega
             cost, G, fld, d, gnorm, state = evaluate(X_next, state)
         except (_Diverged, np.linalg.LinAlgError) as err:
-            yield Record(k, X, cost, d, gnorm, eta, clock() - t0, Status.DIVERGED,
+            yield Record(k, X, cost, d, gnorm, eta, spent + clock() - resumed, Status.DIVERGED,
                          f"Diverged at iteration {k + 1}: {err}; X_{k} is the last valid "
                          f"iterate. {hint}", eta_w)
             return

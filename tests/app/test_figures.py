@@ -14,8 +14,8 @@ from tests.app.helpers import run_config
 
 
 def test_the_history_csv_reads_back_as_therun_config(monkeypatch):
-    # the time: CPU time (runner.RunClock over runner.CPU), read once before X_0 and once per
-    # iterate; here a clock that counts its reads
+    # the time: CPU time (runner.CPU), read where each stretch of the run's own work starts and
+    # ends (iterate); here a clock that counts its reads, so that each stretch reads 1
     assert runner.CPU is time.thread_time
     reads = iter(range(10**6))
     monkeypatch.setattr(runner, "CPU", lambda: float(next(reads)))
@@ -33,8 +33,8 @@ def test_the_history_csv_reads_back_as_therun_config(monkeypatch):
 def test_a_run_that_changes_threads_keeps_a_rising_cpu_time():
     """An explorer's run starts on the page's thread and goes on in a worker (explorer.live,
     whose lease can end the thread and a later request start another): its time is the CPU
-    time its threads spent on it, never negative, never falling. Read with the worker's own
-    thread clock against the page thread's start, it was -3.1 s and jumped back."""
+    time its threads spent on it, never negative, never falling, whatever each thread's own
+    clock reads."""
     config = AppConfig(n=5, p=2, max_iter=300, tol=1e-300)
     problem = runner.build_problem(config)
     trace, records = runner.start(config, problem)  # X_0 on this thread

@@ -103,13 +103,33 @@ def test_a_deadline_ends_a_long_run_on_time():
 
 
 def test_a_runs_time_reads_the_clock_it_is_given():
-    """``time`` is each iterate's reading of ``clock`` since the run began (one read before X_0,
-    one per record): a clock of 2**-7 s per read gives k + 1 times that at X_k, on any machine.
-    The wall clock by default; the Compare page hands the thread's CPU time."""
+    """``time`` sums ``clock`` over the run's own work, each stretch read where it starts and
+    where its record is yielded: a clock of 2**-7 s per read gives k + 1 times that at X_k, on
+    any machine. The wall clock by default; the app hands the thread's CPU time."""
     res = solve(PROBLEM, X0, CONFIG, tol=1e-300, max_iter=20, clock=_ticks(2.0**-7))
     np.testing.assert_array_equal(res.time, (np.arange(21) + 1) * 2.0**-7)
     for run in (solve, iterate):
         assert inspect.signature(run).parameters["clock"].default is time.perf_counter
+
+
+def test_the_callers_work_between_records_is_not_the_runs_time():
+    """What the caller does between two records (the app draws the geometry views, stores the
+    iterates) is not the method's time: a caller that spends 1 s of the same clock after every
+    record leaves the run's time as it is without it, the run's own stretches (k + 1 of 2**-7
+    s at X_k)."""
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 2.0**-7  # every read: a stretch of the run's work reads 2**-7
+        return now[0]
+
+    times = []
+    for rec in iterate(PROBLEM, X0, CONFIG, clock=clock):
+        times.append(rec.time)
+        now[0] += 1.0  # the caller's work
+        if rec.k == 20:
+            break
+    np.testing.assert_array_equal(times, (np.arange(21) + 1) * 2.0**-7)
 
 
 def test_a_stopped_sweep_keeps_finished_runs_and_the_last_iterate_of_the_rest():
