@@ -35,12 +35,11 @@ MAX_ROWS = 6
 TIME_COLUMN = "CPU ms to tol"
 TURN_COLUMN = "turn in span (rad)"
 SPAN_COLUMN = "span motion"
-TIME_HELP = ("CPU time: the computing thread's, from X₀ on. The waits for the server's other "
-             "work are left out (on the wall clock a busy server measured itself, up to 67 "
-             "times a row's own time); so is the work of other BLAS threads, where there are "
-             "several (the hosted app runs one). A loaded machine still slows every thread "
-             "(caches, shared cores): differences under about 2× between rows are noise, "
-             "where the iterations are not.")
+TIME_HELP = ("CPU time of the computing thread, spent on the method's own work from X₀ on: "
+             "the waits for the server's other work and the drawing are left out, and so is "
+             "the work of other BLAS threads where there are several. A loaded machine still "
+             "slows every thread (shared caches and cores): a difference under about 2× "
+             "between rows can be noise; the iteration counts are exact.")
 ROW_CONSTRAINTS = {  # a row's constraint: the sidebar's, or its own
     "sidebar": "as in the sidebar",
     "identity": "XᵀX = I",
@@ -345,9 +344,10 @@ SPAN_HELP = ("How far span(Xₖ) itself moves, summed over the run: the Frobeniu
              "step's part off span(Xₖ) (a length, as Xₖ's entries are).")
 ITERATIONS_HELP = ("Updates until ‖grad f‖ + ‖h‖ ≤ the tolerance, the stopping rule every row "
                    "shares; — where the row stopped otherwise (the status says why).")
-GAP_HELP = ("The last iterate's f minus f*, the minimum over X₀'s component. Negative where the "
-            "iterate is off the constraint set (by the final ‖h‖), where f can go below its "
-            "minimum on the set.")
+GAP_HELP = ("The last iterate's f minus f*, the minimum of f on the constraint set (for p = n, "
+            "on the component of O(n) that holds the row's last iterate: a long step can cross "
+            "to the other). Negative where the iterate is off the set (by the final ‖h‖), "
+            "where f can go below its minimum on the set.")
 
 
 def constraint_misfit(r: Row, sidebar_B: bool) -> str | None:
