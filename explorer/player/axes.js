@@ -162,7 +162,7 @@
       const y = rect.y + rect.h - ((t.v - chart.ylo) / (chart.yhi - chart.ylo || 1)) * rect.h;
       ctx.beginPath(); ctx.moveTo(rect.x, y); ctx.lineTo(rect.x + rect.w, y); ctx.stroke();
       if (own.some((o) => Math.abs(o - y) < 1.1 * font)) continue;
-      const right = rect.x - (opts.ygap || 4);
+      const right = rect.x - (opts.ygap ?? 4);
       ctx.fillText(t.label, right, y);
       chart.yticks.push({ label: t.label, y, right, left: right - ctx.measureText(t.label).width });
     }

@@ -324,7 +324,9 @@
       // ε and ‖h(Xₖ)‖ are labelled at the axis (below), ‖h(Xₖ)‖ a line above ε at least
       // where the two are closer; no tick label under either
       const atEps = chart.Y(eps), labelled = d > eps ? [atEps, Math.min(chart.Y(d), atEps - 1.1 * P.font)] : [atEps];
-      drawAxes(ctx, chart, { font: P.font, title: `‖h(Xₖ − ηVₖ)‖ along the step, k = ${k}`, xtitle: "step size η", ylabelled: labelled });
+      // the labels left of the axis end clear of the dot of ‖h(Xₖ)‖ on it
+      const ygap = P.marker + 1;
+      drawAxes(ctx, chart, { font: P.font, title: `‖h(Xₖ − ηVₖ)‖ along the step, k = ${k}`, xtitle: "step size η", ylabelled: labelled, ygap });
       ctx.save();
       ctx.beginPath(); ctx.rect(rect.x, rect.y, rect.w, rect.h); ctx.clip();
       // the safe region ‖h‖ <= ε shaded, its level dashed
@@ -377,10 +379,11 @@
       });
       ctx.restore();
       ctx.fillStyle = "#009E73"; ctx.font = `${P.font}px sans-serif`; ctx.textAlign = "right"; ctx.textBaseline = "bottom";
-      ctx.fillText(`ε = ${num(eps, 3)}`, rect.x - 4, labelled[0] + P.font / 2);
-      if (d > eps) ctx.fillText("‖h(Xₖ)‖", rect.x - 4, labelled[1] + P.font / 2);
+      ctx.fillText(`ε = ${num(eps, 3)}`, rect.x - ygap, labelled[0] + P.font / 2);
+      if (d > eps) ctx.fillText("‖h(Xₖ)‖", rect.x - ygap, labelled[1] + P.font / 2);
       run.safeDrawn = { k, eta_star: etaStar, eta_k: taken, h_next: next, d, eps, cross, note, capped,
-        yticks: chart.yticks.map((t) => t.y), labelled, font: P.font };
+        yticks: chart.yticks.map((t) => t.y), labelled, font: P.font,
+        axis: rect.x, labelsEnd: rect.x - ygap, ticksEnd: chart.yticks.map((t) => t.right), dot: P.marker - 1 };
     },
     legend: (P) => [
       { label: "‖h(Xₖ − ηVₖ)‖", colour: "#0072B2" },

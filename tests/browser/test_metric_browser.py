@@ -196,7 +196,10 @@ def test_safe_view_says_why_there_is_no_bound_far_from_the_manifold(server, lect
 
 def _assert_ticks_clear_of_the_labels(drawn: dict) -> None:
     """The y axis's tick labels and the view's own labels at the axis (ε, ‖h(Xₖ)‖ outside the
-    safe region) are at least a line apart: none is printed over another."""
+    safe region) are at least a line apart: none is printed over another; all end left of
+    the dot of ‖h(Xₖ)‖ on the axis, whose radius is more than the axes' default gap of 4 px."""
+    for end in [drawn["labelsEnd"], *drawn["ticksEnd"]]:
+        assert drawn["axis"] - end > drawn["dot"], drawn
     labels = drawn["labelled"]
     assert len(labels) == (2 if drawn["d"] > drawn["eps"] else 1)
     assert drawn["yticks"], drawn  # the axis keeps its other labels
