@@ -25,7 +25,7 @@ from landing_core.solvers import METHODS, Config, StopCheck, solve
 from landing_core.steps import STEP_RULES, make_step_rule
 
 from . import text
-from .constraint import infeasibility_name, preset_B, with_constraint
+from .constraint import infeasibility_name, mixed, preset_B, with_constraint
 from .runner import CPU, build_problem, initial
 from .state import PRESENTATION, STATUS_LABELS, AppConfig, number
 
@@ -420,9 +420,9 @@ class Comparison:
         """f* over X_0's component (None when unknown, or when a row runs on XᵀBX = I, whose
         optimum differs, unless every row knows its own: the eigenproblem's pencil takes the
         row's B, ``run["f_star"]``; the other costs' optimum on XᵀBX = I is unknown)."""
-        mixed = any(run["B"] for run in runs)
+        on_B = any(run["B"] for run in runs)
         known = all(run["f_star"] is not None for run in runs)
-        return None if mixed and not known else self._on["sidebar"].optimum_from(self._X0)
+        return None if on_B and not known else self._on["sidebar"].optimum_from(self._X0)
 
 
 def run_rows(config: AppConfig, rows: list[Row], fairness: str | None,
@@ -483,8 +483,8 @@ def infeasibility_column(runs: list[dict]) -> str:
     """The summary's column of the final ||h||: ‖XᵀX − I‖, ‖XᵀBX − I‖ when every row keeps to
     XᵀBX = I, or ‖h‖ when the rows differ (the "constraint" column tells which: both names
     in the header made the table run off a projector's 1280 px)."""
-    kinds = {bool(run.get("B", False)) for run in runs}
-    return "final ‖h‖" if len(kinds) > 1 else f"final {infeasibility_name(kinds)}"
+    on_B = [bool(run.get("B")) for run in runs]
+    return "final ‖h‖" if mixed(on_B) else f"final {infeasibility_name(on_B)}"
 
 
 def summary(runs: list[dict], f_star: float | None) -> list[dict]:
@@ -495,7 +495,7 @@ def summary(runs: list[dict], f_star: float | None) -> list[dict]:
     where the iterates were kept and p >= 2, the frame's turn within its span and the span's
     motion (``frame_motion``)."""
     table, h_column = [], infeasibility_column(runs)
-    mixed = len({bool(run.get("B")) for run in runs}) > 1
+    constraints = mixed(run.get("B") for run in runs)
     for run in runs:
         done = run["status"] == "converged"
         entry = {
@@ -507,7 +507,7 @@ def summary(runs: list[dict], f_star: float | None) -> list[dict]:
                 run["cost"][-1] - run.get("f_star", f_star)),
             h_column: float(run["infeasibility"][-1]),
         }
-        if mixed:
+        if constraints:
             entry["constraint"] = "XᵀBX = I" if run.get("B") else "XᵀX = I"
         X = run.get("X")
         if X is not None and np.ndim(X) == 3 and np.shape(X)[-1] >= 2 and len(X) > 1:

@@ -75,6 +75,11 @@ def with_constraint(problem: Problem, B: Array | None) -> Problem:
                    description=f"{problem.description} on XᵀBX = I")
 
 
+def mixed(on_B: Iterable[bool]) -> bool:
+    """Whether runs on these constraints (True: XᵀBX = I) differ in it."""
+    return len({bool(b) for b in on_B}) > 1
+
+
 def infeasibility_name(on_B: Iterable[bool]) -> str:
     """The infeasibility of runs on these constraints (True: XᵀBX = I), as the app names it:
     ‖XᵀX − I‖, ‖XᵀBX − I‖, or both when the runs differ."""

@@ -19,7 +19,7 @@ import numpy as np
 from landing_core.constraints import STIEFEL
 from landing_core.problems import Problem
 
-from .constraint import infeasibility_name, with_constraint
+from .constraint import infeasibility_name, mixed, with_constraint
 from .family import FAMILY_VIEWS
 from .playback import COLORSCALE, header, json_floats, rounded_rows
 from .runner import Trace
@@ -133,7 +133,7 @@ def payload(runs: list[dict], f_star: float | None, config: AppConfig, problem: 
         for view in head["views"]:
             if view["kind"] == "plane":  # the field -V is each row's own: none is drawn
                 view["arrows"] = []
-            if any(run.get("B") for run in runs) and not all(run.get("B") for run in runs):
+            if mixed(run.get("B") for run in runs):
                 view["unit"] = True  # rows on XᵀX = I too: the unit circle or sphere as well
     head["B"] = all(run.get("B") for run in runs)  # the panels name ‖XᵀBX − I‖ then
     head["race"] = {"against": against, "time_name": TIME_NAME,
