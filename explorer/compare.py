@@ -319,7 +319,7 @@ def constant_step_is_unfair(rows: list[Row]) -> bool:
 # min(eta, 1/(2 omega)) there and keeps the constant step's bias: Armijo, BB and the
 # scale-free rule adapt.
 STEPS_HELP = (
-    "A constant η suits one field and not another: the rotation block of grad_β scales with "
+    "A constant η suits one field and not another: the rotation block of gradᵦ scales with "
     "1/β. **Armijo**, **Barzilai–Borwein** and the **scale-free** rule adapt the step to each "
     "row's field. **The safe "
     "step does not**: it only shortens steps that would take ‖XᵀX − I‖ above ε; near the solution "

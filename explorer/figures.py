@@ -429,7 +429,7 @@ def beta_blocks_figure(
                "R = 0 (p = 1): β changes nothing"),
               ("‖N‖: out of span(X), β-free", normal, PALETTE[0], "solid",
                "N = 0 (p = n: span(X) is all of ℝⁿ)"),
-              ("‖grad_β f‖ (total)", total, PALETTE[6], "dot", "grad_β f = 0")]
+              ("‖gradᵦ f‖ (total)", total, PALETTE[6], "dot", "gradᵦ f = 0")]
     fig = go.Figure()
     notes = []
     for name, y, colour, dash, note in curves:

@@ -29,7 +29,7 @@ _PROBLEM_TEXT = {
     "generalized_eigen": "Generalized eigenproblem tr(XᵀAX), B from the Constraint",
 }
 _TANGENT_TEXT = {
-    "beta": "β-metric grad_β f",
+    "beta": "β-metric gradᵦ f",
     "euclidean": "Frobenius projection",
     "relative": "relative gradient skew(GXᵀ)X",
 }

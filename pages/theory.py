@@ -131,7 +131,7 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
         ["grad_blocks", "grad_stiefel"], checks)
     if problem.p == 1:
         st.warning("**p = 1: β changes nothing.** skew(XᵀG) is a 1 × 1 skew-symmetric matrix, "
-                   "i.e. 0, so R = 0 and grad_β f(X) = (I − XM⁻¹Xᵀ)GM for every β. "
+                   "i.e. 0, so R = 0 and gradᵦ f(X) = (I − XM⁻¹Xᵀ)GM for every β. "
                    "Set p ≥ 2 in the sidebar to see β act.", icon=":material/info:")
     elif problem.name == "pca":
         G = problem.egrad(X)
@@ -152,7 +152,7 @@ def beta_section(problem: Problem, X: np.ndarray, checks: dict[str, theory.Check
         blocks.betas, blocks.rotation, blocks.normal, blocks.total, beta=config.beta),
         config.lecture), width="stretch", theme=None)
     if problem.p == 1:
-        shape = "R = 0, so ‖grad_β f‖ = ‖N‖ for every β: the curves are flat."
+        shape = "R = 0, so ‖gradᵦ f‖ = ‖N‖ for every β: the curves are flat."
     else:
         shape = ("‖R‖/β falls with slope −1 on log–log axes, ‖N‖ is flat. Small β: rotations "
                  "dominate the tangent term; large β: it tends to the out-of-span block N.")

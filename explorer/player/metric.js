@@ -246,7 +246,7 @@
       }
       const tangent = run.view.tangent;  // a run on another tangent term does not step along grad_β f
       if (tangent === "euclidean") lines.push("this run steps along the Frobenius projection (dashed)");
-      if (tangent === "relative") lines.push("this run steps along skew(GXᵀ)X = ½ grad_½ f, not gradᵦ f");
+      if (tangent === "relative") lines.push("this run steps along skew(GXᵀ)X (½ gradᵦ f only at β = ½)");
       // g^β's ball outgrows the view far off the manifold (a diverging run), and on it below
       // β ≈ 0.03 (its turn semi-axis 1/√β passes SHOWN)
       if (Math.max(...m.radii) > pr.reach) {

@@ -224,7 +224,7 @@ def check_normal_space(X: Array, beta: float, rng: np.random.Generator) -> Check
                    for U in _normal_samples(X, rng))
     return Check("normal_space", "normal space ⟂ tangent space",
                  r"g^\beta_X\big(\xi,\ X M^{-1} S\big) = 0", residual, EXACT_TOL,
-                 "max |cos| in g^β between XM⁻¹S and tangent ξ")
+                 "max |cos| in gᵝ between XM⁻¹S and tangent ξ")
 
 
 # ----------------------------------------------------------------------------- the projection
@@ -248,9 +248,9 @@ def check_proj_orthogonal(X: Array, beta: float, rng: np.random.Generator) -> Ch
     Z = rng.standard_normal(X.shape)
     R = Z - geo.proj_tangent(X, Z)
     residual = _max_g_ratio(X, beta, tangent_samples(X, rng), R, _g_norm(X, Z, beta))
-    return Check("proj_orthogonal", "Proj is g^β-orthogonal",
+    return Check("proj_orthogonal", "Proj is gᵝ-orthogonal",
                  r"g^\beta_X\big(\xi,\ Z - \mathrm{Proj}(Z)\big) = 0", residual, EXACT_TOL,
-                 "max over tangent ξ of |g^β(ξ, Z − Proj Z)| / (‖ξ‖_β‖Z‖_β)")
+                 "max over tangent ξ of |gᵝ(ξ, Z − Proj Z)| / (‖ξ‖ᵦ‖Z‖ᵦ)")
 
 
 def check_proj_idempotent(X: Array, rng: np.random.Generator) -> Check:
@@ -279,7 +279,7 @@ def check_nabla_identity(problem: Problem, X: Array, beta: float,
     return Check("nabla_identity", "metric identity (exact)",
                  r"g^\beta_X(\nabla_\beta f(X), Z) = \langle \nabla_E f(X), Z\rangle",
                  _ratio(abs(lhs - _inner(G, Z)), max(1.0, 1.0 / beta) * _norm(G) * _norm(Z)),
-                 EXACT_TOL, "|g^β(∇_β f, Z) − ⟨G, Z⟩| / (max(1, 1/β)‖G‖‖Z‖)")
+                 EXACT_TOL, "|gᵝ(∇ᵦ f, Z) − ⟨G, Z⟩| / (max(1, 1/β)‖G‖‖Z‖)")
 
 
 def check_nabla_fd(problem: Problem, X: Array, beta: float, rng: np.random.Generator) -> Check:
@@ -295,7 +295,7 @@ def check_nabla_fd(problem: Problem, X: Array, beta: float, rng: np.random.Gener
     return Check("nabla_fd", "metric identity (finite differences)",
                  r"g^\beta_X(\nabla_\beta f(X), Z) = \mathrm{D}f(X)[Z]",
                  _ratio(abs(lhs - fd), _norm(G) * _norm(Z)), FD_TOL,
-                 "|g^β(∇_β f, Z) − Df(X)[Z]| / (‖G‖‖Z‖), Df by central differences of f")
+                 "|gᵝ(∇ᵦ f, Z) − Df(X)[Z]| / (‖G‖‖Z‖), Df by central differences of f")
 
 
 def check_grad_closed_form(problem: Problem, X: Array, beta: float) -> Check:
@@ -306,10 +306,10 @@ def check_grad_closed_form(problem: Problem, X: Array, beta: float) -> Check:
     """
     G = problem.egrad(X)
     projected = geo.proj_tangent(X, geo.nabla_beta(X, G, beta))
-    return Check("grad_closed_form", "Proj(∇_β f) = closed form",
+    return Check("grad_closed_form", "Proj(∇ᵦ f) = closed form",
                  r"\mathrm{Proj}(\nabla_\beta f(X)) = \mathrm{grad}_\beta f(X)",
                  _ratio(_norm(projected - geo.grad_beta(X, G, beta)), _grad_scale(X, G, beta)),
-                 EXACT_TOL, "‖Proj(∇_β f) − grad_β f‖ / ((1 + 1/β)‖G‖‖M‖)")
+                 EXACT_TOL, "‖Proj(∇ᵦ f) − gradᵦ f‖ / ((1 + 1/β)‖G‖‖M‖)")
 
 
 def check_grad_riemannian(problem: Problem, X: Array, beta: float,
@@ -325,11 +325,11 @@ def check_grad_riemannian(problem: Problem, X: Array, beta: float,
         _ratio(abs(float(geo.beta_metric(X, xi, g, beta)) - _inner(G, xi)), _norm(G) * _norm(xi))
         for xi in tangent_samples(X, rng)
     )
-    return Check("grad_riemannian", "defining identity of grad_β",
+    return Check("grad_riemannian", "defining identity of gradᵦ",
                  r"g^\beta_X(\xi, \mathrm{grad}_\beta f(X)) = \mathrm{D}f(X)[\xi]\ "
                  r"\forall \xi \in T_X",
                  max(tangency, identity), EXACT_TOL,
-                 "tangency of grad_β and |g^β(ξ, grad_β f) − ⟨G, ξ⟩| / (‖G‖‖ξ‖)")
+                 "tangency of gradᵦ and |gᵝ(ξ, gradᵦ f) − ⟨G, ξ⟩| / (‖G‖‖ξ‖)")
 
 
 def check_grad_half(problem: Problem, X: Array) -> Check:
@@ -377,7 +377,7 @@ def check_grad_blocks(problem: Problem, X: Array, beta: float) -> Check:
                  r"\mathrm{grad}_\beta f = \tfrac{1}{\beta} X M^{-1}\mathrm{skew}(X^\top G M)"
                  r" + (I - X M^{-1} X^\top) G M",
                  _ratio(_norm(g - blocks), _grad_scale(X, G, beta)), EXACT_TOL,
-                 "‖grad_β f − (R/β + N)‖ / ((1 + 1/β)‖G‖‖M‖)")
+                 "‖gradᵦ f − (R/β + N)‖ / ((1 + 1/β)‖G‖‖M‖)")
 
 
 def check_grad_stiefel(problem: Problem, X: Array, beta: float) -> Check:

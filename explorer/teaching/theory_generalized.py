@@ -86,7 +86,7 @@ def check_generalized(point: GeneralizedPoint, beta: float) -> list[Check]:
                      "the metric's operator I − (1−β)P_{BX} formed explicitly (P_{BX} from "
                      "scipy.linalg.orth), four random tangent ξ = W B X"))
     Xs = X / np.linalg.norm(X, 2)
-    out.append(Check("b_identity", "at B = I: the paper's grad_β",
+    out.append(Check("b_identity", "at B = I: the paper's gradᵦ",
                      r"B = I:\ \operatorname{grad}^B_\beta f = \operatorname{grad}_\beta f",
                      _rel(gz.grad_beta_B(Xs, Xs, G, beta), geo.grad_beta(Xs, G, beta)),
                      1e-10, "relative difference with geometry.grad_beta"))

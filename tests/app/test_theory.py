@@ -159,7 +159,7 @@ def test_the_block_figure_carries_its_data():
     b = theory.beta_blocks(X, G, np.union1d(np.logspace(-2, 2, 21), [0.3]))
     fig = figures.beta_blocks_figure(b.betas, b.rotation, b.normal, b.total, beta=0.3)
     lines = [t for t in fig.data if t.mode == "lines"]
-    assert [t.name.split(":")[0] for t in lines] == ["‖R‖ / β", "‖N‖", "‖grad_β f‖ (total)"]
+    assert [t.name.split(":")[0] for t in lines] == ["‖R‖ / β", "‖N‖", "‖gradᵦ f‖ (total)"]
     for trace, y in zip(lines, (b.rotation, b.normal, b.total), strict=True):
         np.testing.assert_allclose(trace.y, y)
     markers = [t for t in fig.data if t.mode == "markers"]
@@ -221,7 +221,7 @@ def test_theory_page_default_config():
     blocks = theory.beta_blocks(X, G, lines["‖N‖"]["x"])
     np.testing.assert_allclose(lines["‖R‖ / β"]["y"], blocks.rotation, rtol=1e-12)
     np.testing.assert_allclose(lines["‖N‖"]["y"], blocks.normal, rtol=1e-12)
-    np.testing.assert_allclose(lines["‖grad_β f‖ (total)"]["y"], blocks.total, rtol=1e-12)
+    np.testing.assert_allclose(lines["‖gradᵦ f‖ (total)"]["y"], blocks.total, rtol=1e-12)
     assert 0.5 in lines["‖N‖"]["x"] and lines["‖N‖"]["x"].min() == pytest.approx(0.01)
 
 
