@@ -99,9 +99,11 @@ def test_saga_beats_sgd_and_lecture_mode_keeps_the_curves(server, page, shots):
     assert main.get_by_label("n", exact=True).input_value() == "8"
     page.get_by_text("Settings").click()
     page.set_viewport_size({"width": 1280, "height": 720})
-    page.wait_for_timeout(500)  # plotly redraws at the new width
-    # the legend (which curve is which method) on the projector's first screen
-    legend = page.evaluate(f"document.querySelector({CHART!r} + ' .legend')"
-                           ".getBoundingClientRect().bottom")
-    assert 0 < legend <= 720
+    # the legend (which curve is which method) on the projector's first screen: the page at
+    # its top, once plotly has redrawn at the new width
+    page.evaluate("document.querySelectorAll('*').forEach((e) => { e.scrollTop = 0; })")
+    legend = (f"document.querySelector({CHART!r} + ' .legend')"
+              ".getBoundingClientRect().bottom")
+    page.wait_for_function(f"(() => {{ const b = {legend}; return b > 0 && b <= 720; }})()",
+                           timeout=10_000)
     page.screenshot(path=shots / "stochastic_lecture_1280x720.png")
