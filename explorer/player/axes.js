@@ -392,5 +392,9 @@
     return best;
   }
 
-  Object.assign(L, { PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, logTicks, makeChart, drawAxes, drawSeries, dot, diamond, floorMark, arrowHead, legendRows, legend, hidden, emptiestCorner });
+  // drawAxes' ygap where a value's dot (radius P.marker - 1, dot()) sits on the y axis: its
+  // labels end clear of it
+  const dotGap = (P) => P.marker + 1;
+
+  Object.assign(L, { dotGap, PALETTE, sub, num, sci, parseColour, makeScale, rgb, linearTicks, logTicks, makeChart, drawAxes, drawSeries, dot, diamond, floorMark, arrowHead, legendRows, legend, hidden, emptiestCorner });
 })(window.Landing = window.Landing || {});

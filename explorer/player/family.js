@@ -16,6 +16,7 @@
   // a release reaches the server this long after the last of a quick series (a clicker's
   // presses of ] or a held arrow key: one rerun of the page, not one per press)
   const RELEASE_WAIT = 250;
+  L.RELEASE_WAIT = RELEASE_WAIT;  // (the browser tests read it)
   const FIELDS = ["cost", "gap", "h", "grad", "step", "nstep", "x", "sigma", "gram", "fstar",
     "flowSigma", "flowGram", "metric", "safe", "sigmaCols", "flowCols", "hasNormal", "done", "status", "message"];
 

@@ -5,7 +5,7 @@
  * them into the ball of g^β at the run's β and the curve along the step. */
 (function (L) {
   "use strict";
-  const { VIEWS, projector, camera, arrowHead, dot, drawAxes, makeChart, num } = L;
+  const { VIEWS, projector, camera, arrowHead, dot, dotGap, drawAxes, makeChart, num } = L;
 
   const dot3 = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
   const norm3 = (a) => Math.hypot(a[0], a[1], a[2]);
@@ -324,8 +324,7 @@
       // ε and ‖h(Xₖ)‖ are labelled at the axis (below), ‖h(Xₖ)‖ a line above ε at least
       // where the two are closer; no tick label under either
       const atEps = chart.Y(eps), labelled = d > eps ? [atEps, Math.min(chart.Y(d), atEps - 1.1 * P.font)] : [atEps];
-      // the labels left of the axis end clear of the dot of ‖h(Xₖ)‖ on it
-      const ygap = P.marker + 1;
+      const ygap = dotGap(P);  // the dot of ‖h(Xₖ)‖ is on the axis
       drawAxes(ctx, chart, { font: P.font, title: `‖h(Xₖ − ηVₖ)‖ along the step, k = ${k}`, xtitle: "step size η", ylabelled: labelled, ygap });
       ctx.save();
       ctx.beginPath(); ctx.rect(rect.x, rect.y, rect.w, rect.h); ctx.clip();

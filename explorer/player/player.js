@@ -13,7 +13,7 @@
  */
 (function (L) {
   "use strict";
-  const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, drawAxes, drawSeries, el, emptiestCorner, floorMark, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
+  const { PALETTE, VIEWS, camera, convergencePanels, cursor, dot, dotGap, drawAxes, drawSeries, el, emptiestCorner, floorMark, legend, legendRows, linRange, logRange, makeChart, makeScale, num, projector, sci } = L;
 
   // the top of the player's frame in the page's content, however far the page is scrolled:
   // Streamlit scrolls its main area, not the window, and a layout that followed the reader's
@@ -636,9 +636,10 @@
     convLayout(box, P) {
       const rowH = (box.h - 3 * P.font - 40) / 3;
       const vertical = rowH >= 4.5 * P.font || box.w / 3 < 13 * P.font;
-      // the tick labels' margin: nine characters ("1.95×10⁻¹⁰") and the gap that keeps them
-      // clear of the current value's dot (drawConvergence's ygap)
-      const left = 7 * P.font * 0.62 + 14 + (P.marker + 1 - 4);
+      // the tick labels' margin: "1.95×10⁻¹⁰" (seven characters' width at the font's mean
+      // advance: its exponent is small) and the gap that keeps them clear of the current
+      // value's dot, beyond drawAxes' default 4 px
+      const left = 7 * P.font * 0.62 + 14 + (dotGap(P) - 4);
       const charts = [];
       const n = this.conv.length;
       const top = P.font + 8, bottom = 2 * P.font + 12, gap = P.font + 12;
@@ -680,7 +681,7 @@
           const spot = items.length > 1 && !this.run.race ? this.legendSpot(c, chart, panel, items, P) : null;
           const title = spot && spot.place === "title" ? null : panel.title;
           // the y labels clear of the current value's dot, which sits on the frame at k = 0
-          drawAxes(c, chart, { font: P.font, title, titleRoom: chart.titleRoom, titleSlack: chart.titleSlack, xlabels: last, xtitle: last ? xtitle : null, xint, ygap: P.marker + 1 });
+          drawAxes(c, chart, { font: P.font, title, titleRoom: chart.titleRoom, titleSlack: chart.titleSlack, xlabels: last, xtitle: last ? xtitle : null, xint, ygap: dotGap(P) });
           legends[i] = spot;
           if (spot) {
             if (spot.place === "corner") {
