@@ -358,7 +358,7 @@ def riemannian_gradient_stiefel(X: Array, G: Array) -> Array:
 
 
 TANGENT_TERMS: dict[str, str] = {
-    "beta": "β-metric gradient grad_β f (Goyens, Absil & Feppon)",
+    "beta": "β-metric gradient gradᵦ f (Goyens, Absil & Feppon)",
     "euclidean": "Frobenius projection of the Euclidean gradient",
     "relative": "relative gradient skew(G Xᵀ) X (Ablin & Peyré)",
 }

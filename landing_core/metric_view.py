@@ -116,15 +116,15 @@ def slice_description(n: int, p: int) -> tuple[tuple[str, ...], str]:
         return (("u: turn within the span (Ω = θJ)", "b₁: column 1 leaves the span",
                  "b₂: column 2 leaves the span"),
                 "St(3, 2): the whole tangent space (3-D) of the layer through Xₖ.")
-    turn = "u: turn of grad_β f within the span" if p >= 3 else "u: turn within the span (Ω = θJ)"
+    turn = "u: turn of gradᵦ f within the span" if p >= 3 else "u: turn within the span (Ω = θJ)"
     if n == p:
         return ((turn, "u₂: a further turn within the span", "u₃: a further turn within the span"),
                 f"O({n}): the tangent space ({dim}-D) holds turns only; drawn: the 3-D slice "
-                "through the turn of grad_β f and two further turns.")
-    return ((turn, "b₁: span move of the Frobenius gradient", "b₂: span move of grad_β f"),
+                "through the turn of gradᵦ f and two further turns.")
+    return ((turn, "b₁: span move of the Frobenius gradient", "b₂: span move of gradᵦ f"),
             f"St({n}, {p}): the tangent space is {dim}-D; drawn: the 3-D slice through the turn "
-            "of grad_β f and the span moves of the Frobenius gradient and of grad_β f, which "
-            "holds grad_β f for every β"
+            "of gradᵦ f and the span moves of the Frobenius gradient and of gradᵦ f, which "
+            "holds gradᵦ f for every β"
             + ("." if p == 2 else " (and the Frobenius gradient up to the residual shown)."))
 
 
@@ -212,10 +212,10 @@ def _axes(X: Array, G: Array, M: Array) -> tuple[list[Array], list[str], list[st
                          lambda v: _turn(X, M, skew(X.T @ v)))
     # span moves are Frobenius-orthogonal to turns: X^T (I - X M^{-1} X^T) = 0
     spans = _orthonormal(span_cands(), k_span, lambda v: _span(X, M, v))
-    first = "u: turn of grad_β f within the span" if p >= 3 else "u: turn within the span (Ω = θJ)"
+    first = "u: turn of gradᵦ f within the span" if p >= 3 else "u: turn within the span (Ω = θJ)"
     labels = [first, "u₂: a further turn within the span", "u₃: a further turn within the span"]
     labels = labels[: len(turns)]
-    labels += ["b₁: span move of the Frobenius gradient", "b₂: span move of grad_β f",
+    labels += ["b₁: span move of the Frobenius gradient", "b₂: span move of gradᵦ f",
                "b₃: a further span move"][: len(spans)]
     return turns + spans, ["turn"] * len(turns) + ["span"] * len(spans), labels
 
