@@ -246,7 +246,7 @@ def test_the_rows_stay_open_while_they_are_edited(server, page):
     words.wait_for()
     page.get_by_test_id("stDataFrame").first.hover()  # the toolbar shows on hover
     # dispatched to the button itself: a click at its place on the screen can land on the
-    # grid's scroller, which at times lies over the toolbar and took every click for 90 s
+    # grid's scroller, which at times lies over the toolbar (this test is of the expander)
     page.get_by_role("button", name="Add row").dispatch_event("click")
     # the added row is the sidebar's run, labelled by its settings
     page.get_by_text("β = 5 · β = 0.5, ω = 1", exact=False).wait_for(timeout=60_000)

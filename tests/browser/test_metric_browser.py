@@ -98,7 +98,7 @@ def test_metric_view_draws_the_libraries_ball_and_gradients(server, lecture_page
     _close(drawn["grad"], np.einsum("iab,ab->i", S.axes, geo.grad_beta(X, G, beta)))
     lecture_page.screenshot(path=shots / f"metric_view_beta_{beta:g}.png")
     # turned every way a drag can turn it, the axes' names overlap neither each other nor the
-    # lines at the bottom (before, 39 of these 192 cameras overprinted one)
+    # lines at the bottom (their first places along the axes do, at some cameras)
     cameras, overlaps = frame.evaluate(TURN_ALL_WAYS)
     assert cameras == 192 and overlaps == []
     assert lecture_page.console_errors == []
