@@ -53,15 +53,18 @@ def _retract_cayley(X: Array, Z: Array) -> Array:
 
     For X on St(n, p) and Z tangent, W X = Z. The n x n inverse is never formed: with
     U = [P, X] and Vt = [X, -P]^T (W = U Vt), Woodbury gives
-    Y = X' + 1/2 U (I_2p - 1/2 Vt U)^{-1} Vt X',  X' = X + Z/2.
+    Y = X + U (I_2p - 1/2 Vt U)^{-1} Vt X.
+    W is skew for every X and Z, so Y is X turned by an orthogonal matrix: Y^T Y = X^T X to
+    rounding. (I + W/2) X is not replaced by X + Z/2, which holds only where X^T X = I and
+    X^T Z is skew exactly: each step would add that rounding to X^T X, and long steps
+    (large Z) made it grow until the run left St(n, p).
     """
     Xt = np.swapaxes(X, -1, -2)
     P = Z - 0.5 * X @ (Xt @ Z)
     U = np.concatenate([P, X], axis=-1)
     Vt = np.concatenate([Xt, -np.swapaxes(P, -1, -2)], axis=-2)
-    Xh = X + 0.5 * Z
     p2 = U.shape[-1]
-    return Xh + 0.5 * U @ np.linalg.solve(np.eye(p2) - 0.5 * Vt @ U, Vt @ Xh)
+    return X + U @ np.linalg.solve(np.eye(p2) - 0.5 * Vt @ U, Vt @ X)
 
 
 RETRACTIONS: dict[str, Callable[[Array, Array], Array]] = {

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from landing_core import initial_point, iterate, landing, make_problem, penalty, riemannian_gd
 from landing_core.problems import Problem, nearest_stiefel
@@ -444,6 +446,50 @@ def test_retractions_are_first_order(name):
     assert 3.5 < rem[0] / rem[1] < 4.5
     Y = R(X, 1e-2 * Z)
     np.testing.assert_allclose(Y.T @ Y, np.eye(3), atol=1e-14)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 9), data=st.data(), off=st.floats(0.0, 0.3),
+       scale=st.floats(1e-3, 10.0), seed=st.integers(0, 2**16))
+def test_the_cayley_retraction_turns_x_by_an_orthogonal_matrix(n, data, off, scale, seed):
+    """R_X(Z) = (I - W/2)^{-1} (I + W/2) X with W skew (eq. of ``_retract_cayley``): against the
+    n x n formula solved densely, and Y^T Y = X^T X for any X and Z, off St(n, p) and not
+    tangent included. Its shortcut (I + W/2) X = X + Z/2, true only for X^T X = I and Z
+    tangent, added the rounding to X^T X at every step: the runs drifted off St(n, p)."""
+    p = data.draw(st.integers(1, n))
+    rng = np.random.default_rng(seed)
+    S = rng.standard_normal((p, p))
+    X = nearest_stiefel(rng.standard_normal((n, p))) @ (np.eye(p) + off * (S + S.T) / 4)
+    Z = rng.standard_normal((n, p))
+    Z *= scale / np.linalg.norm(Z)
+    P = Z - 0.5 * X @ (X.T @ Z)
+    W = P @ X.T - X @ P.T
+    dense = scipy.linalg.solve(np.eye(n) - W / 2, X + W @ X / 2)
+    Y = RETRACTIONS["cayley"](X, Z)
+    # a few products and a 2p x 2p solve, whose matrix I - Vt U / 2 has eigenvalues
+    # 1 - i lambda / 2 (W's lambda): rounding within (n + p) eps (1 + ||W||)^2 of ||X|| <= 1.3
+    eps = 64 * (n + p) * np.finfo(float).eps * (1 + np.linalg.norm(W, 2)) ** 2
+    np.testing.assert_allclose(Y, dense, rtol=0, atol=eps)
+    np.testing.assert_allclose(Y.T @ Y, X.T @ X, rtol=0, atol=4 * eps)
+
+
+def test_riemannian_gd_with_cayley_stays_on_the_manifold_at_long_steps():
+    """¼ sum X^4 on St(8, 3) by the default rule: its long steps took the Cayley shortcut's
+    rounding to ||X^T X - I|| = 0.6 and a reported divergence at iteration 68."""
+
+    class Quartic:
+        n, p = 8, 3
+
+        def cost(self, X):
+            return 0.25 * float(np.sum(X**4))
+
+        def egrad(self, X):
+            return X**3
+
+    res = solve(Quartic(), initial_point(8, 3, 0.3, seed=1), Config(method="rgd-cayley"),
+                max_iter=3000)
+    assert res.status == "converged", res.message
+    assert res.infeasibility.max() <= 1e-13
 
 
 def test_result_infeasibility_is_geometry_infeasibility_of_each_iterate():
