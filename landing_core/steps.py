@@ -256,6 +256,9 @@ class Armijo:
         phi_k(Y) <= phi_k(X_k) - c Dphi_k(X_k)[X_k - Y]     (sufficient decrease), and,
         for a landing field, ||h(Y)||_F <= max(eps, ||h(X_k)||_F),
 
+    (for a field that is not a landing field, c eta Dphi_k(X_k)[V] on the right: the
+    textbook test along a retraction's curve R_X(-eta V), whose chord X_k - Y is not eta V),
+
     the second as the safe step promises: ||h(X_k)|| does not rise above max(eps, ||h(X_0)||)
     (the steps below, taken untested, are the exceptions: near a solution, ||h|| is then at
     rounding level).
@@ -341,7 +344,11 @@ class Armijo:
         for _ in range(self.max_backtracks):
             Y, step = trial(eta)
             phi, hY = merit(Y)
-            if np.isfinite(phi) and phi <= phi0 - self.c * decrease(X - Y) and hY <= h_max:
+            # a landing or penalty move is X - Y = eta (T + omega_k N): the decrease along it.
+            # A retraction moves on a curve, whose chord X - Y can point uphill at a long step
+            # (accepting steps that raise f, doubled up to 1e307): along its tangent eta V
+            predicted = decrease(X - Y) if ctx.landing else eta * slope
+            if np.isfinite(phi) and phi <= phi0 - self.c * predicted and hY <= h_max:
                 break
             eta *= self.shrink
         else:  # no trial passed: the smallest one

@@ -17,7 +17,7 @@ from landing_core.constraints.stiefel import STIEFEL
 from landing_core.methods.base import Field
 from landing_core.methods.landing import Landing
 from landing_core.problems import Problem, initial_point, make_problem
-from landing_core.solvers import Config, iterate, landing
+from landing_core.solvers import Config, iterate, landing, solve
 from landing_core.steps import Armijo, BarzilaiBorwein, Constant, Safe, safe_step_bound
 
 
@@ -769,6 +769,21 @@ def test_armijo_on_the_penalty_descends_the_penalty_function():
         values.append(rec.cost + 4.0 / 4 * rec.infeasibility ** 2)
     assert np.all(np.diff(values) <= 1e-12 * abs(values[0]))
     assert values[0] - values[-1] > 1.0
+
+
+@pytest.mark.parametrize("method", ["rgd-qr", "rgd-polar", "rgd-cayley"])
+def test_armijo_on_a_retraction_decreases_f_at_every_step(method):
+    """Riemannian GD moves on the retraction's curve: the test is along its tangent, c eta
+    <G, V>. On its chord X - Y, which at a long step can point uphill, pca(8, 3) from this X0
+    accepted steps that raised f, doubled them up to 1e307 and ended at the iteration limit
+    (QR, Cayley) or diverged (polar)."""
+    problem = make_problem("pca", 8, 3, seed=0)
+    res = solve(problem, initial_point(8, 3, 0.4, seed=0), Config(method=method, step=Armijo()),
+                max_iter=500)
+    assert res.status == "converged", res.message
+    assert np.all(np.diff(res.cost) <= 1e-13 * abs(res.cost[0]))
+    assert res.cost[-1] == pytest.approx(problem.f_star, rel=1e-10)
+    assert np.nanmax(res.step) <= 1.0
 
 
 def test_the_history_records_the_normal_step_actually_taken():
