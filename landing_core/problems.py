@@ -27,7 +27,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .constraints import STIEFEL, Constraint, GeneralizedStiefel, draw, from_matrix
+from .constraints import STIEFEL, Constraint, GeneralizedStiefel, draw
 from .constraints.generalized import b_orthonormal
 from .generalized import SYMMETRY_TOL, apply, arpack_start, check_spd
 from .geometry import _t, nearest_stiefel, qf
@@ -71,7 +71,8 @@ class ProblemLike(Protocol):
     (:func:`stacked`). Optional: ``value_and_grad(X)`` returning both at once (used when
     present), ``name``, ``f_star`` (the optimal value), ``optimum_from(X0)``, and the
     constraint to minimize over instead of St(n, p): ``constraint`` (a
-    :class:`~landing_core.constraints.Constraint`) or a matrix ``B`` for X^T B X = I_p.
+    :class:`~landing_core.constraints.Constraint`, e.g. ``GeneralizedStiefel(B)`` for
+    X^T B X = I_p). No other attribute sets it: a cost's own matrix may well be named B.
     """
 
     n: int
@@ -148,9 +149,9 @@ def as_problem(obj: object) -> Problem:
     """``obj`` as a :class:`Problem`: itself when it is one, else a Problem that calls obj.
 
     Any object with ``n``, ``p``, ``cost`` and ``egrad`` (:class:`ProblemLike`) will do; its
-    ``value_and_grad``, ``name``, ``f_star``, ``f_star_by_det`` and ``description`` are used
-    when present. TypeError naming what is missing or not callable; ValueError for sizes that
-    are not positive integers with p <= n.
+    ``value_and_grad``, ``name``, ``f_star``, ``f_star_by_det``, ``description`` and
+    ``constraint`` (St(n, p) when absent) are used when present. TypeError naming what is
+    missing or not callable; ValueError for sizes that are not positive integers with p <= n.
     """
     if isinstance(obj, Problem):
         return obj
@@ -172,7 +173,7 @@ def as_problem(obj: object) -> Problem:
         f_star=getattr(obj, "f_star", None),
         f_star_by_det=dict(getattr(obj, "f_star_by_det", None) or {}),
         description=str(getattr(obj, "description", "")),
-        constraint=getattr(obj, "constraint", None) or from_matrix(getattr(obj, "B", None)),
+        constraint=getattr(obj, "constraint", None) or STIEFEL,
     )
 
 

@@ -13,7 +13,7 @@ import scipy.sparse
 
 from landing_core import Config, landing, methods, riemannian_gd, solve
 from landing_core import generalized as gz
-from landing_core.constraints import GeneralizedStiefel, Stiefel
+from landing_core.constraints import STIEFEL, GeneralizedStiefel, Stiefel
 from landing_core.methods.landing import Landing
 from landing_core.problems import (
     Problem,
@@ -107,10 +107,20 @@ def test_the_problem_chooses_the_constraint():
     assert set(METHODS) == set(methods.REGISTRY)  # no variant hidden from the menus
     with pytest.raises(ValueError, match="does not handle this problem's constraint"):
         riemannian_gd(P, initial_point(8, 2, 0.1, 0, B=P.B))
-    duck = type("Duck", (), {"n": 8, "p": 2, "cost": P.cost, "egrad": P.egrad, "B": P.B})()
+    duck = type("Duck", (), {"n": 8, "p": 2, "cost": P.cost, "egrad": P.egrad,
+                             "constraint": GeneralizedStiefel(P.B)})()
     assert np.array_equal(as_problem(duck).B, P.B)
     assert isinstance(methods.build("landing", problem=as_problem(duck)).constraint,
                       GeneralizedStiefel)
+    # a cost's own matrix named B is its data, not a constraint: only ``constraint`` sets it
+    # (read as X^T B X = I, a cost 1/2 tr(X^T B X) ran to a point with X^T B X = I, f = p / 2)
+    quadratic = type("Quadratic", (), {
+        "n": 6, "p": 2, "B": np.diag(np.arange(1.0, 7.0)),
+        "cost": lambda self, X: 0.5 * float(np.sum(X * (self.B @ X))),
+        "egrad": lambda self, X: self.B @ X})()
+    assert as_problem(quadratic).constraint is STIEFEL
+    res = landing(quadratic, initial_point(6, 2, 0.3, 0), tol=1e-10, max_iter=5000)
+    assert res.status == "converged" and res.cost[-1] == pytest.approx(1.5, rel=1e-9)
 
 
 @pytest.mark.parametrize("tangent", ["beta", "euclidean", "relative"])
