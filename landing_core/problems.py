@@ -199,11 +199,7 @@ def stacked(problem: Problem, X: Array) -> Problem:
     singles = []
     for Xi in sample:
         f, G = problem.value_and_grad(Xi)
-        if np.size(f) != 1 or np.shape(G) != (n, p):
-            raise ValueError(
-                f"{problem.name}: at X of shape ({n}, {p}), cost must return one number and "
-                f"egrad an ({n}, {p}) array; got a cost of shape {np.shape(f)} and a gradient "
-                f"of shape {np.shape(G)}")
+        check_values(problem, f, G)
         singles.append((float(np.reshape(f, ())), np.asarray(G, dtype=float)))
     try:
         f, G = problem.value_and_grad(sample)
@@ -267,6 +263,23 @@ class GradientCheck:
     message: str
 
 
+def check_values(problem: Problem, f: Any, G: Any) -> None:
+    """ValueError unless ``f`` is one real number and ``G`` an (n, p) array: what cost and
+    egrad must return at one X of shape (n, p). Every run checks them at X_0, where a wrong
+    shape would otherwise surface as numpy's own error (or, broadcast, as none)."""
+    n, p = problem.n, problem.p
+    value = np.asarray(f)  # one real number (NaN and inf included: a run reports those)
+    if value.size != 1 or value.dtype.kind not in "iuf" or np.shape(G) != (n, p):
+        raise ValueError(
+            f"{problem.name}: at X of shape ({n}, {p}), cost must return one number and egrad "
+            f"an ({n}, {p}) array; got a cost {_described(f)} and a gradient {_described(G)}")
+
+
+def _described(x: Any) -> str:
+    kind = np.asarray(x).dtype.kind
+    return f"of shape {np.shape(x)}" if kind in "iuf" else f"of type {type(x).__name__}"
+
+
 def check_gradient(
     problem: object, X: Array, *, directions: int = 3, seed: int = 0,
     tolerance: float = GRADIENT_TOL,
@@ -283,10 +296,8 @@ def check_gradient(
     if X.shape != (problem.n, problem.p):
         raise ValueError(f"X must have shape ({problem.n}, {problem.p}), got {X.shape}")
     f, G = problem.value_and_grad(X)
+    check_values(problem, f, G)
     G = np.asarray(G, dtype=float)
-    if np.size(f) != 1 or G.shape != X.shape:
-        raise ValueError(f"{problem.name}: cost must return one number and the gradient an "
-                         f"array of shape {X.shape}; got {np.shape(f)} and {G.shape}")
     rng = np.random.default_rng(seed)
     worst = 0.0
     for _ in range(directions):

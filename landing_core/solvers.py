@@ -23,7 +23,7 @@ from .geometry import frobenius_norm
 from .methods.base import Field, Method, State
 from .methods.params import positive, tangent_name
 from .methods.rgd import RETRACTIONS
-from .problems import Problem, ProblemLike, as_problem
+from .problems import Problem, ProblemLike, as_problem, check_values
 from .problems import check_gradient as _check_gradient
 from .run import (
     BLOWUP,
@@ -323,6 +323,11 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
         cost, G, fld, d, gnorm, state = evaluate(X, method.init(X))
     except _Diverged as err:
         raise ValueError(f"X0 is not a valid start: {err}") from err
+    except (TypeError, ValueError):  # a cost or egrad of the wrong kind says which
+        check_values(problem, *problem.value_and_grad(X))
+        raise
+    if np.shape(G) != X.shape:  # a gradient that broadcast (an (n, 1) one, say)
+        check_values(problem, cost, G)
     k, eta, eta_w = 0, math.nan, math.nan
     while True:
         spent += clock() - resumed

@@ -6,6 +6,8 @@ orthogonal_procrustes, polar) or by brute force over O(2) / O(3); gradients by f
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -15,7 +17,7 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 import landing_core
-from landing_core import landing, problems
+from landing_core import landing, problems, riemannian_gd
 from landing_core.problems import initial_point, make_problem
 from landing_core.sweep import sweep
 
@@ -543,9 +545,34 @@ def test_check_gradient_rejects_a_wrong_shape():
         def egrad(self, X):
             return X.ravel()
 
-    with pytest.raises(ValueError, match=r"gradient an array of shape \(4, 2\); got \(\) and "
-                                         r"\(8,\)"):
+    with pytest.raises(ValueError, match=r"egrad an \(4, 2\) array; got a cost of shape \(\) "
+                                         r"and a gradient of shape \(8,\)"):
         problems.check_gradient(Flat(4, 2), np.ones((4, 2)))
+
+
+@pytest.mark.parametrize(("cost", "egrad", "said"), [
+    (None, lambda X: X.T, "a gradient of shape (2, 4)"),  # numpy: "shapes not aligned"
+    (None, lambda X: X.ravel(), "a gradient of shape (8,)"),
+    (None, lambda X: X[:, :1], "a gradient of shape (4, 1)"),  # broadcast: no error at all
+    (lambda X: X, None, "a cost of shape (4, 2)"),  # "only 0-dimensional arrays ..."
+    (lambda X: None, None, "a cost of type NoneType"),
+    (lambda X: 1j, None, "a cost of type complex"),
+])
+def test_a_run_names_a_cost_or_gradient_of_the_wrong_kind(cost, egrad, said):
+    """Every run checks what cost and egrad return at X_0 (``check_values``), so that a wrong
+    shape is named, not met as numpy's error in the field's products, or not at all."""
+
+    class Wrong(HalfSquare):
+        pass
+
+    if cost is not None:
+        Wrong.cost = lambda self, X: cost(X)
+    if egrad is not None:
+        Wrong.egrad = lambda self, X: egrad(X)
+    for run in (landing, riemannian_gd):
+        with pytest.raises(ValueError, match="cost must return one number and egrad an "
+                                             r"\(4, 2\) array; got .*" + re.escape(said)):
+            run(Wrong(4, 2), initial_point(4, 2, 0.1, 0), max_iter=3)
 
 
 def test_landing_checks_the_gradient_on_request():
