@@ -387,8 +387,8 @@ def solve(
     """Run ``iterate`` to completion with Algorithm 1's stopping rule ||grad|| + ||h|| <= tol.
 
     ``iterations`` counts updates: with no earlier stop, X is the iterate after exactly
-    ``max_iter`` updates and the histories hold max_iter + 1 entries. ``keep_iterates`` > 0 keeps
-    at most that many X_k (uniformly decimated, always including X_0 and the last). A
+    ``max_iter`` updates and the histories hold max_iter + 1 entries. ``keep_iterates`` >= 2
+    keeps at most that many X_k (uniformly decimated, always including X_0 and the last). A
     ``callback(record)`` returning True stops the run (status "stopped"); so does
     ``should_stop()`` returning a reason (checked after each iterate: e.g. ``deadline(30)``,
     or a closed page), with the histories computed so far. ``clock``: what the ``time``
@@ -397,6 +397,9 @@ def solve(
     problem = as_problem(problem)
     config = config or Config()
     _check_run(tol, max_iter)
+    if int(keep_iterates) != keep_iterates or keep_iterates < 0 or keep_iterates == 1:
+        raise ValueError("keep_iterates must be 0 (none) or an integer >= 2 (X_0 and the last "
+                         f"at least), got {keep_iterates}")
     history = History()
     index: list[int] = []
     frames: list[Array] = []
@@ -433,6 +436,9 @@ def solve(
             break
     assert last is not None
     if keep_iterates and (not index or index[-1] != last.k):
+        if len(frames) == keep_iterates:  # the last takes the place of the one before it
+            index.pop()
+            frames.pop()
         index.append(last.k)
         frames.append(last.X)
     return Result(

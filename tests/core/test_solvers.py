@@ -297,19 +297,24 @@ def test_nan_cost_on_a_converging_run_is_not_success(small):
     assert np.all(np.isfinite(res.cost))
 
 
-@pytest.mark.parametrize("keep", [1, 2, 3, 7, 50])
-def test_keep_iterates_bounds_memory_and_keeps_the_ends(small, keep):
+@pytest.mark.parametrize("keep", [2, 3, 5, 6, 7, 50])
+@pytest.mark.parametrize("iterations", [123, 153])
+def test_keep_iterates_bounds_memory_and_keeps_the_ends(small, keep, iterations):
+    """At most ``keep`` iterates, X_0 and the last among them (the last takes the place of the
+    frame before it where the decimated ones fill the count: keep = 5 at 153 iterations kept
+    0, 32, 64, 96, 128 and 153)."""
     problem, X0 = small
-    res = landing(problem, X0, step=0.05, tol=1e-300, max_iter=123, keep_iterates=keep)
-    assert len(res.iterates) <= keep + 1
+    res = landing(problem, X0, step=0.05, tol=1e-300, max_iter=iterations, keep_iterates=keep)
+    assert len(res.iterates) <= keep
     assert len(res.iterate_index) == len(res.iterates)
-    assert res.iterate_index[0] == 0 and res.iterate_index[-1] == res.iterations == 123
+    assert res.iterate_index[0] == 0 and res.iterate_index[-1] == res.iterations == iterations
     assert np.all(np.diff(res.iterate_index) > 0)
     np.testing.assert_array_equal(res.iterates[0], X0)
     np.testing.assert_array_equal(res.iterates[-1], res.X)
     # the kept frames are the iterates with those indices
     cfg = Config(step=0.05)
-    by_k = {rec.k: rec.X for rec, _ in zip(iterate(problem, X0, cfg), range(124), strict=False)}
+    by_k = {rec.k: rec.X for rec, _ in
+            zip(iterate(problem, X0, cfg), range(iterations + 1), strict=False)}
     for k, X in zip(res.iterate_index, res.iterates, strict=True):
         np.testing.assert_array_equal(X, by_k[int(k)])
 
@@ -318,6 +323,9 @@ def test_no_iterates_kept_by_default(small):
     problem, X0 = small
     res = landing(problem, X0, max_iter=5)
     assert res.iterates is None and res.iterate_index is None
+    for keep in (1, -1, 2.5):  # one cannot hold X_0 and the last
+        with pytest.raises(ValueError, match="keep_iterates must be 0 .none. or an integer >= 2"):
+            landing(problem, X0, max_iter=5, keep_iterates=keep)
 
 
 def test_callback_returning_true_stops(small):
