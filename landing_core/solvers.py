@@ -88,7 +88,8 @@ class Config:
     method: a name of METHODS ("landing", "rgd-qr", "rgd-polar", "rgd-cayley", "penalty",
     "momentum", or one registered later); tangent: the landing tangent term (a name of
     ``geometry.TANGENT_TERMS``); beta > 0 (beta-metric), omega > 0 (normal term weight; the
-    penalty's weight too; 0 for a landing run of the tangent term alone); step: a number
+    penalty's weight too; 0 for a landing run of the tangent term alone, with a constant
+    step or Armijo, which do not rely on the normal term); step: a number
     (constant), a step rule, or None (``steps.ScaleFree``); options: the method's own
     parameters (e.g. ``{"gamma": 0.5}`` for momentum, ``{"metric_beta": 0.1}`` for the
     retraction baselines' beta-metric), stored as sorted (name, value) pairs.
@@ -114,8 +115,14 @@ class Config:
         else:
             object.__setattr__(self, "omega", positive("omega", self.omega, per_run=False))
         object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
-        as_step_rule(self.step)  # validates a numeric step
         make_method(self)  # validates the options
+        rule = as_step_rule(self.step)  # validates a numeric step
+        if self.omega == 0 and isinstance(rule, Safe | BarzilaiBorwein | ScaleFree):
+            raise ValueError(
+                "omega = 0 runs the tangent term alone, with no normal term to bring X back: "
+                f"{type(rule).__name__}{' (the default rule)' if self.step is None else ''} "
+                "keeps ||h|| in its safe region through that term and would stop at the "
+                "region's edge; give a constant step (a number) or Armijo")
 
 
 def make_method(config: Config, problem: Problem | None = None) -> Method:

@@ -13,7 +13,7 @@ from landing_core.geometry import grad_beta, riemannian_gradient_stiefel
 from landing_core.methods.rgd import RiemannianGD, stiefel_beta_gradient
 from landing_core.problems import initial_point, make_problem, nearest_stiefel
 from landing_core.solvers import Config, landing, riemannian_gd, solve
-from landing_core.steps import Constant
+from landing_core.steps import Armijo, BarzilaiBorwein, Constant, Safe, ScaleFree
 from landing_core.sweep import run_batch
 
 
@@ -96,7 +96,13 @@ def test_omega_zero_is_the_tangent_term_alone_and_only_for_landing():
     for method in ("penalty", "rgd-qr"):
         with pytest.raises(ValueError, match="omega must be a finite number > 0"):
             Config(omega=0.0, method=method)
-    assert Config(omega=0.0, method="momentum").omega == 0.0
+    assert Config(omega=0.0, method="momentum", step=0.1).omega == 0.0
+    # the rules that keep ||h|| in the safe region do so through the normal term: without it
+    # they cut the step to 0 at the region's edge (a run "diverged" with eta = 0)
+    for rule in (None, Safe(), BarzilaiBorwein(), ScaleFree()):
+        with pytest.raises(ValueError, match="omega = 0 runs the tangent term alone"):
+            landing(problem, X0, omega=0.0, step=rule)
+    assert Config(omega=0.0, step=Armijo()).omega == 0.0
     for bad in (-1.0, np.nan, np.inf):
         with pytest.raises(ValueError, match="omega"):
             Config(omega=bad)
