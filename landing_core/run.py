@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import IntEnum, StrEnum
 from typing import Protocol
 
@@ -198,3 +198,19 @@ class Outcome:
     @property
     def success(self) -> bool:
         return self.status == Status.CONVERGED
+
+    def __repr__(self) -> str:
+        """The fields on one line, an array as its shape and a history by its last value:
+        printed whole, a run's histories fill a screen. (The subclasses are dataclasses with
+        ``repr=False``, so that this one serves them.)"""
+        parts = []
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, np.ndarray):
+                last = (f", last {value[-1]:.6g}" if value.ndim == 1 and value.size
+                        and value.dtype.kind == "f" else "")
+                value = f"<array of shape {value.shape}{last}>"
+            else:
+                value = repr(value)
+            parts.append(f"{item.name}={value}")
+        return f"{type(self).__name__}({', '.join(parts)})"

@@ -171,7 +171,7 @@ class Record:
             "message": message, "normal_step": normal_step, "G": G, "V": V})
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class Result(Outcome):
     """A finished run (``run.Outcome``) with its number of updates, ``iterations``.
 

@@ -57,7 +57,7 @@ class EpochRecord:
     message: str = ""
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class StochasticResult(Outcome):
     """A finished stochastic run (``run.Outcome``) with the number of ``epochs`` run; its
     histories are per epoch (epochs + 1 entries, X_0's first): ``grad_norm`` is the full

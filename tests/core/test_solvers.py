@@ -585,3 +585,15 @@ def test_the_issue_case_reports_a_gap_of_its_final_component():
     assert res.status == "converged"
     assert res.f_star == problem.optimum_from(res.X)
     assert abs(res.cost[-1] - res.f_star) <= 1e-8  # -1.31 with X_0's optimum
+
+
+def test_a_results_repr_is_one_line_of_its_fields_and_final_values(small):
+    """print(result) in a REPL: the histories by their shape and last value, not in full
+    (a run of 1,000 iterations printed 20,000-odd characters)."""
+    problem, X0 = small
+    res = landing(problem, X0, step=0.05, tol=1e-300, max_iter=1000, keep_iterates=5)
+    text = repr(res)
+    assert len(text) < 1000 and "\n" not in text
+    assert text.startswith("Result(X=<array of shape (8, 3)>, status=")
+    assert f"cost=<array of shape (1001,), last {res.cost[-1]:.6g}>" in text
+    assert "iterations=1000" in text and "iterates=<array of shape (5, 8, 3)>" in text
