@@ -133,25 +133,30 @@ def rows_query(rows: Iterable[Row | Mapping[str, object]]) -> str:
 
 def rows_from_query(query: str) -> tuple[list[Row], list[str]]:
     """The valid rows of a ``rows_query`` string (at most MAX_ROWS, ``parse_row``), and
-    warnings for what was dropped (the first three named); no rows and one warning when it
-    cannot be read at all (not JSON, nested, or longer than any six rows need)."""
+    warnings for what was dropped (the first three named): a row that is no list of the
+    columns' entries, or whose entries cannot run. No rows and one warning when the string
+    cannot be read at all (not a JSON list, or longer than any six rows need)."""
     unreadable = [], ["URL parameter rows could not be read; showing the default rows."]
     if len(query) > 100 * MAX_ROWS * len(COLUMNS):
         return unreadable
     try:
         items = json.loads(query)
-        if not (isinstance(items, list) and all(isinstance(i, list) for i in items)):
-            return unreadable
-        # links made before rows had a constraint hold one entry less: the sidebar's
-        rows = [dict(zip(COLUMNS, item + ["sidebar"] * (len(item) == len(COLUMNS) - 1),
-                         strict=True)) for item in items]
-    except (ValueError, TypeError, RecursionError):
+    except (ValueError, RecursionError):
+        return unreadable
+    if not isinstance(items, list):
         return unreadable
     valid, dropped = [], []
-    for r in rows:
+    for i, item in enumerate(items, start=1):
+        # links made before rows had a constraint hold one entry less: the sidebar's
+        if not (isinstance(item, list) and len(item) in (len(COLUMNS), len(COLUMNS) - 1)):
+            dropped.append(f"URL row {i} dropped: it is not a list of the {len(COLUMNS)} "
+                           f"entries {', '.join(COLUMNS)}.")
+            continue
+        r = dict(zip(COLUMNS, item + ["sidebar"] * (len(item) == len(COLUMNS) - 1),
+                     strict=True))
         try:
             valid.append(parse_row(r))
-        except ValueError as why:
+        except (ValueError, TypeError) as why:
             dropped.append(f"URL row {text.quote(r.get('label'))} dropped: {why}.")
     warnings = dropped[:3] + ([f"… and {len(dropped) - 3} more rows dropped."]
                               if len(dropped) > 3 else [])
