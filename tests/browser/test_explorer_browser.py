@@ -256,6 +256,28 @@ def test_a_good_upload_right_after_a_rejected_one_is_used(server, page, shots, t
     page.screenshot(path=shots / "explorer_upload_after_rejection.png")
 
 
+def test_a_rejected_file_that_replaces_a_good_one_leaves_it_in_use(server, page, tmp_path):
+    """Replacing the uploader's file passes through "no file", which forgot the matrix in use:
+    a rejected replacement said "The built-in matrix is used". The good one stays."""
+    good, bad = tmp_path / "good.csv", tmp_path / "ragged.csv"
+    good.write_text("3,0,0\n0,1,0\n0,0,-2\n")
+    bad.write_text("1,2,3\n4,5\n7,8,9\n")
+    page.goto(f"{server}/?step=bb")
+    player(page)
+    page.get_by_text("Your own matrix").click()
+    uploader = '[data-testid="stSidebar"] input[type="file"]'
+    page.set_input_files(uploader, str(good))
+    page.get_by_text("Using good.csv (3 × 3).").wait_for(timeout=30_000)
+    page.set_input_files(uploader, str(bad))
+    page.get_by_text("row 2 has 2 values where the rows above have 3. Still using good.csv."
+                     ).wait_for(timeout=30_000)
+    assert page.get_by_text("Using good.csv (3 × 3).").is_visible()
+    frame = player(page)
+    # Brockett with A = diag(3, 1, -2), N = diag(2, 1): f* = -3, the good matrix's
+    frame.wait_for_function("Math.abs(landingPlayer.run.cost.at(-1) + 3) < 1e-6", timeout=30_000)
+    assert page.console_errors == []
+
+
 def test_the_gif_export_has_200_frames(server, page, tmp_path):
     """Its time (under 15 s for 200 frames) is measured by benchmarks/bench_gif.py."""
     from PIL import Image  # Pillow comes with streamlit
