@@ -9,6 +9,7 @@ in the browser.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -26,7 +27,7 @@ from .budget import Cost
 from .controls import set_config
 from .gate import GATE, HEAVY_SECONDS, Gate
 from .state import AppConfig
-from .views import VIEWS
+from .views import VIEWS, why_not_drawn
 from .worker import LeasedWorker, session_worker
 
 FIRST_WAIT = 0.25  # seconds a new run may take before the page shows it (all of a small run)
@@ -102,10 +103,18 @@ def requested(run: LiveRun) -> int:
     return have
 
 
-def chosen_view(names: list[str], of_size: list[str] | None = None) -> str:
+def _why_not(config: AppConfig, problem: Problem) -> Callable[[str], str]:
+    """``views.why_not_drawn`` for this run."""
+    return functools.partial(why_not_drawn, n=problem.n, p=problem.p,
+                             constrained=problem.B is not None, step=config.step)
+
+
+def chosen_view(names: list[str], why_not: Callable[[str], str],
+                of_size: list[str] | None = None) -> str:
     """The geometry view to show first: the player's last choice (its tabs), else the one kept
     in the session (other pages visited meanwhile), else a link's ``view=``, else the first.
-    ``of_size``: the views of this size where ``names`` are fewer (a family's)."""
+    ``why_not``: why a view the link names is not among ``names`` (``views.why_not_drawn``);
+    ``of_size``: the views of this run where ``names`` are fewer (a family's)."""
     ask = st.session_state.get("player")
     picked = ask.get("view") if isinstance(ask, dict) else None
     if picked in names:
@@ -118,7 +127,7 @@ def chosen_view(names: list[str], of_size: list[str] | None = None) -> str:
         st.session_state.explorer_view = url if url in names else names[0]
         if linked and url is not None and url not in names:
             why = ("is the single run's: a family of runs draws "
-                   if url in (of_size or ()) else "is not a view of this size ")
+                   if url in (of_size or ()) else why_not(url) + " ")
             st.warning(text.markdown(f"URL parameter view={text.quote(url)} {why}"
                                      f"({', '.join(names)}); showing {names[0]}."), icon="⚠️")
     return st.session_state.explorer_view
@@ -153,7 +162,7 @@ def player(config: AppConfig, problem: Problem, matrix_id: object, views: list[s
     geometry view of ``views``), and the downloads of the history computed so far (not while
     ``ask`` hides the run's end: see ``payload``). A link names the view shown (``view=``,
     when the size has several)."""
-    view = chosen_view(views)
+    view = chosen_view(views, _why_not(config, problem))
     if len(views) > 1:
         st.query_params["view"] = view
     elif "view" in st.query_params:
@@ -320,7 +329,7 @@ def family_player(config: AppConfig, problem: Problem, matrix_id: object, views:
     members sent in chunks (``playback.family_chunk``) as the player asks for them; the
     scrubber's release sets the sidebar's value (and the URL) by a rerun of the page."""
     names = family.views(views, problem.n, problem.p)
-    view = chosen_view(names, views)
+    view = chosen_view(names, _why_not(config, problem), views)
     if len(names) > 1:
         st.query_params["view"] = view
     elif "view" in st.query_params:

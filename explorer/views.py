@@ -88,3 +88,13 @@ def available(n: int, p: int, constrained: bool = False, step: str | None = None
         if step != "scalefree":
             names.append("safe")
     return names
+
+
+def why_not_drawn(view: str, n: int, p: int, constrained: bool, step: str | None) -> str:
+    """Why ``available`` leaves ``view`` out of this run's views, in a link's warning's words
+    (the predicate of "URL parameter view=... ")."""
+    if view in available(n, p):
+        if constrained and view not in available(n, p, True):
+            return "is drawn on XᵀX = I only"
+        return "is not drawn under the scale-free step rule (its step leaves the field V)"
+    return "is not a view of this size"

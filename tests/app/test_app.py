@@ -261,6 +261,13 @@ def test_a_new_size_shows_its_first_view_without_blaming_the_url():
     at = open_app({"n": "5", "view": "frame"})
     assert any("view='frame' is not a view of this size" in text.unescape(w.value)
                for w in at.warning)
+    # a view the size has but this run does not draw: the link is told why
+    for query, why in (({"view": "metric", "constraint": "preset"}, "is drawn on XᵀX = I only"),
+                       ({"view": "safe", "step": "scalefree"},
+                        "is not drawn under the scale-free step rule")):
+        at = open_app(query)
+        assert any(f"view='{query['view']}' {why}" in text.unescape(w.value)
+                   for w in at.warning), [w.value for w in at.warning]
 
 
 def test_lowering_n_below_p_clamps_p_in_the_sidebar_with_a_warning():
