@@ -282,7 +282,7 @@ def generalized_section(config: AppConfig) -> None:
          r"\nabla\mathcal{N}_B(X) = BX\,h_B(X)",
          r"X^\top B\,T \in \mathrm{Skew}(p) \iff \mathrm{D}h_B(X)[T] = 0",
          r"\Psi_B(X) = \operatorname{skew}(GX^\top B)\,BX = \tfrac12\big(G\,C - BX\,"
-         r"(G^\top BX)\big),\quad C = (BX)^\top BX"],
+         r"(G^\top BX)\big)"],
         "With $M = X^\\top BX$, $C = (BX)^\\top BX$, $A_B = (BX)^\\top G$ (p × p). The normal "
         "term is the exact gradient of $\\mathcal{N}_B = \\tfrac14\\|h_B\\|^2$ (mind the ¼). Every "
         "tangent term is Euclidean-orthogonal to it: $\\langle T, BXH\\rangle = "
@@ -291,9 +291,11 @@ def generalized_section(config: AppConfig) -> None:
     section(
         "A β-family for B",
         [r"g^{\beta,B}_X(\xi,\zeta) = \big\langle \xi,\ (I_n - (1-\beta)P_{BX})\,\zeta\,"
-         r"M^{-1}\big\rangle,\quad P_{BX} = BX\,C^{-1}(BX)^\top",
+         r"M^{-1}\big\rangle",
+         r"P_{BX} = BX\,C^{-1}(BX)^\top",
          r"\operatorname{grad}^B_\beta f(X) = GM + BX\Big(\tfrac{1-\beta}{\beta}C^{-1}A_B - "
-         r"S\Big)M,\quad CSM + MSC = \tfrac1\beta\big(A_BM + MA_B^\top\big)"],
+         r"S\Big)M",
+         r"CSM + MSC = \tfrac1\beta\big(A_BM + MA_B^\top\big)"],
         "The normal space of $g^{\\beta,B}$ is $\\{BXSM : S\\ \\text{symmetric}\\}$ for every β, "
         "the Lyapunov equation is p × p, and at $B = I$ this is the paper's "
         "$\\operatorname{grad}_\\beta$. At β = 1 the metric is the Euclidean one on "
@@ -301,11 +303,11 @@ def generalized_section(config: AppConfig) -> None:
         "measure for B.",
         ["b_riemannian", "b_identity"], checks)
     section(
-        "The change of variables Y = B^{1/2}X",
+        "The change of variables $Y = B^{1/2}X$",
         [r"Y^\top Y = X^\top BX,\quad \tilde f(Y) = f(B^{-1/2}Y)",
-         r"B^{-1/2}\big(\operatorname{grad}_\beta\tilde f(Y) + \omega Y h(Y)\big) = "
-         r"B^{-1}GM - \tfrac{1}{2\beta}XG^\top X + \big(\tfrac{1}{2\beta}-1\big)XM^{-1}X^\top GM"
-         r" + \omega X h_B(X)"],
+         r"\begin{aligned}&B^{-1/2}\big(\operatorname{grad}_\beta\tilde f(Y) + \omega Y h(Y)"
+         r"\big)\\ &\quad= B^{-1}GM - \tfrac{1}{2\beta}XG^\top X + \big(\tfrac{1}{2\beta}-1"
+         r"\big)XM^{-1}X^\top GM + \omega X h_B(X)\end{aligned}"],
         "Exact, and free of $B^{1/2}$, but it needs $B^{-1}G$: one solve with B per "
         "iteration. The paper's β-family transported exactly is the gradient of the pulled-back "
         "metric $\\langle\\xi, (B - (1-\\beta)BXM^{-1}X^\\top B)\\zeta M^{-1}\\rangle$; "

@@ -79,11 +79,13 @@ def check_generalized(point: GeneralizedPoint, beta: float) -> list[Check]:
         lhs, rhs = float(np.vdot(T, Q @ xi @ Minv)), float(np.vdot(G, xi))
         scale = float(np.linalg.norm(T) * np.linalg.norm(Q @ xi @ Minv)) + abs(rhs)
         residual = max(residual, abs(lhs - rhs) / scale)
-    out.append(Check("b_riemannian", "grad^B_β is the Riemannian gradient of g^{β,B}",
+    out.append(Check("b_riemannian",
+                     r"$\operatorname{grad}^B_\beta$ is the Riemannian gradient of $g^{\beta,B}$",
                      r"g^{\beta,B}_X(\operatorname{grad}^B_\beta f, \xi) = "
                      r"\langle \nabla f, \xi\rangle\ \ \forall \xi: X^\top B\xi \in "
                      r"\mathrm{Skew}", residual, 1e-10,
-                     "the metric's operator I − (1−β)P_{BX} formed explicitly (P_{BX} from "
+                     r"the metric's operator $I - (1-\beta)P_{BX}$ formed explicitly "
+                     r"($P_{BX}$ from "
                      "scipy.linalg.orth), four random tangent ξ = W B X"))
     Xs = X / np.linalg.norm(X, 2)
     out.append(Check("b_identity", "at B = I: the paper's gradᵦ",
@@ -94,7 +96,7 @@ def check_generalized(point: GeneralizedPoint, beta: float) -> list[Check]:
     Y = Bh @ X
     ref = np.linalg.solve(Bh, geo.grad_beta(Y, np.linalg.solve(Bh, G), beta))
     mine = gz.change_of_variables_tangent(X, BX, G, np.linalg.solve(B, G), beta)
-    out.append(Check("b_change", "the change of variables Y = B^{1/2}X (sqrtm)",
+    out.append(Check("b_change", r"the change of variables $Y = B^{1/2}X$ (sqrtm)",
                      r"B^{-1/2}\operatorname{grad}_\beta \tilde f(B^{1/2}X) = B^{-1}GM - "
                      r"\tfrac{1}{2\beta}XG^\top X + (\tfrac{1}{2\beta}-1)XM^{-1}X^\top GM",
                      _rel(mine, ref), 1e-8,
@@ -103,11 +105,11 @@ def check_generalized(point: GeneralizedPoint, beta: float) -> list[Check]:
     Z = rng.standard_normal(X.shape)
     fd = fd_directional(lambda Y: gz.N_B(Y, B @ Y), X, Z, 1e-7)
     exact = float(np.vdot(gz.grad_N_B(X, BX), Z))
-    out.append(Check("b_normal", "B X h_B is the gradient of ¼‖XᵀBX − I‖²",
+    out.append(Check("b_normal", r"$BXh_B$ is the gradient of ¼‖XᵀBX − I‖²",
                      r"\mathrm{D}\big(\tfrac14\|X^\top BX - I\|^2\big)[Z] = "
                      r"\langle BX(X^\top BX - I), Z\rangle",
                      abs(fd - exact) / max(abs(exact), 1e-300), FD_TOL,
-                     "central finite differences of N_B"))
+                     r"central finite differences of $\mathcal{N}_B$"))
     W = G @ X.T @ B
     W = 0.5 * (W - W.T)
     Psi = gz.relative_gradient_B(X, BX, G)
@@ -122,9 +124,10 @@ def check_generalized(point: GeneralizedPoint, beta: float) -> list[Check]:
     Xn = X - eta * V
     after = float(np.linalg.norm(Xn.T @ B @ Xn - np.eye(p)))
     bound = max(SAFE_EPS, float(np.linalg.norm(H)))
-    out.append(Check("b_safe", "the B-ball safe step keeps ‖h_B‖ ≤ max(ε, ‖h_B(X)‖)",
+    out.append(Check("b_safe", r"the B-ball safe step keeps "
+                     r"$\|h_B\| \le \max(\varepsilon, \|h_B(X)\|)$",
                      r"\|h_B(X - \eta^* V)\| \le \max(\varepsilon, \|h_B(X)\|)",
                      max(after / bound - 1.0, 0.0), EXACT_TOL,
-                     f"η* = {eta:.3g}: ‖h_B‖ goes from {np.linalg.norm(H):.3g} to {after:.3g} "
-                     f"(ε = {SAFE_EPS})"))
+                     f"η* = {eta:.3g}: $\\|h_B\\|$ goes from {np.linalg.norm(H):.3g} to "
+                     f"{after:.3g} (ε = {SAFE_EPS})"))
     return out

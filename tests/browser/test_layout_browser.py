@@ -219,6 +219,12 @@ CLIPPED_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
     .map(e => e.textContent.slice(0, 60))"""
 
 
+# the displayed formulas wider than their column (KaTeX's struts overhang by 2 px)
+WIDE_JS = """() => [...document.querySelectorAll('.katex-display')]
+    .filter((k) => k.scrollWidth > k.clientWidth + 2)
+    .map((k) => [k.scrollWidth, k.clientWidth, k.textContent.slice(0, 30)])"""
+
+
 def test_the_theory_page_shows_its_x_whole_on_a_projector(server, browser, shots):
     """The theory page's facts about X (its size, ‖XᵀX − I‖_F, the range of σ(X), β) stay
     whole at 1280x720 with the sidebar open: a row of st.metric columns cut the σ range to
@@ -233,9 +239,16 @@ def test_the_theory_page_shows_its_x_whole_on_a_projector(server, browser, shots
         assert page.evaluate(CLIPPED_JS) == []
         # every displayed formula whole in its column (KaTeX's struts overhang by 2 px): five
         # ran 10-60 px past it, cut ("ΔᵀX =" without its "0}")
-        wide = page.evaluate("""() => [...document.querySelectorAll('.katex-display')]
-            .filter((k) => k.scrollWidth > k.clientWidth + 2)
-            .map((k) => [k.scrollWidth, k.clientWidth, k.textContent.slice(0, 30)])""")
+        wide = page.evaluate(WIDE_JS)
         assert page.locator(".katex-display").count() >= 10 and wide == [], wide
         facts = page.get_by_text("σ(X) from").inner_text()
         assert re.search(r"σ\(X\) from \d\.\d\d to \d\.\d\d", facts), facts
+        # and on the part on XᵀBX = I, whose four longest ran 474-646 px in a 460 px column
+        page.get_by_text("Beyond XᵀX = I", exact=False).first.click()
+        page.get_by_text("A safe step for the B-ball").wait_for()
+        page.wait_for_timeout(1000)
+        wide = page.evaluate(WIDE_JS)
+        assert page.locator(".katex-display").count() >= 10 and wide == [], wide
+        # no LaTeX left as text in its headings, checks and captions
+        shown = page.get_by_test_id("stMain").inner_text()
+        assert not re.search(r"[_^]\{|\\[a-z]", shown), re.findall(r".{20}[_^]\{.{10}", shown)
