@@ -24,7 +24,7 @@ def test_theory_page_checks_the_B_formulas_live():
         failing = [e.value for e in at.error]
         assert failing == []
         titles = " ".join(s.value for s in at.success)
-        for name in ("every tangent term keeps XᵀBX", "Riemannian gradient of g^{β,B}",
+        for name in ("every tangent term keeps XᵀBX", "Riemannian gradient of $g^{\\beta,B}$",
                      "change of variables", "B-ball safe step"):
             assert name in titles
 
