@@ -287,6 +287,16 @@ def session_B(config: AppConfig) -> np.ndarray | None:
         return None
 
 
+def link_warnings(warnings: list[str]) -> None:
+    """A link's corrected values in one box (they quote the link: shown as text); a box for
+    each of a link's five bad values pushed the page's content down."""
+    shown = [text.markdown(w) for w in warnings]
+    if shown:
+        st.warning(shown[0] if len(shown) == 1 else
+                   "This link's settings were corrected:\n" + "\n".join(f"- {w}" for w in shown),
+                   icon="⚠️")
+
+
 def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) -> AppConfig:
     """Draw the controls; return the (validated) configuration and keep the URL in step. The
     page's own URL parameters (``owns``, among PAGE_PARAMS) and the lecture deck's stay; other
@@ -313,11 +323,7 @@ def sidebar(owns: tuple[str, ...] = (), unused: frozenset[str] = frozenset()) ->
         st.session_state.w_p = n_in
         st.warning(f"p = {p_in} > n = {n_in} is impossible (St(n, p) needs p ≤ n): "
                    f"using p = {n_in}.", icon="⚠️")
-    warnings = [text.markdown(w) for w in st.session_state.pop("url_warnings", [])]
-    if warnings:  # one box: a box for each of a link's five bad values pushed the player down
-        st.warning(warnings[0] if len(warnings) == 1 else
-                   "This link's settings were corrected:\n" + "\n".join(f"- {w}" for w in warnings),
-                   icon="⚠️")
+    link_warnings(st.session_state.pop("url_warnings", []))
     sb = st.sidebar
     lecture = sb.toggle("Lecture mode", key="w_lecture", on_change=deck.toggled,
                         help="For a projector: large type, thick lines, the sidebar folded and "

@@ -29,7 +29,7 @@ METHOD_LABELS = {"sgd": "SGD", "saga": "SAGA", "landing": "full-batch landing"}
 METHOD_COLOURS = {"sgd": PALETTE[1], "saga": PALETTE[0], "landing": PALETTE[2]}
 SAMPLES = (200, 1000, 5000)
 SWITCH = 0.5  # the fraction of the run at which SGD's decreasing step starts to decrease
-WARNINGS_SHOWN = 3  # invalid parts of a ``stoch`` URL value named one by one
+WARNINGS_SHOWN = 6  # invalid parts of a ``stoch`` URL value named one by one
 
 # name -> (type, low, high) of the numbers; checked for the URL and the widgets alike
 LIMITS = {"n": (int, 2, 100), "p": (int, 1, 10), "samples": (int, 200, 5000),

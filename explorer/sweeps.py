@@ -236,7 +236,7 @@ def heatmaps(
 # the page's settings in the URL's ``sweep`` value, in this order; "cell" is the chosen cell's
 # (parameter, eta), which a link gives as values, not as indices into the axes
 URL_SETTINGS = ("plane", "step", "size", "range", "eta", "cell")
-URL_WARNINGS_SHOWN = 3  # invalid parts of a ``sweep`` URL value named one by one
+URL_WARNINGS_SHOWN = 6  # invalid parts of a ``sweep`` URL value named one by one
 
 
 def to_query(spec: SweepSpec, cell: tuple[int, int]) -> str:

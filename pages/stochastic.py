@@ -58,8 +58,7 @@ if preset is not None:  # a lecture preset: its settings replace the page's
 if "stoch_spec" not in st.session_state:  # first visit: from the link, else the defaults
     spec, warnings = model.from_query(st.query_params.get("stoch"))
     st.session_state.stoch_spec = spec
-    for warning in warnings:  # they quote the link's values: shown as text
-        st.warning(text.markdown(warning), icon="⚠️")
+    controls.link_warnings(warnings)
 for key, name in WIDGETS.items():  # kept across visits to other pages and sidebar changes
     value = getattr(st.session_state.stoch_spec, name)
     controls.persist(key, list(value) if name == "methods" else value)

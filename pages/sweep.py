@@ -16,7 +16,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from explorer import budget, controls, figures, runner, text, work
+from explorer import budget, controls, figures, runner, work
 from explorer.state import (
     CACHE_LIMITS,
     PRESENTATION,
@@ -65,8 +65,7 @@ def _first_settings(config: AppConfig) -> dict[str, object]:
     else:
         params, etas = spec.axes()
         row, col = nearest_index(params, getattr(config, plane)), nearest_index(etas, config.eta)
-    for warning in warnings:  # they quote the link's values: shown as text
-        st.warning(text.markdown(warning), icon="⚠️")
+    controls.link_warnings(warnings)
     return {"sw_plane": plane, "sw_step": spec.step, "sw_size": spec.size,
             "sw_param_range": spec.param_range, "sw_eta_range": spec.eta_range,
             "sw_row": row, "sw_col": col}

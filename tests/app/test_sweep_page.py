@@ -389,7 +389,10 @@ def test_a_bad_url_value_warns_in_the_sidebars_words_and_keeps_the_rest():
         "URL parameter sweep: size='99' is outside [5, 40]; using the default 30.",
         "URL parameter sweep: range: omega='0' is outside [0.01, 100]; using the default "
         "0.01:100."]
-    assert warnings[3] == "URL parameter sweep: 1 more invalid setting ignored."
+    assert warnings[3].startswith("URL parameter sweep: eta='abc'")  # six named, then counted
+    flood = ",".join(f"bogus{k}=1" for k in range(10))
+    assert page.from_query(flood)[1][6:] == ["URL parameter sweep: 4 more invalid settings "
+                                             "ignored."]
     settings, warnings = page.from_query("range=100:0.3,eta=0.5:0.5")
     assert settings == {"param_range": (0.2, 100.0)}
     assert warnings == [
@@ -428,13 +431,13 @@ def test_a_bad_link_is_reported_and_its_valid_rest_kept():
     at = open_app({"sweep": "plane=omega,size=6,range=100:0.3,cell=7:0.05,bogus=1"},
                   page="pages/sweep.py")
     warnings = [text.unescape(w.value) for w in at.warning]
-    assert warnings == [
+    assert warnings == ["This link's settings were corrected:\n" + "\n".join(f"- {w}" for w in [
         "URL parameter sweep: unknown setting 'bogus' ignored.",
         "URL parameter sweep: range: 0.3 is not a stop of the slider (1, 2, 5 a decade): "
         "using 0.2.",
         "URL parameter sweep: range runs from low to high: 0.2:100.",
         "URL parameter sweep: the cell ω = 7, η = 0.05 is not on the grid: using the nearest, "
-        "ω = 8.33, η = 0.0398."]
+        "ω = 8.33, η = 0.0398."])]  # one box: four pushed the heatmaps down
     assert at.radio(key="sw_plane").value == "omega" and at.slider(key="sw_size").value == 6
     assert tuple(at.select_slider(key="sw_param_range").value) == (0.2, 100.0)
     assert at.query_params["sweep"] == ("plane=omega,step=safe,size=6,range=0.2:100,"
