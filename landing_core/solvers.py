@@ -89,15 +89,15 @@ class Config:
     "momentum", or one registered later); tangent: the landing tangent term (a name of
     ``geometry.TANGENT_TERMS``); beta > 0 (beta-metric), omega > 0 (normal term weight; the
     penalty's weight too; 0 for a landing run of the tangent term alone, with a constant
-    step or Armijo, which do not rely on the normal term); step: a number
-    (constant), a step rule, or None (``steps.ScaleFree``); options: the method's own
+    step or Armijo, which do not rely on the normal term); step: a number (constant), a step
+    rule or its name (``steps.BY_NAME``), or None (``steps.ScaleFree``); options: the method's own
     parameters (e.g. ``{"gamma": 0.5}`` for momentum, ``{"metric_beta": 0.1}`` for the
     retraction baselines' beta-metric), stored as sorted (name, value) pairs.
     """
 
     beta: float = 0.5
     omega: float = 1.0
-    step: float | StepRule | None = None
+    step: float | str | StepRule | None = None
     tangent: str = "beta"
     method: str = "landing"
     options: Mapping[str, object] | tuple[tuple[str, object], ...] = ()
@@ -175,9 +175,13 @@ class Record:
 class Result(Outcome):
     """A finished run (``run.Outcome``) with its number of updates, ``iterations``.
 
-    Histories hold iterations + 1 entries, X_0's first (``step`` and ``normal_step``, the steps
-    that produced X_k, are NaN there). ``iterates`` holds X_k for the indices in
-    ``iterate_index`` when asked for (decimated to a bounded count), else is None. ``f_star``:
+    Histories hold iterations + 1 entries, X_0's first: ``cost`` f(X_k), ``infeasibility``
+    ||h(X_k)||_F (||X_k^T X_k - I||_F on St(n, p)), ``grad_norm`` the stationarity measure of
+    the stopping rule (||grad_1 f(X_k)||_F on St(n, p)), ``step`` eta_{k-1} and
+    ``normal_step`` eta_{k-1} omega_{k-1}, the steps that produced X_k (NaN at X_0), and
+    ``time``, the seconds of the run's own work up to X_k (``iterate``'s ``clock``).
+    ``iterates`` holds X_k for the indices in ``iterate_index`` when asked for (decimated to a
+    bounded count), else is None. ``f_star``:
     the optimal value when known, for p = n over the component of O(n) of the final X (where
     the final gap cost[-1] - f_star is measured; a long step can leave X_0's component).
     """
@@ -467,7 +471,7 @@ def landing(
     *,
     beta: float = 0.5,
     omega: float = 1.0,
-    step: float | StepRule | None = None,
+    step: float | str | StepRule | None = None,
     tol: float = 1e-8,
     max_iter: int = 1000,
     tangent: str = "beta",
@@ -479,14 +483,31 @@ def landing(
     problem's constraint (``Problem.constraint``; St(n, p) by default).
 
     The normal term is the paper's omega X (X^T X - I) (= omega/2 times the gradient of
-    N = 1/2 ||h||^2) on St(n, p), the constraint's N(X) on another. ``step``: a number
-    (constant), a rule from ``landing_core.steps``, or None for ``steps.ScaleFree``: BB steps
-    on the tangent term with the normal step eta omega_k kept at min(omega, 1)/2, made safe
-    (converges without tuning, whatever the cost's scale). ``problem``: any object with n, p,
-    cost and egrad.
-    ``check_gradient``: first compare the gradient with finite differences of the cost at X0
-    (``problems.check_gradient``) and raise ValueError when they disagree: a wrong gradient
-    still lets the iteration settle, at a point that is not a solution.
+    N = 1/2 ||h||^2) on St(n, p), the constraint's N(X) on another.
+
+    - ``problem``: any object with n, p, cost(X) and egrad(X) (``problems.ProblemLike``);
+      ``X0``: an (n, p) matrix of full rank, on the constraint or off it.
+    - ``beta`` > 0: the beta-metric of the tangent term grad_beta f (the paper's eq.
+      (grad_beta)); ``tangent``: that term, "beta", or "euclidean" (the Frobenius projection
+      of the gradient) or "relative" (skew(G X^T) X, Ablin & Peyre), which ignore beta
+      (``geometry.TANGENT_TERMS``).
+    - ``omega`` > 0: the normal term's weight (0: the tangent term alone, with a constant
+      step or Armijo).
+    - ``step``: a number (constant), a rule from ``landing_core.steps`` or its name ("safe",
+      "armijo", "bb", "scalefree"), or None for ``steps.ScaleFree``: BB steps on the tangent
+      term with the normal step eta omega_k kept at min(omega, 1)/2, made safe (converges
+      without tuning, whatever the cost's scale).
+    - ``tol``, ``max_iter``: the run stops when ||grad_1 f|| + ||h|| <= tol (the stationarity
+      measure whatever the tangent term), or after max_iter updates.
+    - ``keep_iterates``: 0, or at most that many iterates X_k kept (>= 2: X_0 and the last
+      among them); ``callback(record)``: called at every iterate, True stops the run.
+    - ``check_gradient``: first compare the gradient with finite differences of the cost at X0
+      (``problems.check_gradient``) and raise ValueError when they disagree: a wrong gradient
+      still lets the iteration settle, at a point that is not a solution.
+
+    Returns a :class:`Result`: the final X, its status ("converged", "max_iter", "diverged",
+    "stopped") and message, the histories per iterate (cost f, infeasibility ||h||_F,
+    grad_norm, step, normal_step, time) and ``iterations``.
     """
     if check_gradient:
         outcome = _check_gradient(problem, _check_start(as_problem(problem), X0))
@@ -503,7 +524,7 @@ def riemannian_gd(
     *,
     retraction: str = "qr",
     metric_beta: float = 1.0,
-    step: float | StepRule | None = None,
+    step: float | str | StepRule | None = None,
     tol: float = 1e-8,
     max_iter: int = 1000,
     keep_iterates: int = 0,
@@ -525,7 +546,7 @@ def penalty(
     X0: Array,
     *,
     omega: float = 1.0,
-    step: float | StepRule | None = None,
+    step: float | str | StepRule | None = None,
     tol: float = 1e-8,
     max_iter: int = 1000,
     keep_iterates: int = 0,

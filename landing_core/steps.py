@@ -30,6 +30,7 @@ __all__ = [
     "Step",
     "StepContext",
     "SAFE_EPS",
+    "BY_NAME",
     "STEP_RULES",
     "USES_ETA",
     "StepRule",
@@ -636,13 +637,27 @@ def make_step_rule(name: str, eta: float) -> StepRule:
     return STEP_RULES[name](float(eta))
 
 
-def as_step_rule(step: float | StepRule | None) -> StepRule:
-    """A number is a constant step; None is the default rule (:class:`ScaleFree`: BB steps
-    on the tangent term, the normal weight following the step, made safe)."""
+BY_NAME: dict[str, Callable[[], StepRule]] = {
+    "safe": Safe, "armijo": Armijo, "bb": BarzilaiBorwein, "scalefree": ScaleFree}
+"""The rules a bare name builds with their defaults (``as_step_rule``): a constant step is
+its number."""
+
+
+def as_step_rule(step: float | str | StepRule | None) -> StepRule:
+    """A number is a constant step; a name of ``BY_NAME`` that rule with its defaults ("safe",
+    "armijo", "bb", "scalefree", as the app names them); None is the default rule
+    (:class:`ScaleFree`: BB steps on the tangent term, the normal weight following the step,
+    made safe)."""
     if step is None:
         return ScaleFree()
+    if isinstance(step, str):
+        if step not in BY_NAME:
+            raise ValueError(f"unknown step rule {step!r}: give one of {', '.join(BY_NAME)}, a "
+                             "number (a constant step), a rule object or None (the default)")
+        return BY_NAME[step]()
     if isinstance(step, int | float | np.floating | np.integer):
         return Constant(float(step))
     if callable(step):
         return step
-    raise ValueError(f"step must be a positive number, a step rule or None, got {step!r}")
+    raise ValueError(f"step must be a positive number, a step rule's name or object, or None, "
+                     f"got {step!r}")

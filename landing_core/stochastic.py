@@ -96,7 +96,7 @@ def _check(problem: object, batch_size: int, n_epochs: int) -> FiniteSum:
     return problem
 
 
-def stochastic_config(method: str, *, batch_size: int, step: float | StepRule | None,
+def stochastic_config(method: str, *, batch_size: int, step: float | str | StepRule | None,
                       beta: float, omega: float, seed: int, tangent: str = "beta",
                       problem: FiniteSum, **options: object) -> Config:
     """The Config of a stochastic run: a method that takes a batch gets ``batch_size`` and
@@ -151,7 +151,7 @@ def stochastic_landing(
     method: str = "sgd",
     batch_size: int = 10,
     epochs: int = 100,
-    step: float | StepRule | None = None,
+    step: float | str | StepRule | None = None,
     beta: float = 0.5,
     omega: float = 1.0,
     seed: int = 0,

@@ -629,8 +629,16 @@ def test_as_step_rule():
     assert isinstance(steps.as_step_rule(None), steps.ScaleFree)
     rule = Safe(eta=2.0)
     assert steps.as_step_rule(rule) is rule
-    with pytest.raises(ValueError, match="step must be a positive number, a step rule or None"):
-        steps.as_step_rule("fast")
+    # the app's names, each rule with its defaults (a constant step is its number)
+    for name, rule in (("safe", Safe()), ("armijo", Armijo()), ("bb", BarzilaiBorwein()),
+                       ("scalefree", steps.ScaleFree())):
+        assert steps.as_step_rule(name) == rule
+    for name in ("fast", "constant"):
+        with pytest.raises(ValueError, match=f"unknown step rule '{name}': give one of safe, "
+                                             "armijo, bb, scalefree, a number"):
+            steps.as_step_rule(name)
+    with pytest.raises(ValueError, match="step must be a positive number, a step rule's name"):
+        steps.as_step_rule([0.1])
     with pytest.raises(ValueError, match="step eta must be a finite number > 0"):
         steps.as_step_rule(-0.1)
 
