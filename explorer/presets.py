@@ -261,7 +261,10 @@ PRESETS: list[Preset] = [
         "small β turns the frame within its span, large β moves mostly the span. Run plays "
         "each run from X₀.",
         "explorer",
-        AppConfig(problem="brockett", n=3, p=2, seed=0, distance=0.4, scrub="beta"),
+        # slow: at the normal speed its 128 iterations pass in half a second, too fast to see
+        # the ball turn and shrink with Xₖ
+        AppConfig(problem="brockett", n=3, p=2, seed=0, distance=0.4, scrub="beta",
+                  speed="slow"),
         view="metric",
     ),
 ]
