@@ -26,8 +26,9 @@ VIEWS = {  # name -> (short label, title, caption)
                "Small β: the ball is long along the turn u (a rotation of the frame within its "
                "span), so gradᵦ f turns the frame there; large β: the ball is flat along u, so "
                "the step moves the span (b₁, b₂: the span's tilt). The arrows are directions, "
-               "drawn to the balls' surface; the step goes against gradᵦ f. Near the end the "
-               "gradient is small and points along what is left to fix."),
+               "drawn to the balls' surface; the step goes against gradᵦ f. The turn share is "
+               "|u| over an arrow's length: 1 for a pure turn, 0 for a pure tilt. Near the end "
+               "the gradient is small and points along what is left to fix."),
     "safe": ("Safe step", "The safe region along the step from Xₖ",
              "The curve: ‖h(Xₖ − ηVₖ)‖ for the step's direction Vₖ (its square is a quartic "
              "in η); dashed: the level ε of the safe region; η*: the safe step's bound (at most "
