@@ -29,7 +29,7 @@ def flow_paths_figure(paths: FlowPaths, *, height: int = 440) -> go.Figure:
         for i in range(sigma.shape[1]):
             fig.add_trace(go.Scatter(
                 x=t, y=sigma[:, i], mode="lines", legendgroup=name, showlegend=i == 0,
-                name=f"{COST_NAMES.get(name, name)} (gap {paths.gap[name]:.1e})",
+                name=f"{COST_NAMES.get(name, name)} (off the flow by {paths.gap[name]:.1e})",
                 line=dict(color=PALETTE[c % len(PALETTE)], width=widths[c % len(widths)])))
     for i in range(paths.flow.shape[1]):
         fig.add_trace(go.Scatter(x=paths.t, y=paths.flow[:, i], mode="lines",
