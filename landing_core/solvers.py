@@ -223,6 +223,8 @@ def _check_start(problem: Problem, X0: Array) -> Array:
         raise ValueError(
             f"X0 has shape {X0.shape}, but the problem is on St({problem.n}, {problem.p})"
         )
+    if np.iscomplexobj(X0) or X0.dtype.kind not in "iuf":  # a complex one would lose its part
+        raise ValueError(f"X0 must be a real matrix, got entries of type {X0.dtype}")
     if not np.all(np.isfinite(X0)):
         raise ValueError("X0 contains NaN or infinite entries")
     s = np.linalg.svd(X0, compute_uv=False)

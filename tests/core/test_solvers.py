@@ -394,6 +394,9 @@ def test_bad_starts_raise_value_error(small):
     bad[2, 1] = np.inf
     with pytest.raises(ValueError, match="X0 contains NaN or infinite"):
         iterate(problem, bad).__next__()
+    for odd in (X0 + 1e-3j, X0.astype(object), X0.astype(str)):  # cast, a part would be lost
+        with pytest.raises(ValueError, match="X0 must be a real matrix, got entries of type"):
+            landing(problem, odd)
     deficient = X0.copy()
     deficient[:, 2] = 2 * deficient[:, 0]
     with pytest.raises(ValueError, match="X0 is rank-deficient"):
