@@ -230,14 +230,18 @@ def main() -> None:
     config = controls.sidebar(owns=("sweep",), unused=frozenset({
         "step", "eta", _plane(), "speed", "scrub"}))
     st.title("Parameter sweep")
-    st.markdown(
+    # a lecture folds the description and the settings, so that the heatmaps start on a
+    # projector's first screen (they began 460 px down at 1280 x 720)
+    box = st.expander("Settings") if config.lecture else st.container()
+    box.markdown(
         f"**{PROBLEM_LABELS[config.problem]}** on St({config.n}, {config.p}), seed "
         f"{config.seed}, X₀ at distance {config.distance:g} · tangent term: "
         f"{TANGENT_LABELS[config.tangent]} · tolerance {config.tol:.0e}, at most "
         f"{config.max_iter} iterations (all from the sidebar). Every cell is one landing run "
         "from the same X₀.")
     _restore_widgets(config)
-    spec = _settings(config)
+    with box:
+        spec = _settings(config)
     outcome, problem = _compute(spec)
     if outcome is None:
         _save_widgets(spec)

@@ -456,3 +456,17 @@ def test_hostile_sweep_links_are_shown_as_text(payload, monkeypatch):
     check_page(at)
     assert at.slider(key="sw_size").value == 6  # the valid rest is kept
     assert len(at.warning) <= 4
+
+
+def test_a_lecture_folds_the_sweeps_settings_and_keeps_them():
+    """On a projector the heatmaps began 460 px down, under the description and the settings:
+    a lecture folds both into "Settings", with the values as they were."""
+    link = {"sweep": "plane=omega,step=safe,size=6,range=0.2:100,eta=0.01:10", "lecture": "1"}
+    at = open_app(link, page="pages/sweep.py")
+    (box,) = [e for e in at.expander if e.label == "Settings"]
+    assert box.radio(key="sw_plane").value == "omega" and box.slider(key="sw_size").value == 6
+    assert "Every cell is one landing run" in box.markdown[0].value
+    plain = open_app({"sweep": link["sweep"]}, page="pages/sweep.py")
+    assert [e for e in plain.expander if e.label == "Settings"] == []
+    cells = [[[d.get("z") for d in c["data"]] for c in _charts(page)] for page in (at, plain)]
+    assert cells[0] == cells[1]  # the same sweep, only its type larger
