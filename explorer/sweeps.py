@@ -236,6 +236,23 @@ def heatmaps(
 # the page's settings in the URL's ``sweep`` value, in this order; "cell" is the chosen cell's
 # (parameter, eta), which a link gives as values, not as indices into the axes
 URL_SETTINGS = ("plane", "step", "size", "range", "eta", "cell")
+SAFE_LIMIT_NOTE = (
+    " The safe step keeps ‖h‖ in its safe region; it does not make f decrease: a step too long "
+    "for the cost's curvature circles instead of converging. Its steps are at most 1/(2ω): "
+    "every η beyond that runs the same steps.")
+"""Why a safe-step sweep has runs at the iteration limit at η >= 1/(2ω) (``capped_at_limit``):
+the summary's last sentence."""
+
+
+def capped_at_limit(spec: SweepSpec, outcome: SweepOutcome) -> bool:
+    """Whether a run of this safe-step sweep reached the iteration limit at η >= 1/(2ω), where
+    the safe step takes 1/(2ω) (or less) whatever η."""
+    if spec.step != "safe":
+        return False
+    params, etas = spec.axes()
+    omega = params if spec.plane == "omega" else np.full(len(params), spec.base.omega)
+    capped = etas[None, :] >= 0.5 / omega[:, None]
+    return bool(np.any(capped & (outcome.grid(outcome.result.status) == Status.MAX_ITER)))
 URL_WARNINGS_SHOWN = 6  # invalid parts of a ``sweep`` URL value named one by one
 
 

@@ -29,6 +29,7 @@ from explorer.sweeps import (
     ETA_CHOICES,
     PARAM_CHOICES,
     PLANES,
+    SAFE_LIMIT_NOTE,
     SIZES,
     SWEEP_STEPS,
     SYMBOLS,
@@ -36,6 +37,7 @@ from explorer.sweeps import (
     SweepOutcome,
     SweepSpec,
     cached_sweep,
+    capped_at_limit,
     cell_of,
     cell_summary,
     from_query,
@@ -177,7 +179,7 @@ def _summary(spec: SweepSpec, outcome: SweepOutcome) -> None:
         f"{outcome.seconds:.2f} s: {counts[Status.CONVERGED]} converged, {counts[Status.MAX_ITER]} "
         f"reached {spec.base.max_iter} iterations, {counts[Status.DIVERGED]} diverged (grey cells "
         "with ×). Hover a cell for its numbers; click one (or pick it below) to open it in the "
-        "explorer.")
+        "explorer." + (SAFE_LIMIT_NOTE if capped_at_limit(spec, outcome) else ""))
 
 
 def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome, problem: Problem

@@ -470,3 +470,28 @@ def test_a_lecture_folds_the_sweeps_settings_and_keeps_them():
     assert [e for e in plain.expander if e.label == "Settings"] == []
     cells = [[[d.get("z") for d in c["data"]] for c in _charts(page)] for page in (at, plain)]
     assert cells[0] == cells[1]  # the same sweep, only its type larger
+
+
+def test_a_safe_sweep_with_runs_at_the_limit_says_why():
+    """The default β × η sweep: its large-η runs reach the iteration limit though the rule is
+    "safe"; where some do at η >= 1/(2ω), the summary says what the safe step guards and
+    that steps stop growing there. Checked here: at ω = 1 the safe rule's runs from η = 0.35
+    on reach the limit, and every η above 0.5 runs the same steps as 0.5."""
+    from explorer import runner
+
+    config = AppConfig()
+    problem = runner.build_problem(config)
+    X0 = runner.initial(config, problem)
+    runs = {eta: landing(problem, X0, beta=0.5, step=Safe(eta=eta), max_iter=500)
+            for eta in (0.3, 0.35, 0.5, 2.0)}
+    assert runs[0.3].status == Status.CONVERGED
+    assert all(runs[eta].status == Status.MAX_ITER for eta in (0.35, 0.5, 2.0))
+    np.testing.assert_array_equal(runs[2.0].step, runs[0.5].step)
+    at = open_app({"sweep": "plane=beta,step=safe,size=6,range=0.1:10,eta=0.1:2"},
+                  page="pages/sweep.py")
+    assert page.SAFE_LIMIT_NOTE in at.caption[0].value
+    at = open_app({"sweep": "plane=beta,step=safe,size=6,range=0.1:10,eta=0.01:0.1"},
+                  page="pages/sweep.py")
+    # runs at the limit there are slow ones (large β), not capped ones: no such note
+    assert "reached 500 iterations" in at.caption[0].value
+    assert page.SAFE_LIMIT_NOTE not in at.caption[0].value
