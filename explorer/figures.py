@@ -403,8 +403,8 @@ def sweep_heatmap(
         span = np.log10(edges[[0, -1]])
         return dict(range=span.tolist(), dtick=1 if span[1] - span[0] >= 2 else None)
 
-    fig.update_xaxes(type="log", title_text="step η", exponentformat="power", showgrid=False,
-                     **ticks(xe))
+    fig.update_xaxes(type="log", title_text="step η (log scale)", exponentformat="power",
+                     showgrid=False, **ticks(xe))
     fig.update_yaxes(type="log", title_text=param_label, exponentformat="power",
                      showgrid=False, **ticks(ye))
     fig.update_layout(**LAYOUT, height=520, title=dict(text=title, font=dict(size=20)),
