@@ -116,8 +116,8 @@ def _solve_runs(out: Out) -> None:
         # beta = 1/2 and omega = 1 (the hot path's special cases), omega = 0, a large beta
         for beta, omega in ((0.5, 1.0), (0.5, 0.0), (4.0, 0.7)):
             for rname in ("safe", "bb", "constant", "armijo"):
-                if omega == 0.0 and (rname == "armijo" or problem.B is not None):
-                    continue  # Armijo needs a normal term; landing on XᵀBX = I, omega > 0
+                if omega == 0.0 and (rname != "constant" or problem.B is not None):
+                    continue  # the other rules need a normal term; on XᵀBX = I, omega > 0
                 config = Config(beta=beta, omega=omega, step=rules[rname](), method="landing")
                 res = solve(problem, X0, config, tol=1e-10, max_iter=120)
                 _result(out, f"solve/{pname}/landing/b{beta}w{omega}/{rname}", res)

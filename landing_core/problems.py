@@ -264,20 +264,24 @@ class GradientCheck:
 
 
 def check_values(problem: Problem, f: Any, G: Any) -> None:
-    """ValueError unless ``f`` is one real number and ``G`` an (n, p) array: what cost and
-    egrad must return at one X of shape (n, p). Every run checks them at X_0, where a wrong
-    shape would otherwise surface as numpy's own error (or, broadcast, as none)."""
+    """ValueError unless ``f`` is one real number (not an array holding one) and ``G`` a real
+    (n, p) array: what cost and egrad must return at one X of shape (n, p). Every run calls
+    this at X_0 where their values break the first evaluation or G has another shape or is
+    not real, which numpy would report in its own words (or, broadcast or cast, not at all).
+    """
     n, p = problem.n, problem.p
-    value = np.asarray(f)  # one real number (NaN and inf included: a run reports those)
-    if value.size != 1 or value.dtype.kind not in "iuf" or np.shape(G) != (n, p):
+    value, grad = np.asarray(f), np.asarray(G)  # NaN and inf pass: a run reports those
+    if (value.ndim != 0 or value.dtype.kind not in "iuf" or grad.shape != (n, p)
+            or grad.dtype.kind not in "iuf"):
         raise ValueError(
             f"{problem.name}: at X of shape ({n}, {p}), cost must return one number and egrad "
             f"an ({n}, {p}) array; got a cost {_described(f)} and a gradient {_described(G)}")
 
 
 def _described(x: Any) -> str:
-    kind = np.asarray(x).dtype.kind
-    return f"of shape {np.shape(x)}" if kind in "iuf" else f"of type {type(x).__name__}"
+    dtype = np.asarray(x).dtype
+    return (f"of shape {np.shape(x)}" if dtype.kind in "iuf" else
+            f"of complex type {dtype}" if dtype.kind == "c" else f"of type {type(x).__name__}")
 
 
 def check_gradient(

@@ -89,10 +89,11 @@ class Config:
     "momentum", or one registered later); tangent: the landing tangent term (a name of
     ``geometry.TANGENT_TERMS``); beta > 0 (beta-metric), omega > 0 (normal term weight; the
     penalty's weight too; 0 for a landing run of the tangent term alone, with a constant
-    step or Armijo, which do not rely on the normal term); step: a number (constant), a step
-    rule or its name (``steps.BY_NAME``), or None (``steps.ScaleFree``); options: the method's own
-    parameters (e.g. ``{"gamma": 0.5}`` for momentum, ``{"metric_beta": 0.1}`` for the
-    retraction baselines' beta-metric), stored as sorted (name, value) pairs.
+    step: the other rules keep ||h|| bounded through the normal term); step: a number
+    (constant), a step rule or its name (``steps.BY_NAME``), or None (``steps.ScaleFree``);
+    options: the method's own parameters (e.g. ``{"gamma": 0.5}`` for momentum,
+    ``{"metric_beta": 0.1}`` for the retraction baselines' beta-metric, which ignore
+    ``beta``), stored as sorted (name, value) pairs.
     """
 
     beta: float = 0.5
@@ -117,12 +118,12 @@ class Config:
         object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
         make_method(self)  # validates the options
         rule = as_step_rule(self.step)  # validates a numeric step
-        if self.omega == 0 and isinstance(rule, Safe | BarzilaiBorwein | ScaleFree):
+        if self.omega == 0 and isinstance(rule, Safe | BarzilaiBorwein | ScaleFree | Armijo):
             raise ValueError(
                 "omega = 0 runs the tangent term alone, with no normal term to bring X back: "
                 f"{type(rule).__name__}{' (the default rule)' if self.step is None else ''} "
                 "keeps ||h|| in its safe region through that term and would stop at the "
-                "region's edge; give a constant step (a number) or Armijo")
+                "region's edge; give a constant step (a number)")
 
 
 def make_method(config: Config, problem: Problem | None = None) -> Method:
@@ -339,8 +340,8 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
     except (TypeError, ValueError):  # a cost or egrad of the wrong kind says which
         check_values(problem, *problem.value_and_grad(X))
         raise
-    if np.shape(G) != X.shape:  # a gradient that broadcast (an (n, 1) one, say)
-        check_values(problem, cost, G)
+    if np.shape(G) != X.shape or np.asarray(G).dtype.kind not in "iuf":
+        check_values(problem, cost, G)  # broadcast (an (n, 1) one, say), or complex
     k, eta, eta_w = 0, math.nan, math.nan
     while True:
         spent += clock() - resumed
@@ -494,7 +495,7 @@ def landing(
       of the gradient) or "relative" (skew(G X^T) X, Ablin & Peyre), which ignore beta
       (``geometry.TANGENT_TERMS``).
     - ``omega`` > 0: the normal term's weight (0: the tangent term alone, with a constant
-      step or Armijo).
+      step).
     - ``step``: a number (constant), a rule from ``landing_core.steps`` or its name ("safe",
       "armijo", "bb", "scalefree"), or None for ``steps.ScaleFree``: BB steps on the tangent
       term with the normal step eta omega_k kept at min(omega, 1)/2, made safe (converges

@@ -345,9 +345,10 @@ class Armijo:
         for _ in range(self.max_backtracks):
             Y, step = trial(eta)
             phi, hY = merit(Y)
-            # a landing or penalty move is X - Y = eta (T + omega_k N): the decrease along it.
-            # A retraction moves on a curve, whose chord X - Y can point uphill at a long step
-            # (accepting steps that raise f, doubled up to 1e307): along its tangent eta V
+            # a landing move is X - Y = eta (T + omega_k N), linear in the field: the decrease
+            # along it. A retraction moves on a curve, whose chord X - Y can point uphill at a
+            # long step (accepting steps that raise f, doubled up to 1e307): along its tangent
+            # eta V (the penalty's move is eta V itself)
             predicted = decrease(X - Y) if ctx.landing else eta * slope
             if np.isfinite(phi) and phi <= phi0 - self.c * predicted and hY <= h_max:
                 break
@@ -506,8 +507,8 @@ class ScaleFree:
     gamma 0.5-0.9; on T's it converges in 300-490. Momentum does not make these steps faster:
     153 iterations at gamma = 0.)
 
-    A field that is not a landing field (the retractions', the penalty's), and omega = 0 (the
-    tangent term alone), get ``BarzilaiBorwein``'s step.
+    A field that is not a landing field (the retractions', the penalty's) gets
+    ``BarzilaiBorwein``'s step.
     """
 
     eps: float = SAFE_EPS

@@ -556,7 +556,9 @@ def test_check_gradient_rejects_a_wrong_shape():
     (None, lambda X: X[:, :1], "a gradient of shape (4, 1)"),  # broadcast: no error at all
     (lambda X: X, None, "a cost of shape (4, 2)"),  # "only 0-dimensional arrays ..."
     (lambda X: None, None, "a cost of type NoneType"),
-    (lambda X: 1j, None, "a cost of type complex"),
+    (lambda X: 1j, None, "a cost of complex type complex128"),
+    (lambda X: np.array([0.5 * np.sum(X * X)]), None, "a cost of shape (1,)"),  # numpy's words
+    (None, lambda X: X + 0j, "a gradient of complex type complex128"),  # cast, with a warning
 ])
 def test_a_run_names_a_cost_or_gradient_of_the_wrong_kind(cost, egrad, said):
     """Every run checks what cost and egrad return at X_0 (``check_values``), so that a wrong
