@@ -244,10 +244,11 @@ SAFE_LIMIT_NOTE = (
 the summary's last sentence."""
 
 
-def capped_at_limit(spec: SweepSpec, outcome: SweepOutcome) -> bool:
-    """Whether a run of this safe-step sweep reached the iteration limit at η >= 1/(2ω), where
-    the safe step takes 1/(2ω) (or less) whatever η."""
-    if spec.step != "safe":
+def capped_at_limit(spec: SweepSpec, outcome: SweepOutcome, constrained: bool) -> bool:
+    """Whether a run of this safe-step sweep on XᵀX = I reached the iteration limit at
+    η >= 1/(2ω), where the safe step takes 1/(2ω) (or less) whatever η. (On XᵀBX = I
+    (``constrained``) its cap is 1/(2ω λmax(C)), C = (BX)ᵀBX, which varies along a run.)"""
+    if spec.step != "safe" or constrained:
         return False
     params, etas = spec.axes()
     omega = params if spec.plane == "omega" else np.full(len(params), spec.base.omega)

@@ -96,8 +96,9 @@ def _save_widgets(spec: SweepSpec) -> None:
         st.query_params["sweep"] = value
 
 
-def _settings(config: AppConfig) -> SweepSpec:
-    """The page's controls: plane, step rule, grid size and ranges."""
+def _settings(config: AppConfig) -> tuple[SweepSpec, list[str]]:
+    """The page's controls: plane, step rule, grid size and ranges; and what to tell about
+    the sidebar's settings the sweep cannot use (shown outside a lecture's folded box)."""
     c1, c2, c3 = st.columns([1, 1, 2])
     plane = c1.radio("Plane", list(PLANES), format_func=PLANES.get, key="sw_plane",
                      horizontal=True)
@@ -111,16 +112,17 @@ def _settings(config: AppConfig) -> SweepSpec:
                                    format_func=controls.fmt)
     eta_range = c2.select_slider("η range", ETA_CHOICES, value=saved["sw_eta_range"],
                                  key="sw_eta_range", format_func=controls.fmt)
+    notes = []
     if config.step not in SWEEP_STEPS:
-        st.info(f"The sidebar's step rule is {STEP_LABELS[config.step]}; sweeps run with the "
-                "safe or constant step only (the batch runner supports those two). The cell "
-                "you open in the explorer uses the step rule chosen here.")
+        notes.append(f"The sidebar's step rule is {STEP_LABELS[config.step]}; sweeps run with "
+                     "the safe or constant step only (the batch runner supports those two). "
+                     "The cell you open in the explorer uses the step rule chosen here.")
     if plane == "beta" and (config.tangent != "beta" or config.p == 1):
         why = "p = 1" if config.tangent == "beta" else f"the {TANGENT_LABELS[config.tangent]}"
-        st.info(f"β has no effect with {why}: every row of the β × η plane is the same run. "
-                "Try the ω × η plane.")
+        notes.append(f"β has no effect with {why}: every row of the β × η plane is the same "
+                     "run. Try the ω × η plane.")
     return make_spec(config, plane=plane, step=step, param_range=tuple(param_range),
-                     eta_range=tuple(eta_range), size=int(size))
+                     eta_range=tuple(eta_range), size=int(size)), notes
 
 
 def _compute(spec: SweepSpec) -> tuple[SweepOutcome | None, Problem]:
@@ -167,7 +169,7 @@ def _on_click(chart_key: str, params: Array, etas: Array) -> None:
         st.session_state.sw_col = nearest_index(etas, points[0]["x"])
 
 
-def _summary(spec: SweepSpec, outcome: SweepOutcome) -> None:
+def _summary(spec: SweepSpec, outcome: SweepOutcome, problem: Problem) -> None:
     status = outcome.result.status
     counts = {s: int(np.sum(status == s)) for s in FINISHED}
     if counts[Status.STOPPED]:
@@ -179,7 +181,8 @@ def _summary(spec: SweepSpec, outcome: SweepOutcome) -> None:
         f"{outcome.seconds:.2f} s: {counts[Status.CONVERGED]} converged, {counts[Status.MAX_ITER]} "
         f"reached {spec.base.max_iter} iterations, {counts[Status.DIVERGED]} diverged (grey cells "
         "with ×). Hover a cell for its numbers; click one (or pick it below) to open it in the "
-        "explorer." + (SAFE_LIMIT_NOTE if capped_at_limit(spec, outcome) else ""))
+        "explorer."
+        + (SAFE_LIMIT_NOTE if capped_at_limit(spec, outcome, problem.B is not None) else ""))
 
 
 def _chooser(config: AppConfig, spec: SweepSpec, outcome: SweepOutcome, problem: Problem
@@ -243,7 +246,9 @@ def main() -> None:
         "from the same X₀.")
     _restore_widgets(config)
     with box:
-        spec = _settings(config)
+        spec, notes = _settings(config)
+    for note in notes:  # outside the box: a lecture sees why the rows are alike
+        st.info(note)
     outcome, problem = _compute(spec)
     if outcome is None:
         _save_widgets(spec)
@@ -251,7 +256,7 @@ def main() -> None:
     params, etas = spec.axes()
     for key, top in (("sw_row", len(params)), ("sw_col", len(etas))):
         st.session_state[key] = min(int(st.session_state[key]), top - 1)
-    _summary(spec, outcome)
+    _summary(spec, outcome, problem)
     figs = heatmaps(spec, outcome, (st.session_state.sw_row, st.session_state.sw_col))
     left, right = st.columns(2)
     slots = {"iterations": left, "gap": right, "infeasibility": left}

@@ -470,6 +470,12 @@ def test_a_lecture_folds_the_sweeps_settings_and_keeps_them():
     assert [e for e in plain.expander if e.label == "Settings"] == []
     cells = [[[d.get("z") for d in c["data"]] for c in _charts(page)] for page in (at, plain)]
     assert cells[0] == cells[1]  # the same sweep, only its type larger
+    # why every row is the same run stays in view, outside the folded box
+    at = open_app({"sweep": "plane=beta,size=6", "tangent": "euclidean", "lecture": "1"},
+                  page="pages/sweep.py")
+    (box,) = [e for e in at.expander if e.label == "Settings"]
+    assert any("β has no effect" in i.value for i in at.info)
+    assert not any("β has no effect" in i.value for i in box.info)
 
 
 def test_a_safe_sweep_with_runs_at_the_limit_says_why():
