@@ -3,7 +3,6 @@ and mirrored in the URL."""
 
 from __future__ import annotations
 
-import time
 from contextlib import suppress
 from dataclasses import replace
 
@@ -173,26 +172,22 @@ def _forget_matrix() -> None:
 def _use_built_in() -> None:
     """Forget the uploaded matrix, and clear the uploader (a new key) so it does not return."""
     _forget_matrix()
+    st.session_state.matrix_aside = None
     st.session_state.upload_version = st.session_state.get("upload_version", 0) + 1
 
 
-# replacing the uploader's file passes through "no file" (a rerun of its own) this shortly
-# before the new file arrives, at most
-REPLACING_SECONDS = 10.0
-
-
 def _upload_changed(key: str) -> None:
-    """The user removed the file from the uploader, or is replacing it: back to the built-in
-    matrix, the upload held aside for REPLACING_SECONDS, so that a replacement that is
-    rejected leaves it in use (``_matrix_upload``). (Only a user's action calls this; a page
-    switch, which also empties the box, keeps the matrix.) The uploader keeps its key: a new
-    key at "no file" would drop the replacement (a good file uploaded right after a rejected
-    one)."""
+    """The user removed the file from the uploader, or is replacing it (a replacement passes
+    through "no file", a rerun of its own): back to the built-in matrix, the upload held
+    aside, so that a file rejected next leaves it in use (``_matrix_upload``) however long
+    the new file takes to arrive. (Only a user's action calls this; a page switch, which also
+    empties the box, keeps the matrix.) The uploader keeps its key: a new key at "no file"
+    would drop the replacement (a good file uploaded right after a rejected one)."""
     if st.session_state.get(key) is None:
         if st.session_state.get("matrix") is not None:
             st.session_state.matrix_aside = (st.session_state.matrix,
                                              st.session_state.matrix_name,
-                                             st.session_state.matrix_id, time.monotonic())
+                                             st.session_state.matrix_id)
         _forget_matrix()
 
 
@@ -236,10 +231,9 @@ def _matrix_upload(config: AppConfig, disabled: bool = False) -> None:
                 st.session_state.matrix_aside = None
             except ValueError as err:
                 aside = st.session_state.get("matrix_aside")
-                if aside is not None and time.monotonic() - aside[3] < REPLACING_SECONDS:
-                    # it replaced an upload in use: that one stays
+                if aside is not None:  # it replaced an upload in use: that one stays
                     (st.session_state.matrix, st.session_state.matrix_name,
-                     st.session_state.matrix_id) = aside[:3]
+                     st.session_state.matrix_id) = aside
                 st.session_state.matrix_aside = None
                 kept = st.session_state.get("matrix_name")
                 st.warning(text.markdown(
