@@ -157,7 +157,9 @@ def rows_from_query(query: str) -> tuple[list[Row], list[str]]:
         try:
             valid.append(parse_row(r))
         except (ValueError, TypeError) as why:
-            dropped.append(f"URL row {text.quote(r.get('label'))} dropped: {why}.")
+            label = r.get("label")
+            name = text.quote(label) if isinstance(label, str) and label.strip() else str(i)
+            dropped.append(f"URL row {name} dropped: {why}.")
     warnings = dropped[:3] + ([f"… and {len(dropped) - 3} more rows dropped."]
                               if len(dropped) > 3 else [])
     if len(valid) > MAX_ROWS:

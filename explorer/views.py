@@ -94,6 +94,8 @@ def available(n: int, p: int, constrained: bool = False, step: str | None = None
 def why_not_drawn(view: str, n: int, p: int, constrained: bool, step: str | None) -> str:
     """Why ``available`` leaves ``view`` out of this run's views, in a link's warning's words
     (the predicate of "URL parameter view=... ")."""
+    if view not in VIEWS:
+        return "is not a view"
     if view in available(n, p):
         if constrained and view not in available(n, p, True):
             return "is drawn on XᵀX = I only"

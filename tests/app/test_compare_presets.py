@@ -338,6 +338,9 @@ def test_rows_round_trip_through_the_url_and_bad_rows_are_dropped_with_a_reason(
     assert bools == [] and "beta=True is not a number" in warnings[0]
     flood = json.dumps([["x", "newton", "beta", 1, 1, "safe", 0.1]] * 50)
     assert compare.rows_from_query(flood)[1][-1] == "… and 47 more rows dropped."
+    # an unlabelled bad row is named by its place
+    assert compare.rows_from_query('[[null,"newton","beta",2,1,"bb",1]]')[1] == [
+        "URL row 1 dropped: unknown method 'newton'."]
     (unlabelled,), _ = compare.rows_from_query('[[null,"landing","beta",2,1,"bb",1]]')
     assert unlabelled.label == "β = 2, ω = 1, BB" and unlabelled.beta == 2.0
 

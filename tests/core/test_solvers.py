@@ -479,7 +479,8 @@ def test_the_cayley_retraction_turns_x_by_an_orthogonal_matrix(n, data, off, sca
     dense = scipy.linalg.solve(np.eye(n) - W / 2, X + W @ X / 2)
     Y = RETRACTIONS["cayley"](X, Z)
     # a few products and a 2p x 2p solve, whose matrix I - Vt U / 2 has eigenvalues
-    # 1 - i lambda / 2 (W's lambda): rounding within (n + p) eps (1 + ||W||)^2 of ||X|| <= 1.3
+    # 1 - i lambda / 2 (W's lambda, |1 - i lambda / 2| >= 1): rounding within
+    # (n + p) eps (1 + ||W||)^2 of ||X|| <= 2
     eps = 64 * (n + p) * np.finfo(float).eps * (1 + np.linalg.norm(W, 2)) ** 2
     np.testing.assert_allclose(Y, dense, rtol=0, atol=eps)
     np.testing.assert_allclose(Y.T @ Y, X.T @ X, rtol=0, atol=4 * eps)
