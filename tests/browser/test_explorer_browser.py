@@ -237,44 +237,46 @@ def test_the_html_export_plays_offline(server, page, browser, shots, tmp_path):
         assert errors == []
 
 
-def test_a_good_upload_right_after_a_rejected_one_is_used(server, page, shots, tmp_path):
-    """Replacing a rejected file passes through "no file"; the good file that follows is used."""
-    bad, good = tmp_path / "bad.csv", tmp_path / "good.csv"
-    bad.write_text("1,2,3\n4,5\n7,8,9\n")
-    good.write_text("3,0,0\n0,1,0\n0,0,-2\n")
+# a good matrix (Brockett with A = diag(3, 1, -2), N = diag(2, 1): f* = 2(-2) + 1(1) = -3) and
+# a rejected one, as CSV files
+GOOD_CSV, RAGGED_CSV = "3,0,0\n0,1,0\n0,0,-2\n", "1,2,3\n4,5\n7,8,9\n"
+RAGGED_SAYS = "row 2 has 2 values where the rows above have 3"
+
+
+def _upload(page, server, tmp_path, *texts: str):
+    """The explorer's matrix uploader given the CSV files ``texts`` in turn (good.csv for
+    GOOD_CSV, bad.csv for any other), each awaited as used or rejected."""
     page.goto(f"{server}/?step=bb")
     player(page)
     page.get_by_text("Your own matrix").click()
     uploader = '[data-testid="stSidebar"] input[type="file"]'
-    page.set_input_files(uploader, str(bad))
-    page.get_by_text("row 2 has 2 values where the rows above have 3").wait_for(timeout=30_000)
-    page.set_input_files(uploader, str(good))
-    page.get_by_text("Using good.csv (3 × 3).").wait_for(timeout=30_000)
-    frame = player(page)
-    # Brockett with A = diag(3, 1, -2), N = diag(2, 1): f* = 2(-2) + 1(1) = -3
-    frame.wait_for_function("Math.abs(landingPlayer.run.cost.at(-1) + 3) < 1e-6", timeout=30_000)
+    for content in texts:
+        path = tmp_path / ("good.csv" if content == GOOD_CSV else "bad.csv")
+        path.write_text(content)
+        page.set_input_files(uploader, str(path))
+        said = "Using good.csv (3 × 3)." if content == GOOD_CSV else RAGGED_SAYS
+        page.get_by_text(said, exact=False).first.wait_for(timeout=30_000)
+
+
+def _runs_on_the_good_matrix(page) -> None:
+    player(page).wait_for_function("Math.abs(landingPlayer.run.cost.at(-1) + 3) < 1e-6",
+                                   timeout=30_000)
+
+
+def test_a_good_upload_right_after_a_rejected_one_is_used(server, page, shots, tmp_path):
+    """Replacing a rejected file passes through "no file"; the good file that follows is used."""
+    _upload(page, server, tmp_path, RAGGED_CSV, GOOD_CSV)
+    _runs_on_the_good_matrix(page)
     page.screenshot(path=shots / "explorer_upload_after_rejection.png")
 
 
 def test_a_rejected_file_that_replaces_a_good_one_leaves_it_in_use(server, page, tmp_path):
     """Replacing the uploader's file passes through "no file", which forgot the matrix in use:
     a rejected replacement said "The built-in matrix is used". The good one stays."""
-    good, bad = tmp_path / "good.csv", tmp_path / "ragged.csv"
-    good.write_text("3,0,0\n0,1,0\n0,0,-2\n")
-    bad.write_text("1,2,3\n4,5\n7,8,9\n")
-    page.goto(f"{server}/?step=bb")
-    player(page)
-    page.get_by_text("Your own matrix").click()
-    uploader = '[data-testid="stSidebar"] input[type="file"]'
-    page.set_input_files(uploader, str(good))
-    page.get_by_text("Using good.csv (3 × 3).").wait_for(timeout=30_000)
-    page.set_input_files(uploader, str(bad))
-    page.get_by_text("row 2 has 2 values where the rows above have 3. Still using good.csv."
-                     ).wait_for(timeout=30_000)
+    _upload(page, server, tmp_path, GOOD_CSV, RAGGED_CSV)
+    page.get_by_text(f"{RAGGED_SAYS}. Still using good.csv.").wait_for(timeout=30_000)
     assert page.get_by_text("Using good.csv (3 × 3).").is_visible()
-    frame = player(page)
-    # Brockett with A = diag(3, 1, -2), N = diag(2, 1): f* = -3, the good matrix's
-    frame.wait_for_function("Math.abs(landingPlayer.run.cost.at(-1) + 3) < 1e-6", timeout=30_000)
+    _runs_on_the_good_matrix(page)
     assert page.console_errors == []
 
 
