@@ -129,9 +129,12 @@ class _Keeper:
     def __init__(self, metric: bool = False) -> None:
         self.rows = []
         self.metric = metric
-        self.start = CPU()  # the batch's CPU time (its time history), from here
+        # the batch's CPU time (its time history) from here, without this observer's own
+        # work: as ``iterate`` times a lone run
+        self.spent, self.resumed = 0.0, CPU()
 
     def __call__(self, it: Iterates) -> None:
+        self.spent += CPU() - self.resumed
         X = it.X
         n, p = X.shape[1:]
         M = it.H + np.eye(p)  # the Gram matrix (XᵀBX on XᵀBX = I), as the batch formed it
@@ -140,8 +143,9 @@ class _Keeper:
             it.runs, np.stack([it.cost, it.infeasibility, it.grad_norm, it.step,
                                it.normal_step], axis=1),
             sigma, X.copy() if n <= 3 else None, M if p == 2 else None,
-            np.linalg.det(X) > 0 if n == p else None, CPU() - self.start,
+            np.linalg.det(X) > 0 if n == p else None, self.spent,
             it.G.copy() if self.metric else None))
+        self.resumed = CPU()
 
     def fill(self, traces: list[Trace]) -> None:
         runs = np.concatenate([r[0] for r in self.rows])
