@@ -266,8 +266,8 @@ class GradientCheck:
 def check_values(problem: Problem, f: Any, G: Any) -> None:
     """ValueError unless ``f`` is one real number (not an array holding one) and ``G`` a real
     (n, p) array: what cost and egrad must return at one X of shape (n, p). Every run calls
-    this at X_0 where their values break the first evaluation or G has another shape or is
-    not real, which numpy would report in its own words (or, broadcast or cast, not at all).
+    this on X_0's values, which numpy would otherwise meet in its own words (or, broadcast or
+    cast, not at all).
     """
     n, p = problem.n, problem.p
     value, grad = np.asarray(f), np.asarray(G)  # NaN and inf pass: a run reports those

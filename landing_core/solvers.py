@@ -266,12 +266,18 @@ def _evaluator(problem: Problem, method: Method
                 problem.cost_and_egrad is not None:
             value_and_grad = problem.cost_and_egrad
 
+    first = True
+
     def evaluate(X: Array, state: State) -> tuple[float, Array, Field, float, float, State]:
+        nonlocal first
         try:
             if value_and_grad is not None:
                 cost, G = value_and_grad(X)
             else:
                 cost, G, state = gradient(problem, X, state)
+            if first:  # X_0: values of the wrong kind named before numpy meets them
+                check_values(problem, cost, G)
+                first = False
             cost = float(cost)
             fld, state = field(X, G, state)
             gnorm = float(fld.grad_norm)
@@ -337,11 +343,6 @@ def iterate(problem: ProblemLike, X0: Array, config: Config | None = None, *,
         cost, G, fld, d, gnorm, state = evaluate(X, method.init(X))
     except _Diverged as err:
         raise ValueError(f"X0 is not a valid start: {err}") from err
-    except (TypeError, ValueError):  # a cost or egrad of the wrong kind says which
-        check_values(problem, *problem.value_and_grad(X))
-        raise
-    if np.shape(G) != X.shape or np.asarray(G).dtype.kind not in "iuf":
-        check_values(problem, cost, G)  # broadcast (an (n, 1) one, say), or complex
     k, eta, eta_w = 0, math.nan, math.nan
     while True:
         spent += clock() - resumed
