@@ -282,8 +282,8 @@ def session_B(config: AppConfig) -> np.ndarray | None:
 
 
 def link_warnings(warnings: list[str]) -> None:
-    """A link's corrected values in one box (they quote the link: shown as text); a box for
-    each of a link's five bad values pushed the page's content down."""
+    """A link's corrected values in one box (they quote the link: shown as text): a box for
+    each bad value would push the page's content below the first screen."""
     shown = [text.markdown(w) for w in warnings]
     if shown:
         st.warning(shown[0] if len(shown) == 1 else

@@ -263,8 +263,8 @@ PRESETS: list[Preset] = [
         "explorer",
         # slow: at the normal speed its 128 iterations pass in half a second, too fast to see
         # the ball turn and shrink with Xₖ. β = 0.1 first: the view holds every member's ball
-        # (β = 0.05's, 4.6 long, the largest), and at β = 0.5 the ball was a third of it, some
-        # 60 px on a projector
+        # (β = 0.05's, 4.6 long, the largest); at β = 0.1 the ball fills about 0.7 of it, at
+        # 0.5 a third
         AppConfig(problem="brockett", n=3, p=2, seed=0, distance=0.4, beta=0.1, scrub="beta",
                   speed="slow"),
         view="metric",

@@ -254,6 +254,8 @@ def capped_at_limit(spec: SweepSpec, outcome: SweepOutcome, constrained: bool) -
     omega = params if spec.plane == "omega" else np.full(len(params), spec.base.omega)
     capped = etas[None, :] >= 0.5 / omega[:, None]
     return bool(np.any(capped & (outcome.grid(outcome.result.status) == Status.MAX_ITER)))
+
+
 URL_WARNINGS_SHOWN = 6  # invalid parts of a ``sweep`` URL value named one by one
 
 

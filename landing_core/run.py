@@ -146,8 +146,9 @@ class History:
     cost: f(X_k); infeasibility: ||h(X_k)||_F; grad_norm: the stationarity measure of
     Algorithm 1's stopping rule (``Method.stationarity``: ||grad_1 f(X_k)||_F on St(n, p));
     step: the step eta_{k-1} that produced X_k; normal_step: eta_{k-1} omega_{k-1}, the step
-    taken along the normal term (both NaN at X_0); time: seconds since the run started,
-    on its clock (``solvers.iterate``: the wall clock unless the caller hands another).
+    taken along the normal term (both NaN at X_0); time: the seconds of the run's own work
+    up to X_k, on its clock (``solvers.iterate``: the wall clock unless the caller hands
+    another).
     """
 
     cost: list[float] = field(default_factory=list)

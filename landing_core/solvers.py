@@ -182,9 +182,9 @@ class Result(Outcome):
     ``normal_step`` eta_{k-1} omega_{k-1}, the steps that produced X_k (NaN at X_0), and
     ``time``, the seconds of the run's own work up to X_k (``iterate``'s ``clock``).
     ``iterates`` holds X_k for the indices in ``iterate_index`` when asked for (decimated to a
-    bounded count), else is None. ``f_star``:
-    the optimal value when known, for p = n over the component of O(n) of the final X (where
-    the final gap cost[-1] - f_star is measured; a long step can leave X_0's component).
+    bounded count), else is None. ``f_star``: the optimal value when known, for p = n over
+    the component of O(n) of the final X (where the final gap cost[-1] - f_star is measured;
+    a long step can leave X_0's component).
     """
 
     iterations: int
@@ -224,7 +224,7 @@ def _check_start(problem: Problem, X0: Array) -> Array:
         raise ValueError(
             f"X0 has shape {X0.shape}, but the problem is on St({problem.n}, {problem.p})"
         )
-    if np.iscomplexobj(X0) or X0.dtype.kind not in "iuf":  # a complex one would lose its part
+    if X0.dtype.kind not in "iuf":  # cast, a complex X0 would lose its imaginary part
         raise ValueError(f"X0 must be a real matrix, got entries of type {X0.dtype}")
     if not np.all(np.isfinite(X0)):
         raise ValueError("X0 contains NaN or infinite entries")

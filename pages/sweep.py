@@ -236,7 +236,7 @@ def main() -> None:
         "step", "eta", _plane(), "speed", "scrub"}))
     st.title("Parameter sweep")
     # a lecture folds the description and the settings, so that the heatmaps start on a
-    # projector's first screen (they began 460 px down at 1280 x 720)
+    # projector's first screen (under them, at 1280 x 720, they begin 460 px down)
     box = st.expander("Settings") if config.lecture else st.container()
     box.markdown(
         f"**{PROBLEM_LABELS[config.problem]}** on St({config.n}, {config.p}), seed "
